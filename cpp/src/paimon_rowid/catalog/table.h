@@ -1,0 +1,87 @@
+// A Paimon table as seen at one moment: its directory, the schema in force and the options
+// (schema options overlaid with dynamic options). Cheap to copy; immutable.
+//
+// Snapshot resolution (format doc §1.5, §7):
+//   * latest: the LATEST hint h when snapshot-h exists and snapshot-(h+1) does not, else the
+//     max id found by listing snapshot-*; a garbage or missing hint falls back to listing;
+//   * scan.snapshot-id / scan.tag-name in the options select that snapshot or tag; the
+//     table's schema is then the travelled snapshot's schema (as Java reads).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/common/options.h"
+#include "paimon_rowid/fs/file_io.h"
+#include "paimon_rowid/meta/snapshot.h"
+#include "paimon_rowid/types/table_schema.h"
+
+namespace paimon_rowid {
+
+class Table {
+ public:
+  /// Loads the latest schema of the table at `path` and applies `dynamic_options` (which
+  /// may select a snapshot or tag, switching to that snapshot's schema).
+  static Result<std::shared_ptr<Table>> Open(std::shared_ptr<FileIO> io, Identifier identifier,
+                                             std::string path,
+                                             std::map<std::string, std::string> dynamic_options = {});
+
+  const Identifier& identifier() const { return identifier_; }
+  const std::string& path() const { return path_; }
+  const std::shared_ptr<FileIO>& file_io() const { return io_; }
+  const TableSchema& schema() const { return schema_; }
+  /// Schema options overlaid with the dynamic options.
+  const Options& options() const { return options_; }
+
+  /// Overlays options (a value of std::nullopt removes the key); a changed "bucket" is
+  /// Invalid ("Cannot change bucket number"). Time-travel keys re-resolve the schema.
+  Result<std::shared_ptr<Table>> Copy(
+      const std::map<std::string, std::optional<std::string>>& overrides) const;
+
+  // ---- schemas
+  Result<TableSchema> SchemaById(int64_t schema_id) const;
+  Result<std::optional<TableSchema>> LatestSchema() const;
+
+  // ---- snapshots
+  /// The latest snapshot id, or nullopt for a table without snapshots.
+  Result<std::optional<int64_t>> LatestSnapshotId() const;
+  Result<std::optional<Snapshot>> LatestSnapshot() const;
+  /// Invalid "Snapshot id 'n' doesn't exist." when absent.
+  Result<Snapshot> SnapshotById(int64_t id) const;
+  /// The snapshot selected by the options: scan.snapshot-id, scan.tag-name, else latest.
+  /// nullopt when the table has no snapshot (and no time travel was requested).
+  Result<std::optional<Snapshot>> ResolveSnapshot() const;
+
+  // ---- tags
+  /// Invalid "Tag 'x' doesn't exist." when absent.
+  Result<Tag> TagByName(const std::string& name) const;
+  Result<std::vector<std::string>> ListTags() const;
+
+  // ---- layout
+  std::string SnapshotPath(int64_t id) const;
+  std::string SchemaPath(int64_t id) const;
+  std::string TagPath(const std::string& name) const;
+  std::string ManifestPath(const std::string& file_name) const;
+  /// Directory of data files of a partition ("" for none) in bucket `bucket`.
+  std::string BucketPath(const std::string& partition_path, int32_t bucket) const;
+
+  // ---- table properties used everywhere
+  bool row_tracking_enabled() const;
+  bool data_evolution_enabled() const;
+  bool deletion_vectors_enabled() const;
+
+ private:
+  Table() = default;
+  std::shared_ptr<FileIO> io_;
+  Identifier identifier_;
+  std::string path_;
+  TableSchema schema_;
+  Options options_;
+  std::map<std::string, std::string> dynamic_options_;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+
+#include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/common/options.h"
+
+namespace paimon_rowid {
+
+TEST(IdentifierTest, ParsesAndValidates) {
+  auto id = Identifier::Parse("db.tbl");
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->database, "db");
+  EXPECT_EQ(id->table, "tbl");
+  for (const char* bad : {"nodot", ".t", "d.", "../x.t", "d./etc", "d.a/b", "..", "d...",
+                          "d.t\x01"}) {
+    EXPECT_TRUE(Identifier::Parse(bad).status().IsInvalid()) << bad;
+  }
+}
+
+TEST(OptionsTest, TypedGetters) {
+  Options o({{"a", "true"}, {"n", "12"}, {"s", "256 mb"}, {"d", "10 s"}, {"bad", "x"}});
+  EXPECT_TRUE(*o.GetBool("a", false));
+  EXPECT_EQ(*o.GetInt("n", 0), 12);
+  EXPECT_EQ(*o.GetInt("missing", 7), 7);
+  EXPECT_EQ(*o.GetMemorySize("s", 0), 256LL << 20);
+  EXPECT_EQ(*o.GetDurationMillis("d", 0), 10000);
+  EXPECT_TRUE(o.GetInt("bad", 0).status().IsInvalid());
+  EXPECT_TRUE(o.GetBool("bad", false).status().IsInvalid());
+}
+
+TEST(UuidTest, Format) {
+  std::string u = RandomUuid();
+  EXPECT_EQ(u.size(), 36u);
+  EXPECT_EQ(u[14], '4');
+  EXPECT_NE(u, RandomUuid());
+}
+
+}  // namespace paimon_rowid

@@ -1,0 +1,35 @@
+// Status and Result are Arrow's (STYLE habit 1). This header adds the catalog error kinds
+// that the Python layer maps to pypaimon's exception classes, carried as a StatusDetail so
+// they survive propagation through ARROW_RETURN_NOT_OK unchanged.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "arrow/result.h"
+#include "arrow/status.h"
+
+namespace paimon_rowid {
+
+using arrow::Result;
+using arrow::Status;
+
+/// A catalog-level error kind, for errors a caller is expected to branch on.
+enum class ErrorKind {
+  kDatabaseNotExist,
+  kDatabaseAlreadyExist,
+  kTableNotExist,
+  kTableAlreadyExist,
+  kCommitConflict,
+};
+
+/// Returns the name used by the Python error map ("TableNotExist", ...).
+const char* ErrorKindName(ErrorKind kind);
+
+/// Builds a Status with code `code`, message `msg` and the given kind attached.
+Status MakeKindError(arrow::StatusCode code, ErrorKind kind, std::string msg);
+
+/// The kind attached to `st`, or nullptr when it has none.
+const ErrorKind* GetErrorKind(const Status& st);
+
+}  // namespace paimon_rowid

@@ -1,0 +1,181 @@
+#include "paimon_rowid/fs/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "arrow/io/file.h"
+#include "paimon_rowid/common/identifier.h"
+
+namespace paimon_rowid {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path) {
+  return Status::IOError(what, " '", path, "': ", std::strerror(errno));
+}
+
+std::string ParentOf(const std::string& path) {
+  return fs::path(path).parent_path().string();
+}
+
+// Writes `data` to a fresh hidden temp file next to `path` and fsyncs it. Returns its path.
+Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
+  fs::path p(path);
+  std::string tmp = (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", tmp);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Status st = ErrnoStatus("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return st;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    Status st = ErrnoStatus("cannot sync", tmp);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return tmp;
+}
+
+}  // namespace
+
+std::shared_ptr<FileIO> FileIO::Local() {
+  static auto instance = std::make_shared<FileIO>();
+  return instance;
+}
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  std::string out(a);
+  if (out.back() != '/') out.push_back('/');
+  out.append(b);
+  return out;
+}
+
+Result<std::shared_ptr<arrow::Buffer>> FileIO::ReadFile(const std::string& path) const {
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_ASSIGN_OR_RAISE(auto buffer, file->ReadAt(0, size));
+  ARROW_RETURN_NOT_OK(file->Close());
+  if (buffer->size() != size) return Status::IOError("short read of '", path, "'");
+  return buffer;
+}
+
+Result<std::string> FileIO::ReadText(const std::string& path) const {
+  ARROW_ASSIGN_OR_RAISE(auto buffer, ReadFile(path));
+  return buffer->ToString();
+}
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> FileIO::OpenInput(
+    const std::string& path) const {
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+  return file;
+}
+
+Result<std::shared_ptr<arrow::io::OutputStream>> FileIO::OpenOutput(
+    const std::string& path) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+  return file;
+}
+
+Status FileIO::WriteFileNoReplace(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
+  // link(2) fails with EEXIST instead of replacing: the no-replace commit primitive.
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int err = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0) {
+    errno = err;
+    if (err == EEXIST) return Status::AlreadyExists("file '", path, "' already exists");
+    return ErrnoStatus("cannot create", path);
+  }
+  int dir_fd = ::open(ParentOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return Status::OK();
+}
+
+Status FileIO::WriteFile(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status st = ErrnoStatus("cannot rename to", path);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return Status::OK();
+}
+
+Result<bool> FileIO::Exists(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return ErrnoStatus("cannot stat", path);
+}
+
+Result<bool> FileIO::IsDirectory(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return ErrnoStatus("cannot stat", path);
+}
+
+Result<int64_t> FileIO::FileSize(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path);
+  return static_cast<int64_t>(st.st_size);
+}
+
+Result<std::vector<FileStatus>> FileIO::List(const std::string& dir) const {
+  std::vector<FileStatus> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    FileStatus s;
+    s.name = entry.path().filename().string();
+    s.is_dir = entry.is_directory(ec);
+    s.size = s.is_dir ? 0 : static_cast<int64_t>(entry.file_size(ec));
+    out.push_back(std::move(s));
+  }
+  if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+  return out;
+}
+
+Status FileIO::MakeDirs(const std::string& dir) const {
+  if (dir.empty()) return Status::OK();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create directory '", dir, "': ", ec.message());
+  return Status::OK();
+}
+
+Status FileIO::DeleteFile(const std::string& path) const {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("cannot delete", path);
+  return Status::OK();
+}
+
+Status FileIO::DeleteDirRecursive(const std::string& dir) const {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) return Status::IOError("cannot delete '", dir, "': ", ec.message());
+  return Status::OK();
+}
+
+}  // namespace paimon_rowid
