@@ -1,0 +1,228 @@
+#include "paimon_rowid/format/parquet_io.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "arrow/array/concatenate.h"
+#include "arrow/memory_pool.h"
+#include "arrow/table.h"
+#include "parquet/arrow/reader.h"
+#include "parquet/arrow/schema.h"
+#include "parquet/arrow/writer.h"
+#include "parquet/exception.h"
+#include "parquet/file_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/properties.h"
+
+namespace paimon_rowid {
+namespace {
+
+// Parquet's lower layer throws; everything crossing this file's boundary is a Status.
+template <typename Fn>
+auto CatchParquet(const std::string& path, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return Status::IOError("cannot read Parquet file '", path, "': ", e.what());
+  }
+}
+
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
+  if (field.is_leaf()) {
+    out->push_back(field.column_index);
+    return;
+  }
+  for (const auto& child : field.children) CollectLeaves(child, out);
+}
+
+Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
+  if (name == "zstd") return arrow::Compression::ZSTD;
+  if (name == "snappy") return arrow::Compression::SNAPPY;
+  if (name == "gzip") return arrow::Compression::GZIP;
+  if (name == "lz4") return arrow::Compression::LZ4;
+  if (name == "none" || name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
+  return Status::Invalid("unsupported Parquet compression '", name, "'");
+}
+
+}  // namespace
+
+struct ParquetFileReader::Impl {
+  std::string path;
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  std::shared_ptr<arrow::Schema> schema;
+  std::vector<int64_t> row_group_starts;  // first row of each row group, plus the total
+};
+
+ParquetFileReader::ParquetFileReader() : impl_(std::make_unique<Impl>()) {}
+ParquetFileReader::~ParquetFileReader() = default;
+
+Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
+    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path) {
+  std::unique_ptr<ParquetFileReader> out(new ParquetFileReader());
+  Impl* impl = out->impl_.get();
+  impl->path = std::move(path);
+  ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
+    auto opened = parquet::arrow::OpenFile(std::move(file), arrow::default_memory_pool());
+    if (!opened.ok()) {
+      return Status::IOError("cannot open Parquet file '", impl->path,
+                             "': ", opened.status().message());
+    }
+    impl->reader = std::move(opened).ValueUnsafe();
+    impl->reader->set_use_threads(false);
+    ARROW_RETURN_NOT_OK(impl->reader->GetSchema(&impl->schema));
+    auto metadata = impl->reader->parquet_reader()->metadata();
+    int64_t start = 0;
+    for (int i = 0; i < metadata->num_row_groups(); ++i) {
+      impl->row_group_starts.push_back(start);
+      int64_t n = metadata->RowGroup(i)->num_rows();
+      if (n < 0) return Status::IOError("corrupt row count in '", impl->path, "'");
+      start += n;
+    }
+    impl->row_group_starts.push_back(start);
+    if (start != metadata->num_rows()) {
+      return Status::IOError("row groups of '", impl->path, "' do not add up to its row count");
+    }
+    return Status::OK();
+  }));
+  return out;
+}
+
+int64_t ParquetFileReader::num_rows() const { return impl_->row_group_starts.back(); }
+int ParquetFileReader::num_row_groups() const {
+  return static_cast<int>(impl_->row_group_starts.size()) - 1;
+}
+const std::shared_ptr<arrow::Schema>& ParquetFileReader::schema() const { return impl_->schema; }
+
+Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
+    const std::vector<std::string>& columns, const std::vector<RowRange>* positions) const {
+  const auto& manifest = impl_->reader->manifest();
+  std::vector<int> leaves;
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& name : columns) {
+    int index = impl_->schema->GetFieldIndex(name);
+    if (index < 0) {
+      return Status::KeyError("column '", name, "' is not in Parquet file '", impl_->path, "'");
+    }
+    CollectLeaves(manifest.schema_fields[index], &leaves);
+    fields.push_back(impl_->schema->field(index));
+  }
+  auto out_schema = arrow::schema(fields);
+  const int64_t total = num_rows();
+  if (positions != nullptr) {
+    for (const auto& r : *positions) {
+      if (r.from < 0 || r.to >= total || r.from > r.to) {
+        return Status::Invalid("row selection [", r.from, ", ", r.to, "] is outside file '",
+                               impl_->path, "' of ", total, " rows");
+      }
+    }
+  }
+  // Row groups to decode: all of them, or those touched by a selected run.
+  std::vector<int> groups;
+  const auto& starts = impl_->row_group_starts;
+  for (int g = 0; g < num_row_groups(); ++g) {
+    if (positions == nullptr) {
+      groups.push_back(g);
+      continue;
+    }
+    int64_t lo = starts[g], hi = starts[g + 1] - 1;
+    for (const auto& r : *positions) {
+      if (r.from <= hi && r.to >= lo) {
+        groups.push_back(g);
+        break;
+      }
+    }
+  }
+  if (columns.empty()) {
+    // No physical column: only the row count matters.
+    int64_t n = 0;
+    if (positions == nullptr) {
+      n = total;
+    } else {
+      for (const auto& r : *positions) n += r.count();
+    }
+    return arrow::Table::Make(out_schema, std::vector<std::shared_ptr<arrow::ChunkedArray>>{}, n);
+  }
+  std::shared_ptr<arrow::Table> table;
+  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    return impl_->reader->ReadRowGroups(groups, leaves, &table);
+  }));
+  table = table->ReplaceSchemaMetadata(nullptr);
+  if (positions == nullptr) return table;
+  // Map file positions to positions inside the concatenation of the decoded row groups.
+  std::vector<std::shared_ptr<arrow::Table>> pieces;
+  int64_t decoded_before = 0;
+  size_t range_index = 0;
+  for (int g : groups) {
+    int64_t lo = starts[g], hi = starts[g + 1] - 1;
+    while (range_index < positions->size() && (*positions)[range_index].to < lo) ++range_index;
+    for (size_t i = range_index; i < positions->size() && (*positions)[i].from <= hi; ++i) {
+      int64_t from = std::max(lo, (*positions)[i].from);
+      int64_t to = std::min(hi, (*positions)[i].to);
+      pieces.push_back(table->Slice(decoded_before + (from - lo), to - from + 1));
+    }
+    decoded_before += hi - lo + 1;
+  }
+  if (pieces.empty()) return table->Slice(0, 0);
+  ARROW_ASSIGN_OR_RAISE(auto selected, arrow::ConcatenateTables(pieces));
+  return selected;
+}
+
+struct ParquetFileWriter::Impl {
+  std::unique_ptr<parquet::arrow::FileWriter> writer;
+  std::shared_ptr<arrow::io::OutputStream> sink;
+  int64_t rows = 0;
+  bool closed = false;
+};
+
+ParquetFileWriter::ParquetFileWriter() : impl_(std::make_unique<Impl>()) {}
+ParquetFileWriter::~ParquetFileWriter() = default;
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
+    std::shared_ptr<arrow::io::OutputStream> sink, std::shared_ptr<arrow::Schema> schema,
+    const ParquetWriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto codec, CompressionFromName(options.compression));
+  parquet::WriterProperties::Builder builder;
+  builder.compression(codec)
+      ->max_row_group_length(options.row_group_size_rows)
+      ->data_pagesize(options.data_page_size_bytes);
+  if (codec == arrow::Compression::ZSTD || codec == arrow::Compression::GZIP) {
+    builder.compression_level(options.compression_level);
+  }
+  if (options.write_page_index) builder.enable_write_page_index();
+  auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+  std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
+  out->impl_->sink = sink;
+  ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
+    ARROW_ASSIGN_OR_RAISE(out->impl_->writer,
+                          parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(),
+                                                           sink, builder.build(), arrow_props));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status ParquetFileWriter::Write(const arrow::RecordBatch& batch) {
+  return CatchParquet("<new file>", [&]() -> Status {
+    ARROW_RETURN_NOT_OK(impl_->writer->WriteRecordBatch(batch));
+    impl_->rows += batch.num_rows();
+    return Status::OK();
+  });
+}
+
+int64_t ParquetFileWriter::bytes_written() const {
+  auto pos = impl_->sink->Tell();
+  return pos.ok() ? *pos : 0;
+}
+
+int64_t ParquetFileWriter::rows_written() const { return impl_->rows; }
+
+Status ParquetFileWriter::Close() {
+  if (impl_->closed) return Status::OK();
+  impl_->closed = true;
+  return CatchParquet("<new file>", [&]() -> Status {
+    ARROW_RETURN_NOT_OK(impl_->writer->Close());
+    return impl_->sink->Close();
+  });
+}
+
+}  // namespace paimon_rowid

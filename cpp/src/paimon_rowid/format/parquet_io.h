@@ -1,0 +1,82 @@
+// Parquet data files. This folder is the only one that includes Parquet headers (STYLE
+// habit 7); Parquet's exceptions become Status here, at the seam.
+//
+// Reading resolves columns by NAME (format doc §8): pypaimon's files carry no field ids, so
+// ids are never needed to read. Row selection reads only the row groups that hold selected
+// rows and then slices the wanted runs out of them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/io/interfaces.h"
+#include "arrow/record_batch.h"
+#include "arrow/table.h"
+#include "paimon_rowid/common/status.h"
+
+namespace paimon_rowid {
+
+/// An inclusive range of row positions (or row ids, depending on the caller).
+struct RowRange {
+  int64_t from = 0;
+  int64_t to = 0;  // inclusive
+  int64_t count() const { return to - from + 1; }
+  bool operator==(const RowRange& o) const { return from == o.from && to == o.to; }
+};
+
+class ParquetFileReader {
+ public:
+  /// Opens a file; `path` is used in error messages only.
+  static Result<std::unique_ptr<ParquetFileReader>> Open(
+      std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path);
+  ~ParquetFileReader();
+
+  int64_t num_rows() const;
+  int num_row_groups() const;
+  /// Top-level fields as Arrow sees them.
+  const std::shared_ptr<arrow::Schema>& schema() const;
+
+  /// Reads the named top-level columns (in that order) at the given row positions
+  /// (sorted, non-overlapping, inside [0, num_rows)); `positions == nullptr` reads all rows.
+  /// Only row groups holding selected rows are decoded. Unknown names are KeyError.
+  Result<std::shared_ptr<arrow::Table>> Read(const std::vector<std::string>& columns,
+                                             const std::vector<RowRange>* positions) const;
+
+ private:
+  ParquetFileReader();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ParquetWriteOptions {
+  std::string compression = "zstd";  // zstd, snappy, gzip, lz4, none
+  int compression_level = 1;
+  int64_t row_group_size_rows = 1 << 20;
+  int64_t data_page_size_bytes = 1 << 20;
+  bool write_page_index = true;
+};
+
+/// Streams record batches into one Parquet file. The Arrow schema's field metadata
+/// "PARQUET:field_id" becomes the Parquet field ids; the root is named "paimon_schema".
+class ParquetFileWriter {
+ public:
+  static Result<std::unique_ptr<ParquetFileWriter>> Open(
+      std::shared_ptr<arrow::io::OutputStream> sink, std::shared_ptr<arrow::Schema> schema,
+      const ParquetWriteOptions& options);
+  ~ParquetFileWriter();
+
+  Status Write(const arrow::RecordBatch& batch);
+  /// Bytes written so far (an estimate until Close).
+  int64_t bytes_written() const;
+  int64_t rows_written() const;
+  Status Close();
+
+ private:
+  ParquetFileWriter();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,83 @@
+"""Type stubs for the native module ``paimon_rowid._native`` (built from python/src).
+
+The native layer is thin: it owns C++ objects and moves data only as Arrow C streams /
+arrays (PyCapsules). Every C++ error becomes a Python exception in one place:
+Invalid -> ValueError, TypeError -> TypeError, KeyError -> KeyError, IOError -> OSError,
+NotImplemented -> NotImplementedError, others -> RuntimeError; catalog error kinds are raised
+as the classes registered with ``register_error_classes``.
+"""
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+def register_error_classes(classes: Dict[str, type]) -> None:
+    """Maps error kinds ("TableNotExist", "TableAlreadyExist", "DatabaseNotExist",
+    "DatabaseAlreadyExist", "CommitConflict") to Python exception classes."""
+
+class Catalog:
+    def __init__(self, options: Dict[str, str]) -> None: ...
+    @property
+    def warehouse(self) -> str: ...
+    def list_databases(self) -> List[str]: ...
+    def list_tables(self, database: str) -> List[str]: ...
+    def get_table(self, identifier: str) -> "Table": ...
+    def create_database(self, name: str, ignore_if_exists: bool) -> None: ...
+    def drop_database(self, name: str, ignore_if_not_exists: bool, cascade: bool) -> None: ...
+    def create_table(self, identifier: str, schema_json: str, ignore_if_exists: bool) -> None:
+        """schema_json: TableSchema JSON (format doc §1.4) with field ids assigned."""
+    def drop_table(self, identifier: str, ignore_if_not_exists: bool) -> None: ...
+
+class Table:
+    @property
+    def identifier(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    def schema_json(self) -> str:
+        """The schema in force (the travelled snapshot's schema under time travel)."""
+    def options(self) -> Dict[str, str]: ...
+    def copy(self, overrides: Dict[str, Optional[str]]) -> "Table":
+        """None removes a key; changing 'bucket' raises ValueError."""
+    def latest_snapshot_json(self) -> Optional[str]: ...
+    def resolve_snapshot_json(self) -> Optional[str]:
+        """The snapshot selected by the options (scan.snapshot-id / scan.tag-name) or latest."""
+
+# A predicate is a nested tuple:
+#   ("and", [pred, ...]) | ("or", [pred, ...]) |
+#   ("leaf", method, field_name, literals)
+# where method is one of equal, not_equal, less_than, less_or_equal, greater_than,
+# greater_or_equal, is_null, is_not_null, startswith, endswith, contains, is_in, is_not_in,
+# between, not_between, like; and literals is None (is_null/is_not_null) or an object with
+# __arrow_c_array__ (a pyarrow Array of the field's Arrow type holding the literal values:
+# 1 value, 2 for between/not_between, n for is_in/is_not_in).
+Predicate = Tuple[Any, ...]
+
+class Split:
+    @property
+    def row_count(self) -> int: ...
+    @property
+    def file_paths(self) -> List[str]: ...
+    @property
+    def partition(self) -> Dict[str, Any]: ...
+    @property
+    def row_ranges(self) -> Optional[List[Tuple[int, int]]]:
+        """Inclusive row-id ranges the split is restricted to (None = whole split)."""
+    def serialize(self) -> bytes: ...
+    @staticmethod
+    def deserialize(data: bytes) -> "Split": ...
+
+class Plan:
+    @property
+    def snapshot_id(self) -> Optional[int]: ...
+    def splits(self) -> List[Split]: ...
+
+def plan(table: Table, predicate: Optional[Predicate],
+         row_ranges: Optional[Sequence[Tuple[int, int]]]) -> Plan:
+    """Plans the snapshot selected by the table's options. row_ranges are inclusive
+    (from, to) pairs, already sorted and merged; an empty list plans nothing."""
+
+def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
+         predicate: Optional[Predicate], limit: Optional[int]) -> Any:
+    """Reads the splits with the given output fields (table fields and _ROW_ID /
+    _SEQUENCE_NUMBER, in that order) and returns a PyCapsule holding an ArrowArrayStream
+    ("arrow_array_stream"). Rows not matching the predicate are removed exactly."""
+
+def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
+    """The output schema of read() as an "arrow_schema" PyCapsule."""
