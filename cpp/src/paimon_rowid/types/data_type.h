@@ -108,10 +108,15 @@ class DataType {
   DataTypePtr WithNullable(bool nullable) const;
   /// The schema-JSON value: a string for atomic types, an object for nested ones (Java form).
   nlohmann::json ToJson() const;
+  /// The same value with object keys in Java's order ("type" first), for writing files.
+  nlohmann::ordered_json ToOrderedJson() const;
   /// The SQL string, e.g. "BIGINT NOT NULL", "ARRAY<INT>".
   std::string ToString() const;
-  /// The Arrow type (see the table above). Never fails for a well-formed type.
+  /// The Arrow type (see the table above). Never fails for a well-formed type. Carries no
+  /// field-id metadata, so it equals pypaimon's PyarrowFieldParser.from_paimon_type.
   std::shared_ptr<arrow::DataType> ToArrow() const;
+  /// As ToArrow, but nested ROW fields carry "PARQUET:field_id" metadata (for writers).
+  std::shared_ptr<arrow::DataType> ToArrowWithFieldIds() const;
 
   /// Structural equality, including nullability and nested field ids/names.
   bool Equals(const DataType& other) const;
@@ -138,15 +143,28 @@ struct DataField {
 
   static Result<DataField> FromJson(const nlohmann::json& value);
   nlohmann::json ToJson() const;
-  /// An Arrow field named `name`, with the type's nullability and the Parquet field id in
-  /// its metadata under "PARQUET:field_id".
+  nlohmann::ordered_json ToOrderedJson() const;  // Java key order
+  /// An Arrow field named `name` with the type's nullability, equal to pypaimon's
+  /// from_paimon_field: a non-empty description goes to metadata "description"; no field id.
   std::shared_ptr<arrow::Field> ToArrow() const;
+  /// As ToArrow plus the Paimon field id under "PARQUET:field_id" (also on nested ROW
+  /// fields), which Arrow's Parquet writer turns into Parquet field ids.
+  std::shared_ptr<arrow::Field> ToArrowWithFieldIds() const;
   bool Equals(const DataField& other) const;
 };
 
 /// The largest field id in `fields`, nested ROW fields included (system ids excluded);
 /// -1 when there are none.
 int32_t HighestFieldId(const std::vector<DataField>& fields);
+
+/// Renumbers `fields` as Paimon's Schema.Builder does: each top-level field takes the next
+/// id starting at `first_id`, then the ROW fields nested in its type are numbered from the
+/// same counter, each field's children before the field itself.
+std::vector<DataField> AssignFieldIds(std::vector<DataField> fields, int32_t first_id = 0);
+
+/// The fields of an Arrow schema as pypaimon's Schema.from_pyarrow_schema builds them (ids
+/// as AssignFieldIds, "description" metadata kept). TypeError for unsupported Arrow types.
+Result<std::vector<DataField>> FieldsFromArrow(const arrow::Schema& schema);
 
 /// System fields of row-tracking tables (format doc §4.1).
 namespace system_fields {

@@ -38,8 +38,10 @@ struct TableSchema {
   const DataField* FieldById(int32_t id) const;
   int FieldIndex(std::string_view name) const;  // -1 when absent
   bool IsPartitionKey(std::string_view name) const;
-  /// Arrow schema of all fields (field ids in field metadata).
+  /// Arrow schema of all fields, equal to pypaimon's from_paimon_schema (no field ids).
   std::shared_ptr<arrow::Schema> ArrowSchema() const;
+  /// The same with "PARQUET:field_id" field metadata, for Parquet writers.
+  std::shared_ptr<arrow::Schema> ArrowSchemaWithFieldIds() const;
   /// The fields in `names` order; Invalid when a name is absent.
   Result<std::vector<DataField>> Project(const std::vector<std::string>& names) const;
 };
