@@ -1,0 +1,25 @@
+"""paimon_rowid: fast reads (and row-id updates) of Apache Paimon append tables with row
+tracking and data evolution, with pypaimon's API shape.
+
+``from paimon_rowid import CatalogFactory, Schema, Range`` replaces the pypaimon imports. The
+native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
+(Schema, Range, PredicateBuilder) import without it.
+"""
+from .catalog import Catalog, CatalogFactory
+from .exceptions import (CatalogException, CommitConflictException,
+                         DatabaseAlreadyExistException, DatabaseNotExistException,
+                         TableAlreadyExistException, TableNotExistException)
+from .predicate import Predicate, PredicateBuilder
+from .range import Range
+from .read import ReadBuilder, TableRead
+from .scan import Plan, Split, TableScan
+from .schema import DataField, DataType, Schema, TableSchema
+from .table import Table
+
+__all__ = [
+    "CatalogFactory", "Catalog", "Schema", "TableSchema", "DataField", "DataType", "Range",
+    "Table", "ReadBuilder", "TableScan", "Plan", "Split", "TableRead", "Predicate",
+    "PredicateBuilder", "CatalogException", "DatabaseNotExistException",
+    "DatabaseAlreadyExistException", "TableNotExistException", "TableAlreadyExistException",
+    "CommitConflictException",
+]

@@ -1,0 +1,113 @@
+"""The Arrow seam: PyCapsule wrappers for native results and coercion of Python inputs.
+
+Native calls return bare PyCapsules ("arrow_array_stream", "arrow_schema"); pyarrow consumes
+objects exposing ``__arrow_c_stream__`` / ``__arrow_c_schema__``, so these wrappers hand the
+capsule over without copying. Each capsule can be consumed exactly once.
+"""
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, Iterable, List, Optional, Sequence
+
+import pyarrow as pa
+
+__all__ = ["CapsuleStream", "CapsuleSchema", "stream_reader", "capsule_schema",
+           "literal_array", "to_record_batch_reader"]
+
+
+class CapsuleStream:
+    """An ``ArrowArrayStream`` PyCapsule exposed through ``__arrow_c_stream__`` (one use)."""
+
+    __slots__ = ("_capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        capsule, self._capsule = self._capsule, None
+        if capsule is None:
+            raise ValueError("the Arrow stream was already consumed")
+        return capsule
+
+
+class CapsuleSchema:
+    """An ``ArrowSchema`` PyCapsule exposed through ``__arrow_c_schema__``."""
+
+    __slots__ = ("_capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._capsule
+
+
+def stream_reader(capsule: Any) -> pa.RecordBatchReader:
+    """Wraps a native stream capsule as a ``pyarrow.RecordBatchReader`` (no copy; lazy)."""
+    return pa.RecordBatchReader.from_stream(CapsuleStream(capsule))
+
+
+def capsule_schema(capsule: Any) -> pa.Schema:
+    return pa.schema(CapsuleSchema(capsule))
+
+
+def _coerce_literal(value: Any, arrow_type: pa.DataType) -> Any:
+    """Per-value fixes pyarrow does not do itself when building a typed array."""
+    if value is None:
+        return None
+    if isinstance(value, pa.Scalar):
+        return value.as_py()
+    if pa.types.is_decimal(arrow_type) and isinstance(value, float):
+        return decimal.Decimal(repr(value))
+    if pa.types.is_date(arrow_type) and isinstance(value, datetime.datetime):
+        return value.date()
+    if (pa.types.is_timestamp(arrow_type) and isinstance(value, datetime.date)
+            and not isinstance(value, datetime.datetime)):
+        return datetime.datetime(value.year, value.month, value.day)
+    if pa.types.is_timestamp(arrow_type) and isinstance(value, datetime.datetime):
+        if arrow_type.tz is None and value.tzinfo is not None:
+            # A zoned literal against a zoneless column: compare in UTC wall-clock terms.
+            return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def literal_array(values: Sequence[Any], arrow_type: pa.DataType, field_name: str) -> pa.Array:
+    """Builds the typed literal array of a predicate. O(len(values)).
+
+    Raises ValueError when a literal cannot be represented in the field's type (e.g. a string
+    compared with an INT column, or 2.5 against an INT column)."""
+    try:
+        return pa.array([_coerce_literal(v, arrow_type) for v in values], type=arrow_type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError,
+            ValueError, OverflowError) as error:
+        raise ValueError(f"Literal(s) {list(values)!r} cannot be used with field '{field_name}' "
+                         f"of type {arrow_type}: {error}") from None
+
+
+def to_record_batch_reader(data: Any, schema: Optional[pa.Schema] = None) -> pa.RecordBatchReader:
+    """Turns any tabular input into one ``RecordBatchReader`` (the single input type of the
+    native layer): pyarrow Table / RecordBatch / RecordBatchReader, pandas DataFrame, any
+    object with ``__arrow_c_stream__`` (polars, duckdb, ...), or an iterable of record
+    batches. Zero-copy except for pandas (converted once)."""
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if isinstance(data, pa.Table):
+        return data.to_reader()
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data]).to_reader()
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data)
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is optional
+        pd = None
+    if pd is not None and isinstance(data, pd.DataFrame):
+        return pa.Table.from_pandas(data, preserve_index=False).to_reader()
+    if isinstance(data, Iterable) and not isinstance(data, (str, bytes, dict)):
+        batches: List[pa.RecordBatch] = list(data)
+        if schema is None and not batches:
+            raise ValueError("cannot infer a schema from an empty iterable of batches")
+        return pa.RecordBatchReader.from_batches(schema or batches[0].schema, batches)
+    raise TypeError(f"expected a pyarrow Table/RecordBatch/RecordBatchReader, a pandas "
+                    f"DataFrame or an Arrow stream, got {type(data).__name__}")

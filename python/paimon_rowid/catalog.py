@@ -1,0 +1,84 @@
+"""``CatalogFactory`` and ``Catalog``: the filesystem catalog (databases are ``<db>.db``
+directories of the warehouse, tables directories holding ``schema/schema-N``).
+
+Catalog calls list or stat a directory or read one schema file; none reads table data.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+from ._lib import native
+from .schema import Schema, normalize_options
+from .table import Table
+
+__all__ = ["CatalogFactory", "Catalog"]
+
+
+def _identifier(identifier: Any) -> str:
+    """Accepts ``"db.table"`` or an Identifier-like object (``get_full_name()`` or
+    ``database`` + ``object`` attributes). The native catalog validates the name."""
+    if isinstance(identifier, str):
+        return identifier
+    if hasattr(identifier, "get_full_name"):
+        return identifier.get_full_name()
+    if hasattr(identifier, "database") and hasattr(identifier, "object"):
+        return f"{identifier.database}.{identifier.object}"
+    raise TypeError(f"identifier must be a 'database.table' string, got "
+                    f"{type(identifier).__name__}")
+
+
+class Catalog:
+    """A catalog over a warehouse directory. Thread-safe for concurrent reads."""
+
+    def __init__(self, native_catalog: Any) -> None:
+        self._native = native_catalog
+
+    @property
+    def warehouse(self) -> str:
+        return self._native.warehouse
+
+    def list_databases(self) -> List[str]:
+        """Sorted database names (one directory listing)."""
+        return list(self._native.list_databases())
+
+    def list_tables(self, database_name: str) -> List[str]:
+        """Sorted table names of a database; DatabaseNotExistException if it is missing."""
+        return list(self._native.list_tables(database_name))
+
+    def create_database(self, name: str, ignore_if_exists: bool,
+                        properties: Optional[Mapping[str, Any]] = None) -> None:
+        """Creates the database directory. The filesystem catalog stores no properties, and
+        rejects a ``location`` property (as pypaimon does)."""
+        if properties and "location" in properties:
+            raise ValueError("Cannot specify location for a database when using fileSystem "
+                             "catalog.")
+        self._native.create_database(name, bool(ignore_if_exists))
+
+    def drop_database(self, name: str, ignore_if_not_exists: bool = False,
+                      cascade: bool = False) -> None:
+        self._native.drop_database(name, bool(ignore_if_not_exists), bool(cascade))
+
+    def get_table(self, identifier: Any) -> Table:
+        """Loads the table's latest schema; TableNotExistException if there is none."""
+        return Table(self._native.get_table(_identifier(identifier)))
+
+    def create_table(self, identifier: Any, schema: Schema, ignore_if_exists: bool) -> None:
+        """Writes ``schema/schema-0`` of a new table (the database must exist)."""
+        if not isinstance(schema, Schema):
+            raise TypeError(f"schema must be a paimon_rowid.Schema, got {type(schema).__name__}")
+        self._native.create_table(_identifier(identifier), schema.to_table_schema_json(),
+                                  bool(ignore_if_exists))
+
+    def drop_table(self, identifier: Any, ignore_if_not_exists: bool = False) -> None:
+        self._native.drop_table(_identifier(identifier), bool(ignore_if_not_exists))
+
+
+class CatalogFactory:
+    """``CatalogFactory.create({"warehouse": path})`` -> ``Catalog`` (as in pypaimon)."""
+
+    @staticmethod
+    def create(catalog_options: Mapping[str, Any]) -> Catalog:
+        """``metastore`` defaults to ``filesystem``; a missing ``warehouse`` or an unknown
+        metastore raises ValueError. Creates nothing on disk."""
+        options: Dict[str, str] = normalize_options(catalog_options)
+        return Catalog(native().Catalog(options))

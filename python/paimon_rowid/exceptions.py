@@ -1,0 +1,56 @@
+"""Exception classes raised by paimon_rowid.
+
+Names and bases follow pypaimon (``pypaimon.catalog.catalog_exception``): catalog errors derive
+from ``CatalogException`` (an ``Exception``), so code catching pypaimon's names keeps working
+after the import change. pypaimon raises commit conflicts as ``RuntimeError``; our
+``CommitConflictException`` subclasses ``RuntimeError`` so ``except RuntimeError`` still works.
+
+The native module raises these classes (registered once, when the native module is loaded) with
+the message as the only argument. Every other engine error arrives as a builtin:
+ValueError / TypeError / KeyError / OSError / NotImplementedError / RuntimeError.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "CatalogException",
+    "DatabaseNotExistException",
+    "DatabaseAlreadyExistException",
+    "TableNotExistException",
+    "TableAlreadyExistException",
+    "CommitConflictException",
+]
+
+
+class CatalogException(Exception):
+    """Base class of catalog errors (as in pypaimon)."""
+
+
+class DatabaseNotExistException(CatalogException):
+    """The database does not exist."""
+
+
+class DatabaseAlreadyExistException(CatalogException):
+    """The database already exists (and ``ignore_if_exists`` was false)."""
+
+
+class TableNotExistException(CatalogException):
+    """The table does not exist (no ``schema/schema-N`` under its directory)."""
+
+
+class TableAlreadyExistException(CatalogException):
+    """The table already exists (and ``ignore_if_exists`` was false)."""
+
+
+class CommitConflictException(RuntimeError):
+    """A commit lost against a concurrent commit it conflicts with (same rows and columns,
+    or files rewritten under it). Nothing of the failed commit stays visible; re-run it."""
+
+
+# Error kinds used by the native layer -> Python classes.
+ERROR_CLASSES = {
+    "TableNotExist": TableNotExistException,
+    "TableAlreadyExist": TableAlreadyExistException,
+    "DatabaseNotExist": DatabaseNotExistException,
+    "DatabaseAlreadyExist": DatabaseAlreadyExistException,
+    "CommitConflict": CommitConflictException,
+}

@@ -1,0 +1,526 @@
+"""Paimon schemas: ``Schema`` (what a user declares), ``TableSchema`` (what a table holds),
+``DataField`` / ``DataType`` and the Arrow <-> Paimon type mapping.
+
+Types are kept in the JSON form Java Paimon writes into ``schema/schema-N`` (format doc §1.4):
+atomic types are SQL strings (``"BIGINT NOT NULL"``, ``"DECIMAL(10, 2)"``,
+``"TIMESTAMP(6) WITH LOCAL TIME ZONE"``), nested types are objects (``{"type": "ARRAY",
+"element": ...}``, ``{"type": "MAP", "key": ..., "value": ...}``, ``{"type": "ROW", "fields":
+[...]}``, ``{"type": "VECTOR", "element": "FLOAT", "length": n}``).
+
+The Arrow -> Paimon mapping follows pypaimon's ``PyarrowFieldParser.to_paimon_type`` and the
+Paimon -> Arrow mapping its ``from_paimon_type``, so a schema declared through either library
+produces the same table. Everything here is pure Python and costs O(number of fields).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field as dc_field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import pyarrow as pa
+
+__all__ = ["DataType", "DataField", "Schema", "TableSchema", "ROW_ID", "SEQUENCE_NUMBER",
+           "SYSTEM_FIELD_NAMES", "normalize_options"]
+
+TypeJson = Union[str, Dict[str, Any]]
+
+SCHEMA_VERSION = 3
+_SYSTEM_FIELD_ID_START = 2147483647 // 2  # ids >= this are system ids (not counted as highest)
+_NOT_NULL = " NOT NULL"
+
+
+# ---------------------------------------------------------------------------------------------
+# DataType: a thin immutable wrapper over the JSON form
+# ---------------------------------------------------------------------------------------------
+
+class DataType:
+    """A Paimon data type in its Java JSON form. Immutable; equality compares the JSON form."""
+
+    __slots__ = ("_json",)
+
+    def __init__(self, json_form: TypeJson) -> None:
+        if not isinstance(json_form, (str, dict)):
+            raise TypeError(f"a Paimon type is a string or an object, got {json_form!r}")
+        if isinstance(json_form, dict) and "type" not in json_form:
+            raise ValueError(f"Missing 'type' field in type JSON: {json_form!r}")
+        self._json = json_form
+
+    @property
+    def json(self) -> TypeJson:
+        return self._json
+
+    def to_json(self) -> TypeJson:
+        return _copy_json(self._json)
+
+    @property
+    def root(self) -> str:
+        """The type name without parameters and nullability: ``BIGINT``, ``DECIMAL``,
+        ``TIMESTAMP``, ``TIMESTAMP_LTZ``, ``ARRAY``, ``MAP``, ``ROW``, ``VECTOR`` ..."""
+        text = _strip_not_null(self._json if isinstance(self._json, str) else self._json["type"])
+        text = text.upper()
+        if "WITH LOCAL TIME ZONE" in text or text.startswith("TIMESTAMP_LTZ"):
+            return "TIMESTAMP_LTZ"
+        return re.split(r"[ (<]", text, maxsplit=1)[0]
+
+    @property
+    def nullable(self) -> bool:
+        head = self._json if isinstance(self._json, str) else self._json["type"]
+        return not head.upper().rstrip().endswith(_NOT_NULL)
+
+    @property
+    def fields(self) -> List["DataField"]:
+        """Nested fields of a ROW type (empty for other types)."""
+        if isinstance(self._json, dict) and self.root == "ROW":
+            return [DataField.from_json(f) for f in self._json.get("fields", [])]
+        return []
+
+    def copy(self, nullable: bool) -> "DataType":
+        return DataType(_with_nullability(self._json, nullable))
+
+    def to_arrow(self) -> pa.DataType:
+        """The Arrow type pypaimon (and our reader) uses for this Paimon type."""
+        return _paimon_to_arrow(self._json)
+
+    def __str__(self) -> str:
+        return _sql_string(self._json)
+
+    def __repr__(self) -> str:
+        return f"DataType({self._json!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DataType):
+            return self._json == other._json
+        if isinstance(other, (str, dict)):
+            return self._json == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._json, sort_keys=True))
+
+
+@dataclass(frozen=True)
+class DataField:
+    """A named, id-carrying column (top-level or nested in a ROW)."""
+
+    id: int
+    name: str
+    type: DataType
+    description: Optional[str] = None
+    default_value: Optional[str] = None
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "DataField":
+        for key in ("id", "name", "type"):
+            if key not in data:
+                raise ValueError(f"Missing '{key}' in field JSON: {data!r}")
+        return DataField(int(data["id"]), str(data["name"]), DataType(data["type"]),
+                         data.get("description"), data.get("defaultValue"))
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"id": self.id, "name": self.name, "type": self.type.to_json()}
+        if self.description is not None:
+            out["description"] = self.description
+        if self.default_value is not None:
+            out["defaultValue"] = self.default_value
+        return out
+
+    @property
+    def nullable(self) -> bool:
+        return self.type.nullable
+
+    def to_arrow(self) -> pa.Field:
+        metadata = {b"description": self.description.encode()} if self.description else None
+        return pa.field(self.name, self.type.to_arrow(), nullable=self.type.nullable,
+                        metadata=metadata)
+
+
+ROW_ID = DataField(2147483642, "_ROW_ID", DataType("BIGINT NOT NULL"))
+SEQUENCE_NUMBER = DataField(2147483646, "_SEQUENCE_NUMBER", DataType("BIGINT NOT NULL"))
+SYSTEM_FIELD_NAMES = (ROW_ID.name, SEQUENCE_NUMBER.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema (user declaration) and TableSchema (persisted form)
+# ---------------------------------------------------------------------------------------------
+
+def normalize_options(options: Optional[Mapping[str, Any]]) -> Dict[str, str]:
+    """Table/catalog options as ``str -> str`` (bools become ``true``/``false``)."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be a dict, got {type(options).__name__}")
+    out: Dict[str, str] = {}
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise TypeError(f"option keys must be strings, got {key!r}")
+        if value is None:
+            raise ValueError(f"option '{key}' has no value")
+        out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return out
+
+
+@dataclass
+class Schema:
+    """A table declaration: fields (with ids), partition and primary keys, options, comment."""
+
+    fields: List[DataField] = dc_field(default_factory=list)
+    partition_keys: List[str] = dc_field(default_factory=list)
+    primary_keys: List[str] = dc_field(default_factory=list)
+    options: Dict[str, str] = dc_field(default_factory=dict)
+    comment: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        self.fields = list(self.fields or [])
+        self.partition_keys = list(self.partition_keys or [])
+        self.primary_keys = list(self.primary_keys or [])
+        self.options = normalize_options(self.options)
+        names = [f.name for f in self.fields]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"Table column {names} must not contain duplicate fields. "
+                             f"Found: {duplicates}")
+        for kind, keys in (("partition", self.partition_keys), ("primary", self.primary_keys)):
+            missing = [k for k in keys if k not in names]
+            if missing:
+                raise ValueError(f"Table column {names} should include all {kind} key "
+                                 f"fields {keys}; missing {missing}.")
+
+    @staticmethod
+    def from_pyarrow_schema(pa_schema: pa.Schema, partition_keys: Optional[List[str]] = None,
+                            primary_keys: Optional[List[str]] = None,
+                            options: Optional[Dict[str, Any]] = None,
+                            comment: Optional[str] = None) -> "Schema":
+        """Converts an Arrow schema; field ids are assigned as pypaimon/Java do: a running
+        counter from 0, each top-level column takes the next id, then the fields nested in its
+        type are numbered depth-first (a ROW field after its own nested fields)."""
+        if not isinstance(pa_schema, pa.Schema):
+            raise TypeError(f"pa_schema must be a pyarrow.Schema, got {type(pa_schema).__name__}")
+        counter = _Counter()
+        fields = []
+        for pa_field in pa_schema:
+            top_id = counter.next()
+            type_json = _assign_nested_ids(_arrow_to_paimon(pa_field.type, pa_field.nullable),
+                                           counter)
+            fields.append(DataField(top_id, pa_field.name, DataType(type_json),
+                                    _description(pa_field)))
+        return Schema(fields, partition_keys, primary_keys, options, comment)
+
+    @property
+    def field_names(self) -> List[str]:
+        return [f.name for f in self.fields]
+
+    def to_arrow(self) -> pa.Schema:
+        return pa.schema([f.to_arrow() for f in self.fields])
+
+    def to_table_schema(self, schema_id: int = 0,
+                        time_millis: Optional[int] = None) -> "TableSchema":
+        return TableSchema(schema_id, list(self.fields), list(self.partition_keys),
+                           list(self.primary_keys), dict(self.options), self.comment,
+                           highest_field_id(self.fields),
+                           int(time.time() * 1000) if time_millis is None else time_millis)
+
+    def to_table_schema_json(self) -> str:
+        """The ``schema-0`` JSON handed to the native catalog's ``create_table``."""
+        return self.to_table_schema().to_json()
+
+
+@dataclass
+class TableSchema:
+    """The persisted schema of a table (``schema/schema-<id>``)."""
+
+    id: int
+    fields: List[DataField]
+    partition_keys: List[str]
+    primary_keys: List[str]
+    options: Dict[str, str]
+    comment: Optional[str]
+    highest_field_id: int
+    time_millis: int = 0
+    version: int = SCHEMA_VERSION
+
+    @staticmethod
+    def from_json(text: Union[str, bytes]) -> "TableSchema":
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise ValueError(f"Invalid table schema JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise ValueError("Invalid table schema JSON: not an object")
+        try:
+            fields = [DataField.from_json(f) for f in data["fields"]]
+            return TableSchema(
+                id=int(data.get("id", 0)), fields=fields,
+                partition_keys=list(data.get("partitionKeys") or []),
+                primary_keys=list(data.get("primaryKeys") or []),
+                options={str(k): str(v) for k, v in (data.get("options") or {}).items()},
+                comment=data.get("comment"),
+                highest_field_id=int(data.get("highestFieldId", highest_field_id(fields))),
+                time_millis=int(data.get("timeMillis") or 0),
+                version=int(data.get("version", 1)))
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"Invalid table schema JSON: {error!r}") from None
+
+    def to_json(self) -> str:
+        out: Dict[str, Any] = {
+            "version": self.version,
+            "id": self.id,
+            "fields": [f.to_json() for f in self.fields],
+            "highestFieldId": self.highest_field_id,
+            "partitionKeys": list(self.partition_keys),
+            "primaryKeys": list(self.primary_keys),
+            "options": dict(self.options),
+        }
+        if self.comment is not None:
+            out["comment"] = self.comment
+        out["timeMillis"] = self.time_millis
+        return json.dumps(out, indent=2, ensure_ascii=False)
+
+    @property
+    def field_names(self) -> List[str]:
+        return [f.name for f in self.fields]
+
+    def to_schema(self) -> Schema:
+        return Schema(list(self.fields), list(self.partition_keys), list(self.primary_keys),
+                      dict(self.options), self.comment)
+
+
+def highest_field_id(fields: Sequence[DataField]) -> int:
+    """Max user field id over all (nested) fields; -1 when there is none."""
+    ids: List[int] = []
+
+    def walk_type(type_json: TypeJson) -> None:
+        if not isinstance(type_json, dict):
+            return
+        for nested in type_json.get("fields", []) or []:
+            ids.append(int(nested["id"]))
+            walk_type(nested["type"])
+        for key in ("element", "key", "value"):
+            if key in type_json:
+                walk_type(type_json[key])
+
+    for f in fields:
+        ids.append(f.id)
+        walk_type(f.type.json)
+    user_ids = [i for i in ids if i < _SYSTEM_FIELD_ID_START]
+    return max(user_ids) if user_ids else -1
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrow -> Paimon
+# ---------------------------------------------------------------------------------------------
+
+class _Counter:
+    def __init__(self) -> None:
+        self.value = -1
+
+    def next(self) -> int:
+        self.value += 1
+        return self.value
+
+
+_TIMESTAMP_PRECISION = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def _description(pa_field: pa.Field) -> Optional[str]:
+    if pa_field.metadata and b"description" in pa_field.metadata:
+        return pa_field.metadata[b"description"].decode("utf-8")
+    return None
+
+
+def _atomic(name: str, nullable: bool) -> str:
+    return name if nullable else name + _NOT_NULL
+
+
+def _nested_head(name: str, nullable: bool) -> str:
+    return name if nullable else name + _NOT_NULL
+
+
+def _arrow_to_paimon(t: pa.DataType, nullable: bool) -> TypeJson:
+    """Arrow type -> Paimon type JSON; nested ROW fields get ``id: None`` (assigned later)."""
+    T = pa.types
+    if T.is_int8(t):
+        return _atomic("TINYINT", nullable)
+    if T.is_int16(t):
+        return _atomic("SMALLINT", nullable)
+    if T.is_int32(t):
+        return _atomic("INT", nullable)
+    if T.is_int64(t):
+        return _atomic("BIGINT", nullable)
+    if T.is_float32(t):
+        return _atomic("FLOAT", nullable)
+    if T.is_float64(t):
+        return _atomic("DOUBLE", nullable)
+    if T.is_boolean(t):
+        return _atomic("BOOLEAN", nullable)
+    if T.is_string(t) or T.is_large_string(t):
+        return _atomic("STRING", nullable)
+    if T.is_fixed_size_binary(t):
+        return _atomic(f"BINARY({t.byte_width})", nullable)
+    if T.is_binary(t):
+        return _atomic("BYTES", nullable)
+    if T.is_large_binary(t):
+        return _atomic("BLOB", nullable)
+    if T.is_decimal(t):
+        return _atomic(f"DECIMAL({t.precision}, {t.scale})", nullable)
+    if T.is_timestamp(t):
+        precision = _TIMESTAMP_PRECISION[t.unit]
+        if t.tz is None:
+            return _atomic(f"TIMESTAMP({precision})", nullable)
+        return _atomic(f"TIMESTAMP({precision}) WITH LOCAL TIME ZONE", nullable)
+    if T.is_date32(t):
+        return _atomic("DATE", nullable)
+    if T.is_time(t):
+        return _atomic("TIME(0)", nullable)
+    if T.is_fixed_size_list(t):
+        return {"type": _nested_head("VECTOR", nullable),
+                "element": _arrow_to_paimon(t.value_type, t.value_field.nullable),
+                "length": t.list_size}
+    if T.is_list(t) or T.is_large_list(t):
+        return {"type": _nested_head("ARRAY", nullable),
+                "element": _arrow_to_paimon(t.value_type, t.value_field.nullable)}
+    if T.is_map(t):
+        return {"type": _nested_head("MAP", nullable),
+                "key": _arrow_to_paimon(t.key_type, t.key_field.nullable),
+                "value": _arrow_to_paimon(t.item_type, t.item_field.nullable)}
+    if T.is_struct(t):
+        if _is_variant_struct(t):
+            return _atomic("VARIANT", nullable)
+        return {"type": _nested_head("ROW", nullable),
+                "fields": [{"id": None, "name": t.field(i).name,
+                            "type": _arrow_to_paimon(t.field(i).type, t.field(i).nullable)}
+                           for i in range(t.num_fields)]}
+    raise ValueError(f"Unsupported pyarrow type: {t}")
+
+
+def _is_variant_struct(t: pa.StructType) -> bool:
+    if t.num_fields != 2 or {t.field(i).name for i in range(2)} != {"value", "metadata"}:
+        return False
+    return all(pa.types.is_binary(t.field(n).type) and not t.field(n).nullable
+               for n in ("value", "metadata"))
+
+
+def _assign_nested_ids(type_json: TypeJson, counter: _Counter) -> TypeJson:
+    """Numbers ROW fields depth-first; a field's own id is taken after its nested fields'
+    (the order pypaimon's ``reassign_field_id`` and Java's ``ReassignFieldId`` produce)."""
+    if not isinstance(type_json, dict):
+        return type_json
+    out = dict(type_json)
+    if "fields" in out:
+        new_fields = []
+        for nested in out["fields"]:
+            nested_type = _assign_nested_ids(nested["type"], counter)
+            new_fields.append({"id": counter.next(), "name": nested["name"],
+                               "type": nested_type})
+        out["fields"] = new_fields
+    for key in ("element", "key", "value"):
+        if key in out:
+            out[key] = _assign_nested_ids(out[key], counter)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Paimon -> Arrow and SQL strings
+# ---------------------------------------------------------------------------------------------
+
+def _strip_not_null(text: str) -> str:
+    stripped = text.strip()
+    upper = stripped.upper()
+    if upper.endswith(_NOT_NULL):
+        return stripped[: -len(_NOT_NULL)].rstrip()
+    if upper.endswith(" NULL"):
+        return stripped[: -len(" NULL")].rstrip()
+    return stripped
+
+
+def _with_nullability(type_json: TypeJson, nullable: bool) -> TypeJson:
+    if isinstance(type_json, str):
+        return _atomic(_strip_not_null(type_json), nullable)
+    out = dict(type_json)
+    out["type"] = _nested_head(_strip_not_null(out["type"]).split("<")[0], nullable)
+    out.pop("nullable", None)
+    return out
+
+
+def _copy_json(value: TypeJson) -> TypeJson:
+    return json.loads(json.dumps(value)) if isinstance(value, dict) else value
+
+
+def _timestamp_unit(precision: int) -> str:
+    if precision == 0:
+        return "s"
+    if precision <= 3:
+        return "ms"
+    if precision <= 6:
+        return "us"
+    return "ns"
+
+
+def _paimon_to_arrow(type_json: TypeJson) -> pa.DataType:
+    if isinstance(type_json, dict):
+        head = _strip_not_null(type_json["type"]).upper()
+        if head.startswith("ARRAY"):
+            element = DataType(type_json["element"])
+            return pa.list_(pa.field("item", element.to_arrow(), nullable=element.nullable))
+        if head.startswith("VECTOR"):
+            return pa.list_(DataType(type_json["element"]).to_arrow(), int(type_json["length"]))
+        if head.startswith("MAP"):
+            value = DataType(type_json["value"])
+            return pa.map_(pa.field("key", DataType(type_json["key"]).to_arrow(), nullable=False),
+                           pa.field("value", value.to_arrow(), nullable=value.nullable))
+        if head.startswith("ROW"):
+            return pa.struct([DataField.from_json(f).to_arrow().remove_metadata()
+                              for f in type_json.get("fields", [])])
+        if head.startswith("MULTISET"):
+            raise ValueError(f"Unsupported data type: {type_json!r}")
+        return _paimon_to_arrow(type_json["type"])
+    text = _strip_not_null(type_json).upper()
+    simple = {
+        "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
+        "INTEGER": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(),
+        "DOUBLE": pa.float64(), "STRING": pa.string(), "BYTES": pa.binary(),
+        "BLOB": pa.large_binary(), "DATE": pa.date32(),
+    }
+    if text in simple:
+        return simple[text]
+    if text.startswith(("CHAR", "VARCHAR")):
+        return pa.string()
+    if text.startswith(("BINARY", "VARBINARY")):
+        return pa.binary()
+    if text == "VARIANT":
+        return pa.struct([pa.field("value", pa.binary(), nullable=False),
+                          pa.field("metadata", pa.binary(), nullable=False)])
+    match = re.fullmatch(r"(?:DECIMAL|NUMERIC|DEC)(?:\((\d+)(?:,\s*(\d+))?\))?", text)
+    if match:
+        precision = int(match.group(1) or 10)
+        scale = int(match.group(2) or 0)
+        return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision,
+                                                                                     scale)
+    match = re.fullmatch(r"TIMESTAMP(_LTZ)?(?:\((\d+)\))?( WITH LOCAL TIME ZONE)?", text)
+    if match:
+        ltz = bool(match.group(1) or match.group(3))
+        return pa.timestamp(_timestamp_unit(int(match.group(2) or 6)), tz="UTC" if ltz else None)
+    if re.fullmatch(r"TIME(?:\(\d+\))?", text):
+        return pa.time32("ms")
+    raise ValueError(f"Unsupported data type: {type_json!r}")
+
+
+def _sql_string(type_json: TypeJson) -> str:
+    if isinstance(type_json, str):
+        return type_json
+    head = type_json["type"].strip()
+    not_null = head.upper().endswith(_NOT_NULL)
+    root = _strip_not_null(head).split("<")[0].upper()
+    suffix = _NOT_NULL if not_null else ""
+    if root == "ARRAY" or root == "MULTISET":
+        return f"{root}<{_sql_string(type_json['element'])}>{suffix}"
+    if root == "VECTOR":
+        return f"VECTOR<{_sql_string(type_json['element'])}, {type_json['length']}>{suffix}"
+    if root == "MAP":
+        return f"MAP<{_sql_string(type_json['key'])}, {_sql_string(type_json['value'])}>{suffix}"
+    if root == "ROW":
+        inner = ", ".join(f"{f['name']} {_sql_string(f['type'])}"
+                          for f in type_json.get("fields", []))
+        return f"ROW<{inner}>{suffix}"
+    return head

@@ -1,0 +1,81 @@
+"""Shared fixtures: the package under test, the pypaimon oracle, warehouses.
+
+- ``paimon_rowid`` is imported from an installed/editable build when there is one, otherwise
+  from ``python/`` of this checkout (the pure-Python parts work without the native module).
+- Tests marked ``native`` need ``paimon_rowid._native``. While it is not built they ERROR with
+  a clear message (they are never skipped), and the summary counts them.
+- ``oracle`` is a session-scoped pypaimon 2.1.0 in its own virtualenv (created on first use).
+  With CI=true a missing oracle fails the tests; elsewhere they skip, saying why.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if importlib.util.find_spec("paimon_rowid") is None:
+    sys.path.insert(0, str(REPO / "python"))
+
+from oracle import Oracle, OracleUnavailable, default_venv, ensure_oracle  # noqa: E402
+
+_native_errors: list = []
+
+
+def native_available() -> bool:
+    try:
+        import paimon_rowid._native  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _require_native(request):
+    """Tests marked ``native`` error out (not skip) when the extension is missing."""
+    if request.node.get_closest_marker("native") is None:
+        return
+    try:
+        import paimon_rowid._native  # noqa: F401
+    except ImportError as error:
+        _native_errors.append(request.node.nodeid)
+        raise RuntimeError(
+            f"paimon_rowid._native is not built, so this native test cannot run: {error}"
+        ) from None
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """pypaimon (in its own venv) driven through tests/oracle/driver.py."""
+    try:
+        instance = ensure_oracle(default_venv())
+    except OracleUnavailable as error:
+        message = (f"pypaimon oracle unavailable at {default_venv()} "
+                   f"(set PAIMON_ROWID_ORACLE_VENV): {error}")
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    yield instance
+    instance.close()
+
+
+@pytest.fixture
+def warehouse(tmp_path) -> str:
+    """An empty warehouse directory for one test."""
+    path = tmp_path / "warehouse"
+    path.mkdir()
+    return str(path)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _native_errors:
+        terminalreporter.write_sep(
+            "=", f"{len(_native_errors)} test(s) need paimon_rowid._native, which is not built",
+            yellow=True)

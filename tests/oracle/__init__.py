@@ -1,0 +1,195 @@
+"""Harness for the pypaimon oracle.
+
+pypaimon 2.1.0 pins pyarrow<20 while we pin pyarrow 22, so it lives in its own virtualenv
+(``$PAIMON_ROWID_ORACLE_VENV``, default ``~/.cache/paimon-rowid-oracle``) and is driven through
+``driver.py`` subprocesses that share the warehouse directory with the test process. Tables
+cross the process boundary as Arrow IPC files; commands and results as JSON.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import pyarrow as pa
+
+from . import literals
+
+__all__ = ["Oracle", "OracleError", "OracleUnavailable", "ensure_oracle", "default_venv",
+           "PYPAIMON_VERSION", "literals"]
+
+PYPAIMON_VERSION = "2.1.0"
+DRIVER = Path(__file__).resolve().with_name("driver.py")
+_TIMEOUT_S = float(os.environ.get("PAIMON_ROWID_ORACLE_TIMEOUT", "600"))
+
+
+class OracleError(RuntimeError):
+    """pypaimon raised inside the driver; carries its exception type, message and traceback."""
+
+    def __init__(self, error_type: str, message: str, tb: str) -> None:
+        super().__init__(f"pypaimon {error_type}: {message}\n--- oracle traceback ---\n{tb}")
+        self.error_type = error_type
+        self.message = message
+        self.traceback = tb
+
+
+class OracleUnavailable(RuntimeError):
+    """The oracle virtualenv is missing and could not be created."""
+
+
+def default_venv() -> Path:
+    configured = os.environ.get("PAIMON_ROWID_ORACLE_VENV")
+    return Path(configured).expanduser() if configured else (
+        Path.home() / ".cache" / "paimon-rowid-oracle")
+
+
+def _venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def _installed_version(python: Path) -> Optional[str]:
+    probe = ("import importlib.metadata as m, pypaimon, pyarrow; "
+             "print(m.version('pypaimon'))")
+    try:
+        out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True,
+                             timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def ensure_oracle(venv: Optional[Path] = None) -> "Oracle":
+    """Returns an Oracle over ``venv``, creating the venv and installing pypaimon when it is
+    missing (needs the package index once). Raises OracleUnavailable with the reason."""
+    venv = Path(venv) if venv is not None else default_venv()
+    python = _venv_python(venv)
+    if python.exists() and _installed_version(python) == PYPAIMON_VERSION:
+        return Oracle(python)
+    steps = []
+    if not python.exists():
+        steps.append([sys.executable, "-m", "venv", str(venv)])
+    steps.append([str(python), "-m", "pip", "install", "--quiet",
+                  f"pypaimon=={PYPAIMON_VERSION}"])
+    for step in steps:
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise OracleUnavailable(f"{' '.join(step)} failed: {error}") from error
+        if done.returncode != 0:
+            raise OracleUnavailable(f"{' '.join(step)} failed ({done.returncode}):\n"
+                                    f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    version = _installed_version(python)
+    if version != PYPAIMON_VERSION:
+        raise OracleUnavailable(f"{python} has pypaimon {version!r}, want {PYPAIMON_VERSION}")
+    return Oracle(python)
+
+
+def write_ipc(path: Path, table: pa.Table) -> None:
+    with pa.OSFile(str(path), "wb") as sink:
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+
+
+def read_ipc(path: Path) -> pa.Table:
+    with pa.OSFile(str(path), "rb") as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+class Oracle:
+    """Runs pypaimon commands (see driver.py) in the oracle virtualenv. Not thread-safe."""
+
+    def __init__(self, python: Path) -> None:
+        self.python = Path(python)
+        self._scratch = Path(tempfile.mkdtemp(prefix="paimon-rowid-oracle-io-"))
+
+    def close(self) -> None:
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def _path(self, suffix: str) -> Path:
+        return self._scratch / f"{uuid.uuid4().hex}{suffix}"
+
+    def run(self, cmd: Dict[str, Any]) -> Any:
+        """Runs one command; returns its result or raises OracleError."""
+        text = json.dumps(cmd)
+        try:
+            done = subprocess.run([str(self.python), str(DRIVER), "-"], input=text,
+                                  capture_output=True, text=True, timeout=_TIMEOUT_S)
+        except subprocess.TimeoutExpired as error:
+            raise OracleError("Timeout", f"driver did not answer in {_TIMEOUT_S}s: {text}",
+                              str(error.stderr)) from None
+        lines = [line for line in done.stdout.splitlines() if line.strip()]
+        try:
+            reply = json.loads(lines[-1])
+        except (IndexError, ValueError):
+            raise OracleError("DriverCrash", f"exit code {done.returncode}, no reply",
+                              f"stdout:\n{done.stdout[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+                              ) from None
+        if not reply["ok"]:
+            raise OracleError(reply["error_type"], reply["message"], reply["traceback"])
+        return reply["result"]
+
+    # -- typed wrappers ---------------------------------------------------------------------
+
+    def create_table(self, warehouse: str, identifier: str, schema: pa.Schema, *,
+                     partition_keys: Sequence[str] = (), primary_keys: Sequence[str] = (),
+                     options: Optional[Dict[str, str]] = None,
+                     ignore_if_exists: bool = False) -> None:
+        path = self._path(".arrow")
+        write_ipc(path, schema.empty_table())
+        self.run({"cmd": "create_table", "warehouse": str(warehouse), "identifier": identifier,
+                  "schema_ipc": str(path), "partition_keys": list(partition_keys),
+                  "primary_keys": list(primary_keys), "options": dict(options or {}),
+                  "ignore_if_exists": ignore_if_exists})
+
+    def write(self, warehouse: str, identifier: str, data: pa.Table) -> int:
+        """Appends ``data`` as one commit; returns the new snapshot id."""
+        path = self._path(".arrow")
+        write_ipc(path, data)
+        return self.run({"cmd": "write", "warehouse": str(warehouse), "identifier": identifier,
+                         "data_ipc": str(path)})["snapshot_id"]
+
+    def update_by_row_id(self, warehouse: str, identifier: str, data: pa.Table,
+                         columns: Sequence[str]) -> int:
+        """pypaimon's table-level partial-column update, one commit; returns the snapshot id."""
+        path = self._path(".arrow")
+        write_ipc(path, data)
+        return self.run({"cmd": "update_by_row_id", "warehouse": str(warehouse),
+                         "identifier": identifier, "data_ipc": str(path),
+                         "columns": list(columns)})["snapshot_id"]
+
+    def create_tag(self, warehouse: str, identifier: str, tag: str,
+                   snapshot_id: Optional[int] = None) -> None:
+        self.run({"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
+                  "tag": tag, "snapshot_id": snapshot_id})
+
+    def read(self, warehouse: str, identifier: str, *, projection: Optional[List[str]] = None,
+             filter: Optional[list] = None, row_ranges: Optional[Sequence] = None,
+             snapshot_id: Optional[int] = None, tag: Optional[str] = None,
+             options: Optional[Dict[str, str]] = None, limit: Optional[int] = None) -> pa.Table:
+        """pypaimon's read of the table (filter spec: see driver.py)."""
+        out = self._path(".arrow")
+        ranges = None if row_ranges is None else [
+            [r.from_, r.to] if hasattr(r, "from_") else list(r) for r in row_ranges]
+        self.run({"cmd": "read", "warehouse": str(warehouse), "identifier": identifier,
+                  "out_ipc": str(out), "projection": projection, "filter": filter,
+                  "row_ranges": ranges, "snapshot_id": snapshot_id, "tag": tag,
+                  "options": options, "limit": limit})
+        try:
+            return read_ipc(out)
+        finally:
+            out.unlink(missing_ok=True)
+
+    def snapshot(self, warehouse: str, identifier: str,
+                 snapshot_id: Optional[int] = None) -> Optional[Dict[str, Any]]:
+        return self.run({"cmd": "snapshot", "warehouse": str(warehouse),
+                         "identifier": identifier, "snapshot_id": snapshot_id})
+
+    def schema(self, warehouse: str, identifier: str) -> Dict[str, Any]:
+        return self.run({"cmd": "schema", "warehouse": str(warehouse),
+                         "identifier": identifier})

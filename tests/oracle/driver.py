@@ -1,0 +1,211 @@
+"""pypaimon oracle driver. Runs INSIDE pypaimon's virtualenv (pypaimon 2.1.0, pyarrow 19).
+
+Usage: ``python driver.py '<json command>'`` or ``python driver.py -`` (command on stdin).
+Prints exactly one JSON line on stdout: ``{"ok": true, "result": ...}`` or
+``{"ok": false, "error_type": "...", "message": "...", "traceback": "..."}``.
+Data goes in and out as Arrow IPC *files* (paths in the command).
+
+Every command carries ``warehouse``; table commands carry ``identifier`` ("db.table").
+Commands:
+  create_table   schema_ipc, partition_keys=[], primary_keys=[], options={},
+                 ignore_if_exists=false         -> {}
+  write          data_ipc                       -> {"snapshot_id": int|None}  (one commit)
+  update_by_row_id  data_ipc (with _ROW_ID), columns
+                                                -> {"snapshot_id": int|None}  (one commit)
+  create_tag     tag, snapshot_id=None          -> {}
+  read           out_ipc, projection=None, filter=None, row_ranges=None ([[from, to], ...]),
+                 snapshot_id=None, tag=None, options=None, limit=None
+                                                -> {"num_rows", "snapshot_id", "num_splits"}
+  snapshot       snapshot_id=None (latest)      -> snapshot JSON object or None
+  schema         -                              -> {"fields": [...], "arrow": "<str>"}
+  batch          commands=[...]                 -> [result, ...] (stops at the first error)
+Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
+method is a PredicateBuilder method name and args are its positional arguments after the field,
+literals encoded with literals.py.
+"""
+import json
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import pyarrow as pa  # noqa: E402
+
+import literals  # noqa: E402
+
+
+def _catalog(cmd):
+    from pypaimon import CatalogFactory
+    return CatalogFactory.create({"warehouse": cmd["warehouse"]})
+
+
+def _table(cmd):
+    return _catalog(cmd).get_table(cmd["identifier"])
+
+
+def _read_ipc(path):
+    with pa.OSFile(path, "rb") as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+def _write_ipc(path, table):
+    with pa.OSFile(path, "wb") as sink:
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+
+
+def _latest_snapshot_id(table):
+    snapshot = table.snapshot_manager().get_latest_snapshot()
+    return None if snapshot is None else snapshot.id
+
+
+def _conform(table, data):
+    """Casts input data to the table's exact Arrow schema (pypaimon's write_arrow demands it)."""
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    target = PyarrowFieldParser.from_paimon_schema(table.fields)
+    if data.schema.names != target.names:
+        data = data.select(target.names)
+    return data.cast(target) if not data.schema.equals(target) else data
+
+
+def cmd_create_table(cmd):
+    from pypaimon import Schema
+    catalog = _catalog(cmd)
+    database = cmd["identifier"].split(".", 1)[0]
+    catalog.create_database(database, True)
+    pa_schema = _read_ipc(cmd["schema_ipc"]).schema
+    schema = Schema.from_pyarrow_schema(
+        pa_schema, partition_keys=cmd.get("partition_keys") or None,
+        primary_keys=cmd.get("primary_keys") or None, options=cmd.get("options") or None)
+    catalog.create_table(cmd["identifier"], schema, bool(cmd.get("ignore_if_exists", False)))
+    return {}
+
+
+def cmd_write(cmd):
+    table = _table(cmd)
+    data = _conform(table, _read_ipc(cmd["data_ipc"]))
+    builder = table.new_batch_write_builder()
+    write = builder.new_write()
+    commit = builder.new_commit()
+    try:
+        write.write_arrow(data)
+        commit.commit(write.prepare_commit())
+    finally:
+        write.close()
+        commit.close()
+    return {"snapshot_id": _latest_snapshot_id(table)}
+
+
+def cmd_update_by_row_id(cmd):
+    table = _table(cmd)
+    data = _read_ipc(cmd["data_ipc"])
+    builder = table.new_batch_write_builder()
+    update = builder.new_update().with_update_type(list(cmd["columns"]))
+    messages = update.update_by_arrow_with_row_id(data)
+    commit = builder.new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    return {"snapshot_id": _latest_snapshot_id(table)}
+
+
+def cmd_create_tag(cmd):
+    table = _table(cmd)
+    table.create_tag(cmd["tag"], snapshot_id=cmd.get("snapshot_id"), ignore_if_exists=False)
+    return {}
+
+
+def _build_predicate(builder, spec):
+    method = spec[0]
+    if method in ("and", "or"):
+        children = [_build_predicate(builder, child) for child in spec[1]]
+        combine = builder.and_predicates if method == "and" else builder.or_predicates
+        return combine(children)
+    field, args = spec[1], literals.decode(spec[2] if len(spec) > 2 else [])
+    return getattr(builder, method)(field, *args)
+
+
+def cmd_read(cmd):
+    from pypaimon.utils.range import Range
+    table = _table(cmd)
+    options = dict(cmd.get("options") or {})
+    if cmd.get("snapshot_id") is not None:
+        options["scan.snapshot-id"] = str(cmd["snapshot_id"])
+    if cmd.get("tag") is not None:
+        options["scan.tag-name"] = cmd["tag"]
+    if options:
+        table = table.copy(options)
+    read_builder = table.new_read_builder()
+    if cmd.get("projection") is not None:
+        read_builder.with_projection(list(cmd["projection"]))
+    if cmd.get("filter") is not None:
+        read_builder.with_filter(
+            _build_predicate(read_builder.new_predicate_builder(), cmd["filter"]))
+    if cmd.get("limit") is not None:
+        read_builder.with_limit(int(cmd["limit"]))
+    scan = read_builder.new_scan()
+    if cmd.get("row_ranges") is not None:
+        scan.with_row_ranges([Range(int(a), int(b)) for a, b in cmd["row_ranges"]])
+    plan = scan.plan()
+    splits = plan.splits()
+    result = read_builder.new_read().to_arrow(splits)
+    _write_ipc(cmd["out_ipc"], result)
+    return {"num_rows": result.num_rows, "snapshot_id": getattr(plan, "snapshot_id", None),
+            "num_splits": len(splits)}
+
+
+def cmd_snapshot(cmd):
+    from pypaimon.common.json_util import JSON
+    manager = _table(cmd).snapshot_manager()
+    snapshot_id = cmd.get("snapshot_id")
+    snapshot = (manager.get_latest_snapshot() if snapshot_id is None
+                else manager.get_snapshot_by_id(int(snapshot_id)))
+    return None if snapshot is None else json.loads(JSON.to_json(snapshot))
+
+
+def cmd_schema(cmd):
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    table = _table(cmd)
+    return {"fields": [f.to_dict() for f in table.fields],
+            "arrow": str(PyarrowFieldParser.from_paimon_schema(table.fields))}
+
+
+def cmd_batch(cmd):
+    results = []
+    for sub in cmd["commands"]:
+        merged = dict(sub)
+        merged.setdefault("warehouse", cmd.get("warehouse"))
+        results.append(run(merged))
+    return results
+
+
+COMMANDS = {
+    "create_table": cmd_create_table, "write": cmd_write,
+    "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
+    "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "batch": cmd_batch,
+}
+
+
+def run(cmd):
+    name = cmd.get("cmd")
+    if name not in COMMANDS:
+        raise ValueError(f"unknown oracle command {name!r}; known: {sorted(COMMANDS)}")
+    return COMMANDS[name](cmd)
+
+
+def main(argv):
+    text = sys.stdin.read() if len(argv) < 2 or argv[1] == "-" else argv[1]
+    try:
+        reply = {"ok": True, "result": run(json.loads(text))}
+    except BaseException as error:  # report everything, including SystemExit from libraries
+        reply = {"ok": False, "error_type": type(error).__name__, "message": str(error),
+                 "traceback": traceback.format_exc()}
+    sys.stdout.write("\n" + json.dumps(reply) + "\n")
+    sys.stdout.flush()
+    return 0 if reply["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
