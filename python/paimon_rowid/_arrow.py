@@ -58,6 +58,11 @@ def _coerce_literal(value: Any, arrow_type: pa.DataType) -> Any:
         return None
     if isinstance(value, pa.Scalar):
         return value.as_py()
+    if pa.types.is_integer(arrow_type) and isinstance(value, float):
+        # pyarrow would truncate 2.5 to 2 silently, changing the predicate's meaning.
+        if not value.is_integer():
+            raise ValueError(f"{value!r} is not an integer")
+        return int(value)
     if pa.types.is_decimal(arrow_type) and isinstance(value, float):
         return decimal.Decimal(repr(value))
     if pa.types.is_date(arrow_type) and isinstance(value, datetime.datetime):
