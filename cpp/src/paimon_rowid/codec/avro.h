@@ -60,6 +60,9 @@ class Value {
   Value(float v) : storage_(v) {}           // NOLINT
   Value(double v) : storage_(v) {}          // NOLINT
   Value(std::string v) : storage_(std::move(v)) {}  // NOLINT (bytes, string, fixed)
+  // Without these a string literal would silently convert to bool.
+  Value(const char* v) : storage_(std::string(v)) {}       // NOLINT
+  Value(std::string_view v) : storage_(std::string(v)) {}  // NOLINT
   Value(Record v) : storage_(std::move(v)) {}       // NOLINT
   Value(Array v) : storage_(std::move(v)) {}        // NOLINT
   Value(MapValue v) : storage_(std::move(v)) {}     // NOLINT

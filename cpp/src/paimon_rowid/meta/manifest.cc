@@ -1,0 +1,487 @@
+#include "paimon_rowid/meta/manifest.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "paimon_rowid/codec/avro.h"
+#include "paimon_rowid/codec/binary_row.h"
+
+namespace paimon_rowid {
+
+namespace {
+
+using avro::Value;
+
+// _VERSION is a format identifier, not a schema version (format doc §3.1).
+constexpr int32_t kManifestVersion = 2;
+constexpr int32_t kIndexManifestVersion = 1;
+
+// ---------------------------------------------------------------------------------------
+// Java's writer schemas (format doc §3.2, §3.3). Java names nested records
+// <parent>_<field>; the names do not matter to readers but keep files diffable with Java's.
+
+constexpr const char* kNamespace = "org.apache.paimon.avro.generated";
+
+std::string StatsSchema(const std::string& record_name) {
+  return R"({"type":"record","name":")" + record_name + R"(","fields":[)"
+         R"({"name":"_MIN_VALUES","type":"bytes"},)"
+         R"({"name":"_MAX_VALUES","type":"bytes"},)"
+         R"({"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],)"
+         R"("default":null}]})";
+}
+
+std::string NullableField(const std::string& name, const std::string& type) {
+  return R"({"name":")" + name + R"(","type":["null",)" + type + R"(],"default":null})";
+}
+
+std::string Field(const std::string& name, const std::string& type) {
+  return R"({"name":")" + name + R"(","type":)" + type + "}";
+}
+
+const std::string& ManifestEntrySchema() {
+  static const std::string* schema = [] {
+    const std::string string_array = R"({"type":"array","items":"string"})";
+    std::string file = R"({"type":"record","name":"record__FILE","fields":[)" +
+                       Field("_FILE_NAME", R"("string")") + "," +
+                       Field("_FILE_SIZE", R"("long")") + "," +
+                       Field("_ROW_COUNT", R"("long")") + "," +
+                       Field("_MIN_KEY", R"("bytes")") + "," +
+                       Field("_MAX_KEY", R"("bytes")") + "," +
+                       Field("_KEY_STATS", StatsSchema("record__FILE__KEY_STATS")) + "," +
+                       Field("_VALUE_STATS", StatsSchema("record__FILE__VALUE_STATS")) + "," +
+                       Field("_MIN_SEQUENCE_NUMBER", R"("long")") + "," +
+                       Field("_MAX_SEQUENCE_NUMBER", R"("long")") + "," +
+                       Field("_SCHEMA_ID", R"("long")") + "," +
+                       Field("_LEVEL", R"("int")") + "," +
+                       Field("_EXTRA_FILES", string_array) + "," +
+                       NullableField("_CREATION_TIME",
+                                     R"({"type":"long","logicalType":"timestamp-millis"})") +
+                       "," + NullableField("_DELETE_ROW_COUNT", R"("long")") + "," +
+                       NullableField("_EMBEDDED_FILE_INDEX", R"("bytes")") + "," +
+                       NullableField("_FILE_SOURCE", R"("int")") + "," +
+                       NullableField("_VALUE_STATS_COLS", string_array) + "," +
+                       NullableField("_EXTERNAL_PATH", R"("string")") + "," +
+                       NullableField("_FIRST_ROW_ID", R"("long")") + "," +
+                       NullableField("_WRITE_COLS", string_array) + "," +
+                       NullableField("_WRITE_COLS_SEQUENCES",
+                                     R"({"type":"array","items":"long"})") +
+                       "]}";
+    return new std::string(R"({"type":"record","name":"record","namespace":")" +
+                           std::string(kNamespace) + R"(","fields":[)" +
+                           Field("_VERSION", R"("int")") + "," + Field("_KIND", R"("int")") +
+                           "," + Field("_PARTITION", R"("bytes")") + "," +
+                           Field("_BUCKET", R"("int")") + "," +
+                           Field("_TOTAL_BUCKETS", R"("int")") + "," + Field("_FILE", file) +
+                           "]}");
+  }();
+  return *schema;
+}
+
+const std::string& ManifestListSchema() {
+  static const std::string* schema = new std::string(
+      R"({"type":"record","name":"record","namespace":")" + std::string(kNamespace) +
+      R"(","fields":[)" + Field("_VERSION", R"("int")") + "," +
+      Field("_FILE_NAME", R"("string")") + "," + Field("_FILE_SIZE", R"("long")") + "," +
+      Field("_NUM_ADDED_FILES", R"("long")") + "," + Field("_NUM_DELETED_FILES", R"("long")") +
+      "," + Field("_PARTITION_STATS", StatsSchema("record__PARTITION_STATS")) + "," +
+      Field("_SCHEMA_ID", R"("long")") + "," + NullableField("_MIN_BUCKET", R"("int")") + "," +
+      NullableField("_MAX_BUCKET", R"("int")") + "," + NullableField("_MIN_LEVEL", R"("int")") +
+      "," + NullableField("_MAX_LEVEL", R"("int")") + "," +
+      NullableField("_MIN_ROW_ID", R"("long")") + "," +
+      NullableField("_MAX_ROW_ID", R"("long")") + "]}");
+  return *schema;
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding by field name
+
+// The record node behind a field type, looking through a ["null", record] union.
+const avro::Node* AsRecordNode(const avro::Node* node) {
+  if (node == nullptr) return nullptr;
+  if (node->kind == avro::Node::Kind::kRecord) return node;
+  if (node->kind == avro::Node::Kind::kUnion) {
+    for (const auto& branch : node->children) {
+      if (branch->kind == avro::Node::Kind::kRecord) return branch.get();
+    }
+  }
+  return nullptr;
+}
+
+// A decoded record plus its schema, with field access by name. Absent fields and null
+// values read the same: as missing.
+class RecordReader {
+ public:
+  static Result<RecordReader> Make(const Value& value, const avro::Node* node, const char* what) {
+    if (node == nullptr) return Status::Invalid(what, ": schema is not a record");
+    ARROW_ASSIGN_OR_RAISE(const Value::Record* record, value.AsRecord());
+    if (record->fields.size() != node->children.size()) {
+      return Status::Invalid(what, ": record does not match its schema");
+    }
+    return RecordReader(record, node, what);
+  }
+
+  const Value* Find(const char* name) const {
+    int index = node_->FieldIndex(name);
+    if (index < 0 || record_->fields[index].is_null()) return nullptr;
+    return &record_->fields[index];
+  }
+  const avro::Node* FieldNode(const char* name) const {
+    int index = node_->FieldIndex(name);
+    return index < 0 ? nullptr : node_->children[index].get();
+  }
+
+  Result<const Value*> Required(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return Status::Invalid(what_, ": required field ", name, " missing");
+    return v;
+  }
+  Result<int64_t> Long(const char* name) const {
+    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
+    return Context(v->AsLong(), name);
+  }
+  Result<int32_t> Int(const char* name) const {
+    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
+    return Context(v->AsInt(), name);
+  }
+  Result<std::string> Bytes(const char* name) const {
+    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
+    ARROW_ASSIGN_OR_RAISE(std::string_view bytes, Context(v->AsBytes(), name));
+    return std::string(bytes);
+  }
+  Result<std::optional<int64_t>> OptLong(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(int64_t x, Context(v->AsLong(), name));
+    return x;
+  }
+  Result<std::optional<int32_t>> OptInt(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(int32_t x, Context(v->AsInt(), name));
+    return x;
+  }
+  Result<std::optional<std::string>> OptBytes(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(std::string_view x, Context(v->AsBytes(), name));
+    return std::string(x);
+  }
+  Result<std::optional<std::vector<std::string>>> OptStrings(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(const Value::Array* array, Context(v->AsArray(), name));
+    std::vector<std::string> out;
+    out.reserve(array->items.size());
+    for (const Value& item : array->items) {
+      ARROW_ASSIGN_OR_RAISE(std::string_view s, Context(item.AsBytes(), name));
+      out.emplace_back(s);
+    }
+    return out;
+  }
+  Result<std::optional<std::vector<int64_t>>> OptLongs(const char* name) const {
+    const Value* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(const Value::Array* array, Context(v->AsArray(), name));
+    std::vector<int64_t> out;
+    out.reserve(array->items.size());
+    for (const Value& item : array->items) {
+      ARROW_ASSIGN_OR_RAISE(int64_t x, Context(item.AsLong(), name));
+      out.push_back(x);
+    }
+    return out;
+  }
+  Result<RecordReader> Nested(const char* name) const {
+    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
+    return Make(*v, AsRecordNode(FieldNode(name)), name);
+  }
+
+  Status CheckVersion(int32_t expected) const {
+    ARROW_ASSIGN_OR_RAISE(int32_t version, Int("_VERSION"));
+    if (version != expected) {
+      return Status::Invalid(what_, ": unsupported _VERSION ", version, ", expected ", expected);
+    }
+    return Status::OK();
+  }
+
+  Result<FileKind> Kind() const {
+    ARROW_ASSIGN_OR_RAISE(int32_t kind, Int("_KIND"));
+    if (kind != 0 && kind != 1) return Status::Invalid(what_, ": bad _KIND ", kind);
+    return static_cast<FileKind>(kind);
+  }
+
+ private:
+  RecordReader(const Value::Record* record, const avro::Node* node, const char* what)
+      : record_(record), node_(node), what_(what) {}
+
+  template <typename T>
+  Result<T> Context(Result<T> r, const char* name) const {
+    if (!r.ok()) return r.status().WithMessage(what_, " field ", name, ": ", r.status().message());
+    return r;
+  }
+
+  const Value::Record* record_;
+  const avro::Node* node_;
+  const char* what_;
+};
+
+Result<SimpleStats> DecodeStats(const RecordReader& parent, const char* name) {
+  ARROW_ASSIGN_OR_RAISE(RecordReader r, parent.Nested(name));
+  SimpleStats stats;
+  ARROW_ASSIGN_OR_RAISE(stats.min_values, r.Bytes("_MIN_VALUES"));
+  ARROW_ASSIGN_OR_RAISE(stats.max_values, r.Bytes("_MAX_VALUES"));
+  if (const Value* counts = r.Find("_NULL_COUNTS")) {
+    ARROW_ASSIGN_OR_RAISE(const Value::Array* array, counts->AsArray());
+    stats.null_counts.emplace();
+    for (const Value& item : array->items) {
+      if (item.is_null()) {
+        stats.null_counts->push_back(std::nullopt);
+      } else {
+        ARROW_ASSIGN_OR_RAISE(int64_t count, item.AsLong());
+        stats.null_counts->push_back(count);
+      }
+    }
+  }
+  return stats;
+}
+
+Result<DataFileMeta> DecodeDataFile(const RecordReader& r) {
+  DataFileMeta f;
+  ARROW_ASSIGN_OR_RAISE(f.file_name, r.Bytes("_FILE_NAME"));
+  ARROW_ASSIGN_OR_RAISE(f.file_size, r.Long("_FILE_SIZE"));
+  ARROW_ASSIGN_OR_RAISE(f.row_count, r.Long("_ROW_COUNT"));
+  // Append tables carry empty keys; tolerate writers that leave them out.
+  ARROW_ASSIGN_OR_RAISE(auto min_key, r.OptBytes("_MIN_KEY"));
+  ARROW_ASSIGN_OR_RAISE(auto max_key, r.OptBytes("_MAX_KEY"));
+  f.min_key = min_key.value_or(EmptySerializedBinaryRow());
+  f.max_key = max_key.value_or(EmptySerializedBinaryRow());
+  if (r.Find("_KEY_STATS") != nullptr) {
+    ARROW_ASSIGN_OR_RAISE(f.key_stats, DecodeStats(r, "_KEY_STATS"));
+  } else {
+    f.key_stats = SimpleStats::Empty();
+  }
+  ARROW_ASSIGN_OR_RAISE(f.value_stats, DecodeStats(r, "_VALUE_STATS"));
+  ARROW_ASSIGN_OR_RAISE(f.min_sequence_number, r.Long("_MIN_SEQUENCE_NUMBER"));
+  ARROW_ASSIGN_OR_RAISE(f.max_sequence_number, r.Long("_MAX_SEQUENCE_NUMBER"));
+  ARROW_ASSIGN_OR_RAISE(f.schema_id, r.Long("_SCHEMA_ID"));
+  ARROW_ASSIGN_OR_RAISE(auto level, r.OptInt("_LEVEL"));
+  f.level = level.value_or(0);
+  ARROW_ASSIGN_OR_RAISE(auto extra_files, r.OptStrings("_EXTRA_FILES"));
+  f.extra_files = std::move(extra_files).value_or(std::vector<std::string>{});
+  ARROW_ASSIGN_OR_RAISE(f.creation_time_millis, r.OptLong("_CREATION_TIME"));
+  ARROW_ASSIGN_OR_RAISE(f.delete_row_count, r.OptLong("_DELETE_ROW_COUNT"));
+  ARROW_ASSIGN_OR_RAISE(f.embedded_file_index, r.OptBytes("_EMBEDDED_FILE_INDEX"));
+  ARROW_ASSIGN_OR_RAISE(f.file_source, r.OptInt("_FILE_SOURCE"));
+  ARROW_ASSIGN_OR_RAISE(f.value_stats_cols, r.OptStrings("_VALUE_STATS_COLS"));
+  ARROW_ASSIGN_OR_RAISE(f.external_path, r.OptBytes("_EXTERNAL_PATH"));
+  ARROW_ASSIGN_OR_RAISE(f.first_row_id, r.OptLong("_FIRST_ROW_ID"));
+  ARROW_ASSIGN_OR_RAISE(f.write_cols, r.OptStrings("_WRITE_COLS"));
+  ARROW_ASSIGN_OR_RAISE(f.write_cols_sequences, r.OptLongs("_WRITE_COLS_SEQUENCES"));
+  return f;
+}
+
+// Opens an Avro container and hands each top-level record to `decode`.
+template <typename T, typename Fn>
+Result<std::vector<T>> DecodeRecords(std::shared_ptr<arrow::Buffer> data, const char* what,
+                                     Fn&& decode) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, avro::FileReader::Open(std::move(data)));
+  const avro::Node* node = AsRecordNode(reader->schema().get());
+  std::vector<T> out;
+  Value value;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(bool more, reader->Next(&value));
+    if (!more) break;
+    ARROW_ASSIGN_OR_RAISE(RecordReader r, RecordReader::Make(value, node, what));
+    ARROW_ASSIGN_OR_RAISE(T item, decode(r));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Encoding
+
+Value Opt(const std::optional<int64_t>& v) { return v ? Value(*v) : Value::Null(); }
+Value Opt(const std::optional<int32_t>& v) { return v ? Value(*v) : Value::Null(); }
+Value Opt(const std::optional<std::string>& v) { return v ? Value(*v) : Value::Null(); }
+
+Value Strings(const std::vector<std::string>& v) {
+  Value::Array array;
+  for (const auto& s : v) array.items.emplace_back(s);
+  return Value(std::move(array));
+}
+Value Opt(const std::optional<std::vector<std::string>>& v) {
+  return v ? Strings(*v) : Value::Null();
+}
+Value Opt(const std::optional<std::vector<int64_t>>& v) {
+  if (!v) return Value::Null();
+  Value::Array array;
+  for (int64_t x : *v) array.items.emplace_back(x);
+  return Value(std::move(array));
+}
+
+Value EncodeStats(const SimpleStats& stats) {
+  Value null_counts;
+  if (stats.null_counts) {
+    Value::Array array;
+    for (const auto& count : *stats.null_counts) array.items.push_back(Opt(count));
+    null_counts = Value(std::move(array));
+  }
+  return Value(Value::Record{{Value(stats.min_values), Value(stats.max_values), null_counts}});
+}
+
+Value EncodeDataFile(const DataFileMeta& f) {
+  return Value(Value::Record{{
+      Value(f.file_name),
+      Value(f.file_size),
+      Value(f.row_count),
+      Value(f.min_key),
+      Value(f.max_key),
+      EncodeStats(f.key_stats),
+      EncodeStats(f.value_stats),
+      Value(f.min_sequence_number),
+      Value(f.max_sequence_number),
+      Value(f.schema_id),
+      Value(f.level),
+      Strings(f.extra_files),
+      Opt(f.creation_time_millis),
+      Opt(f.delete_row_count),
+      Opt(f.embedded_file_index),
+      Opt(f.file_source),
+      Opt(f.value_stats_cols),
+      Opt(f.external_path),
+      Opt(f.first_row_id),
+      Opt(f.write_cols),
+      Opt(f.write_cols_sequences),
+  }});
+}
+
+template <typename T, typename Fn>
+Result<std::shared_ptr<arrow::Buffer>> EncodeRecords(const std::string& schema,
+                                                     const std::vector<T>& items,
+                                                     const std::string& avro_codec, int level,
+                                                     Fn&& encode) {
+  ARROW_ASSIGN_OR_RAISE(auto writer, avro::FileWriter::Make(schema, avro_codec, level));
+  for (const T& item : items) ARROW_RETURN_NOT_OK(writer->Append(encode(item)));
+  return writer->Finish();
+}
+
+}  // namespace
+
+SimpleStats SimpleStats::Empty() {
+  SimpleStats stats;
+  stats.min_values = EmptySerializedBinaryRow();
+  stats.max_values = EmptySerializedBinaryRow();
+  stats.null_counts.emplace();
+  return stats;
+}
+
+bool DataFileMeta::is_blob_file() const {
+  constexpr std::string_view kSuffix = ".blob";
+  return file_name.size() >= kSuffix.size() &&
+         std::string_view(file_name).substr(file_name.size() - kSuffix.size()) == kSuffix;
+}
+
+bool DataFileMeta::is_vector_file() const {
+  return file_name.find(".vector.") != std::string::npos;
+}
+
+Result<std::string> AvroCodecForCompression(const std::string& compression) {
+  std::string c = compression;
+  std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (c == "zstd" || c == "zstandard") return std::string("zstandard");
+  if (c == "none" || c == "null" || c == "uncompressed") return std::string("null");
+  if (c == "deflate" || c == "snappy") return c;
+  return Status::Invalid("manifest.compression '", compression,
+                         "' has no supported Avro codec (zstd, deflate, snappy, none)");
+}
+
+Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::shared_ptr<arrow::Buffer> data) {
+  return DecodeRecords<ManifestFileMeta>(
+      std::move(data), "manifest list", [](const RecordReader& r) -> Result<ManifestFileMeta> {
+        ARROW_RETURN_NOT_OK(r.CheckVersion(kManifestVersion));
+        ManifestFileMeta m;
+        ARROW_ASSIGN_OR_RAISE(m.file_name, r.Bytes("_FILE_NAME"));
+        ARROW_ASSIGN_OR_RAISE(m.file_size, r.Long("_FILE_SIZE"));
+        ARROW_ASSIGN_OR_RAISE(m.num_added_files, r.Long("_NUM_ADDED_FILES"));
+        ARROW_ASSIGN_OR_RAISE(m.num_deleted_files, r.Long("_NUM_DELETED_FILES"));
+        ARROW_ASSIGN_OR_RAISE(m.partition_stats, DecodeStats(r, "_PARTITION_STATS"));
+        ARROW_ASSIGN_OR_RAISE(m.schema_id, r.Long("_SCHEMA_ID"));
+        ARROW_ASSIGN_OR_RAISE(m.min_bucket, r.OptInt("_MIN_BUCKET"));
+        ARROW_ASSIGN_OR_RAISE(m.max_bucket, r.OptInt("_MAX_BUCKET"));
+        ARROW_ASSIGN_OR_RAISE(m.min_level, r.OptInt("_MIN_LEVEL"));
+        ARROW_ASSIGN_OR_RAISE(m.max_level, r.OptInt("_MAX_LEVEL"));
+        ARROW_ASSIGN_OR_RAISE(m.min_row_id, r.OptLong("_MIN_ROW_ID"));
+        ARROW_ASSIGN_OR_RAISE(m.max_row_id, r.OptLong("_MAX_ROW_ID"));
+        return m;
+      });
+}
+
+Result<std::shared_ptr<arrow::Buffer>> EncodeManifestList(
+    const std::vector<ManifestFileMeta>& metas, const std::string& avro_codec, int level) {
+  return EncodeRecords(ManifestListSchema(), metas, avro_codec, level,
+                       [](const ManifestFileMeta& m) {
+                         return Value(Value::Record{{
+                             Value(kManifestVersion),
+                             Value(m.file_name),
+                             Value(m.file_size),
+                             Value(m.num_added_files),
+                             Value(m.num_deleted_files),
+                             EncodeStats(m.partition_stats),
+                             Value(m.schema_id),
+                             Opt(m.min_bucket),
+                             Opt(m.max_bucket),
+                             Opt(m.min_level),
+                             Opt(m.max_level),
+                             Opt(m.min_row_id),
+                             Opt(m.max_row_id),
+                         }});
+                       });
+}
+
+Result<std::vector<ManifestEntry>> DecodeManifest(std::shared_ptr<arrow::Buffer> data) {
+  return DecodeRecords<ManifestEntry>(
+      std::move(data), "manifest", [](const RecordReader& r) -> Result<ManifestEntry> {
+        ARROW_RETURN_NOT_OK(r.CheckVersion(kManifestVersion));
+        ManifestEntry e;
+        ARROW_ASSIGN_OR_RAISE(e.kind, r.Kind());
+        ARROW_ASSIGN_OR_RAISE(e.partition, r.Bytes("_PARTITION"));
+        ARROW_ASSIGN_OR_RAISE(e.bucket, r.Int("_BUCKET"));
+        ARROW_ASSIGN_OR_RAISE(e.total_buckets, r.Int("_TOTAL_BUCKETS"));
+        ARROW_ASSIGN_OR_RAISE(RecordReader file, r.Nested("_FILE"));
+        ARROW_ASSIGN_OR_RAISE(e.file, DecodeDataFile(file));
+        return e;
+      });
+}
+
+Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<ManifestEntry>& entries,
+                                                      const std::string& avro_codec, int level) {
+  return EncodeRecords(ManifestEntrySchema(), entries, avro_codec, level,
+                       [](const ManifestEntry& e) {
+                         return Value(Value::Record{{
+                             Value(kManifestVersion),
+                             Value(static_cast<int32_t>(e.kind)),
+                             Value(e.partition),
+                             Value(e.bucket),
+                             Value(e.total_buckets),
+                             EncodeDataFile(e.file),
+                         }});
+                       });
+}
+
+Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data) {
+  return DecodeRecords<IndexManifestEntry>(
+      std::move(data), "index manifest", [](const RecordReader& r) -> Result<IndexManifestEntry> {
+        ARROW_RETURN_NOT_OK(r.CheckVersion(kIndexManifestVersion));
+        IndexManifestEntry e;
+        ARROW_ASSIGN_OR_RAISE(e.kind, r.Kind());
+        ARROW_ASSIGN_OR_RAISE(e.partition, r.Bytes("_PARTITION"));
+        ARROW_ASSIGN_OR_RAISE(e.bucket, r.Int("_BUCKET"));
+        ARROW_ASSIGN_OR_RAISE(e.index_type, r.Bytes("_INDEX_TYPE"));
+        ARROW_ASSIGN_OR_RAISE(e.file_name, r.Bytes("_FILE_NAME"));
+        ARROW_ASSIGN_OR_RAISE(e.file_size, r.Long("_FILE_SIZE"));
+        ARROW_ASSIGN_OR_RAISE(e.row_count, r.Long("_ROW_COUNT"));
+        return e;
+      });
+}
+
+}  // namespace paimon_rowid
