@@ -35,3 +35,26 @@ TEST(UuidTest, Format) {
 }
 
 }  // namespace paimon_rowid
+
+#include "paimon_rowid/common/row_range.h"
+
+namespace paimon_rowid {
+
+TEST(RowRangeTest, SortMergeIntersect) {
+  auto merged = SortAndMerge({{10, 12}, {0, 3}, {4, 5}, {11, 20}, {30, 30}});
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0], (RowRange{0, 5}));
+  EXPECT_EQ(merged[1], (RowRange{10, 20}));
+  EXPECT_EQ(merged[2], (RowRange{30, 30}));
+  auto strict = SortAndMerge({{0, 3}, {4, 5}}, /*merge_adjacent=*/false);
+  EXPECT_EQ(strict.size(), 2u);
+  auto in = IntersectRanges(merged, 3, 15);
+  ASSERT_EQ(in.size(), 2u);
+  EXPECT_EQ(in[0], (RowRange{3, 5}));
+  EXPECT_EQ(in[1], (RowRange{10, 15}));
+  EXPECT_TRUE(AnyOverlap(merged, 20, 25));
+  EXPECT_FALSE(AnyOverlap(merged, 21, 29));
+  EXPECT_FALSE(AnyOverlap({}, 0, 100));
+}
+
+}  // namespace paimon_rowid

@@ -14,17 +14,10 @@
 #include "arrow/io/interfaces.h"
 #include "arrow/record_batch.h"
 #include "arrow/table.h"
+#include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
 
 namespace paimon_rowid {
-
-/// An inclusive range of row positions (or row ids, depending on the caller).
-struct RowRange {
-  int64_t from = 0;
-  int64_t to = 0;  // inclusive
-  int64_t count() const { return to - from + 1; }
-  bool operator==(const RowRange& o) const { return from == o.from && to == o.to; }
-};
 
 class ParquetFileReader {
  public:

@@ -1,0 +1,332 @@
+#include "paimon_rowid/read/table_read.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "arrow/api.h"
+#include "arrow/compute/api.h"
+#include "arrow/compute/initialize.h"
+#include "paimon_rowid/format/parquet_io.h"
+#include "paimon_rowid/scan/partition.h"
+
+namespace paimon_rowid {
+namespace cp = arrow::compute;
+
+namespace {
+
+bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+
+Status EnsureComputeInitialized() {
+  static Status status = cp::Initialize();
+  return status;
+}
+
+// Casts a column read from a file to the table's type. Files from other writers may use
+// other physical representations (INT96 / NANOS timestamps, FLBA decimals, binary for
+// large_binary): a safe cast first, then an unsafe one for lossy-but-intended conversions
+// such as nanosecond timestamps read into microsecond columns.
+Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
+    const std::shared_ptr<arrow::ChunkedArray>& column,
+    const std::shared_ptr<arrow::DataType>& type, const std::string& name,
+    const std::string& path) {
+  if (column->type()->Equals(*type)) return column;
+  auto safe = cp::Cast(column, type, cp::CastOptions::Safe());
+  if (safe.ok()) return safe->chunked_array();
+  auto unsafe = cp::Cast(column, type, cp::CastOptions::Unsafe());
+  if (unsafe.ok()) return unsafe->chunked_array();
+  return Status::TypeError("column '", name, "' of '", path, "' has type ",
+                           column->type()->ToString(), ", which cannot be read as ",
+                           type->ToString(), ": ", safe.status().message());
+}
+
+Result<std::shared_ptr<arrow::Array>> ConstantArray(const std::shared_ptr<arrow::Scalar>& value,
+                                                    const std::shared_ptr<arrow::DataType>& type,
+                                                    int64_t length) {
+  if (!value || !value->is_valid) return arrow::MakeArrayOfNull(type, length);
+  std::shared_ptr<arrow::Scalar> v = value;
+  if (!v->type->Equals(*type)) {
+    ARROW_ASSIGN_OR_RAISE(v, v->CastTo(type));
+  }
+  return arrow::MakeArrayFromScalar(*v, length);
+}
+
+std::shared_ptr<arrow::Array> Int64Range(const std::vector<RowRange>& ranges, int64_t offset) {
+  arrow::Int64Builder builder;
+  int64_t n = 0;
+  for (const auto& r : ranges) n += r.count();
+  (void)builder.Reserve(n);
+  for (const auto& r : ranges) {
+    for (int64_t v = r.from; v <= r.to; ++v) builder.UnsafeAppend(v + offset);
+  }
+  return builder.Finish().ValueOrDie();
+}
+
+std::shared_ptr<arrow::Array> Int64Constant(int64_t value, int64_t length) {
+  return arrow::MakeArrayFromScalar(arrow::Int64Scalar(value), length).ValueOrDie();
+}
+
+class GroupStreamReader : public arrow::RecordBatchReader {
+ public:
+  GroupStreamReader(std::shared_ptr<const TableRead> read, std::vector<DataSplit> splits,
+                    std::optional<int64_t> limit)
+      : read_(std::move(read)), splits_(std::move(splits)), remaining_(limit) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return read_->output_schema(); }
+
+  Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    while (split_ < splits_.size()) {
+      if (remaining_ && *remaining_ <= 0) return Status::OK();
+      const DataSplit& split = splits_[split_];
+      if (group_ >= split.groups.size()) {
+        ++split_;
+        group_ = 0;
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto batch, read_->ReadGroup(split, split.groups[group_]));
+      ++group_;
+      if (!batch || batch->num_rows() == 0) continue;
+      if (remaining_) {
+        if (batch->num_rows() > *remaining_) batch = batch->Slice(0, *remaining_);
+        *remaining_ -= batch->num_rows();
+      }
+      *out = std::move(batch);
+      return Status::OK();
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<const TableRead> read_;
+  std::vector<DataSplit> splits_;
+  std::optional<int64_t> remaining_;
+  size_t split_ = 0;
+  size_t group_ = 0;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(
+    const Table& table, const std::vector<std::string>& fields) {
+  std::vector<std::shared_ptr<arrow::Field>> out;
+  for (const auto& name : fields) {
+    if (name == system_fields::kRowId || name == system_fields::kSequenceNumber) {
+      if (!table.row_tracking_enabled()) {
+        return Status::Invalid("'", name, "' can only be read from tables with "
+                               "'row-tracking.enabled'='true'");
+      }
+      out.push_back(arrow::field(name, arrow::int64(), /*nullable=*/false));
+      continue;
+    }
+    const DataField* f = table.schema().FieldByName(name);
+    if (f == nullptr) {
+      return Status::Invalid("field '", name, "' is not in table '",
+                             table.identifier().FullName(), "'");
+    }
+    out.push_back(f->ToArrow());
+  }
+  return arrow::schema(std::move(out));
+}
+
+Result<std::shared_ptr<TableRead>> TableRead::Make(std::shared_ptr<const Table> table,
+                                                   ReadOptions options) {
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  std::shared_ptr<TableRead> read(new TableRead());
+  ARROW_ASSIGN_OR_RAISE(read->output_schema_, OutputSchema(*table, options.fields));
+  read->needed_fields_ = options.fields;
+  if (options.predicate) {
+    std::set<std::string> referenced;
+    options.predicate->CollectFields(&referenced);
+    for (const auto& name : referenced) {
+      if (std::find(read->needed_fields_.begin(), read->needed_fields_.end(), name) ==
+          read->needed_fields_.end()) {
+        read->needed_fields_.push_back(name);
+      }
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(read->needed_schema_, OutputSchema(*table, read->needed_fields_));
+  ARROW_ASSIGN_OR_RAISE(read->partition_fields_, PartitionFields(table->schema()));
+  read->schemas_ = std::make_shared<SchemaCache>(table);
+  read->table_ = std::move(table);
+  read->options_ = std::move(options);
+  return read;
+}
+
+Result<std::shared_ptr<arrow::RecordBatchReader>> TableRead::Read(
+    std::vector<DataSplit> splits) const {
+  // The reader keeps this TableRead alive; copying the small state is cheaper than
+  // requiring callers to hold a shared_ptr.
+  auto self = std::shared_ptr<const TableRead>(new TableRead(*this));
+  return std::make_shared<GroupStreamReader>(std::move(self), std::move(splits), options_.limit);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit& split,
+                                                                 const FileGroup& group) const {
+  const TableSchema& schema = table_->schema();
+  const RowRange range = GroupRange(group);
+
+  // Row positions to read, relative to the group's first row id.
+  std::vector<RowRange> selection;
+  if (split.row_ranges) {
+    for (const auto& r : IntersectRanges(*split.row_ranges, range.from, range.to)) {
+      selection.push_back({r.from - range.from, r.to - range.from});
+    }
+    if (selection.empty()) return nullptr;
+  } else {
+    selection.push_back({0, range.count() - 1});
+  }
+  int64_t num_rows = 0;
+  for (const auto& r : selection) num_rows += r.count();
+
+  // Normal files, newest first; all must cover the group's range.
+  std::vector<const DataFileMeta*> normal;
+  for (const auto& f : group) {
+    if (!IsNormal(f)) continue;
+    if (f.first_row_id && (*f.first_row_id != range.from || f.last_row_id() != range.to)) {
+      return Status::Invalid("all normal files of a data-evolution file group must cover the "
+                             "same row ids; '", f.file_name, "' covers [", *f.first_row_id, ", ",
+                             f.last_row_id(), "] but the group covers [", range.from, ", ",
+                             range.to, "]");
+    }
+    normal.push_back(&f);
+  }
+  std::stable_sort(normal.begin(), normal.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
+    return a->max_sequence_number > b->max_sequence_number;
+  });
+
+  // Which file supplies which requested user column.
+  struct Supply {
+    const DataFileMeta* file;
+    std::shared_ptr<const TableSchema> file_schema;
+    std::vector<std::pair<std::string, std::string>> columns;  // (table name, file name)
+  };
+  std::vector<Supply> supplies;
+  std::map<std::string, std::shared_ptr<arrow::ChunkedArray>> columns;
+  std::vector<const DataFileMeta*> holding;  // normal files holding a requested user column
+  std::set<std::string> partition_names(schema.partition_keys.begin(), schema.partition_keys.end());
+  for (const DataFileMeta* f : normal) {
+    ARROW_ASSIGN_OR_RAISE(auto file_schema, schemas_->Get(f->schema_id));
+    auto written = WrittenFields(*f, *file_schema);
+    Supply supply{f, file_schema, {}};
+    bool holds_any = false;
+    for (const auto& name : needed_fields_) {
+      if (system_fields::IsSystemField(name) || partition_names.count(name)) continue;
+      const DataField* tf = schema.FieldByName(name);
+      auto hit = std::find_if(written.begin(), written.end(),
+                              [&](const WrittenField& w) { return w.field_id == tf->id; });
+      if (hit == written.end()) continue;
+      holds_any = true;
+      bool taken = false;
+      for (const auto& s : supplies) {
+        for (const auto& c : s.columns) taken |= c.first == name;
+      }
+      if (!taken) supply.columns.emplace_back(name, hit->field->name);
+    }
+    if (holds_any) holding.push_back(f);
+    if (!supply.columns.empty()) supplies.push_back(std::move(supply));
+  }
+  for (const auto& name : needed_fields_) {
+    const DataField* tf = schema.FieldByName(name);
+    if (tf == nullptr || partition_names.count(name)) continue;
+    bool supplied = false;
+    for (const auto& s : supplies) {
+      for (const auto& c : s.columns) supplied |= c.first == name;
+    }
+    if (!supplied && tf->type->holds_blob()) {
+      for (const auto& f : group) {
+        if (f.is_blob_file()) {
+          return Status::NotImplemented("reading BLOB column '", name,
+                                        "' stored in .blob files is not supported yet");
+        }
+      }
+    }
+  }
+
+  for (const auto& s : supplies) {
+    std::string path = split.FilePath(*s.file);
+    ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path));
+    ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(std::move(input), path));
+    if (reader->num_rows() != s.file->row_count) {
+      return Status::IOError("data file '", path, "' holds ", reader->num_rows(),
+                             " rows but its manifest entry says ", s.file->row_count);
+    }
+    std::vector<std::string> file_names;
+    std::vector<std::string> table_names;
+    for (const auto& [table_name, file_name] : s.columns) {
+      // A column the file schema lists but the file lacks (e.g. written by a narrower
+      // writer) reads as null, like a column no file holds.
+      if (reader->schema()->GetFieldIndex(file_name) < 0) continue;
+      file_names.push_back(file_name);
+      table_names.push_back(table_name);
+    }
+    if (file_names.empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &selection));
+    for (size_t i = 0; i < file_names.size(); ++i) {
+      const DataField* tf = schema.FieldByName(table_names[i]);
+      ARROW_ASSIGN_OR_RAISE(auto column,
+                            CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
+                                       table_names[i], path));
+      columns[table_names[i]] = std::move(column);
+    }
+  }
+
+  // Assemble the needed columns in order.
+  ARROW_ASSIGN_OR_RAISE(auto partition_values, DecodePartition(split.partition, partition_fields_));
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  for (int i = 0; i < needed_schema_->num_fields(); ++i) {
+    const auto& field = needed_schema_->field(i);
+    const std::string& name = field->name();
+    std::shared_ptr<arrow::Array> array;
+    if (name == system_fields::kRowId) {
+      if (normal.empty() && group.empty()) return Status::Invalid("empty file group");
+      array = Int64Range(selection, range.from);
+    } else if (name == system_fields::kSequenceNumber) {
+      const DataFileMeta* source = !holding.empty() ? holding.front()
+                                   : !normal.empty() ? normal.front()
+                                                     : &group.front();
+      array = Int64Constant(source->max_sequence_number, num_rows);
+    } else if (partition_names.count(name)) {
+      size_t k = 0;
+      while (k < partition_fields_.size() && partition_fields_[k].name != name) ++k;
+      std::shared_ptr<arrow::Scalar> value =
+          k < partition_values.size() ? partition_values[k] : nullptr;
+      ARROW_ASSIGN_OR_RAISE(array, ConstantArray(value, field->type(), num_rows));
+    } else {
+      auto it = columns.find(name);
+      if (it == columns.end()) {
+        ARROW_ASSIGN_OR_RAISE(array, arrow::MakeArrayOfNull(field->type(), num_rows));
+      } else {
+        if (it->second->length() != num_rows) {
+          return Status::IOError("column '", name, "' read ", it->second->length(),
+                                 " rows, expected ", num_rows);
+        }
+        if (it->second->num_chunks() == 1) {
+          array = it->second->chunk(0);
+        } else {
+          ARROW_ASSIGN_OR_RAISE(array, arrow::Concatenate(it->second->chunks()));
+        }
+      }
+    }
+    arrays.push_back(std::move(array));
+  }
+  auto batch = arrow::RecordBatch::Make(needed_schema_, num_rows, std::move(arrays));
+
+  if (options_.predicate) {
+    ARROW_ASSIGN_OR_RAISE(auto expr, options_.predicate->ToExpression());
+    ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*needed_schema_));
+    ARROW_ASSIGN_OR_RAISE(auto input, cp::MakeExecBatch(*needed_schema_, batch));
+    ARROW_ASSIGN_OR_RAISE(auto mask, cp::ExecuteScalarExpression(expr, input));
+    ARROW_ASSIGN_OR_RAISE(auto filtered,
+                          cp::Filter(batch, mask, cp::FilterOptions(cp::FilterOptions::DROP)));
+    batch = filtered.record_batch();
+  }
+  if (needed_schema_->num_fields() != output_schema_->num_fields()) {
+    std::vector<int> indices(output_schema_->num_fields());
+    for (int i = 0; i < output_schema_->num_fields(); ++i) indices[i] = i;
+    ARROW_ASSIGN_OR_RAISE(batch, batch->SelectColumns(indices));
+  }
+  return batch;
+}
+
+}  // namespace paimon_rowid

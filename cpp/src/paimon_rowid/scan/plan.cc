@@ -1,0 +1,562 @@
+#include "paimon_rowid/scan/plan.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "arrow/scalar.h"
+#include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/scan/partition.h"
+
+namespace paimon_rowid {
+namespace {
+
+constexpr int64_t kOpenFileCost = 4LL << 20;
+
+std::string FileIdentifier(const ManifestEntry& e) {
+  std::string key = e.partition;
+  key += '\x1f';
+  key += std::to_string(e.bucket);
+  key += '\x1f';
+  key += std::to_string(e.file.level);
+  key += '\x1f';
+  key += e.file.file_name;
+  for (const auto& extra : e.file.extra_files) {
+    key += '\x1e';
+    key += extra;
+  }
+  key += '\x1f';
+  key += e.file.embedded_file_index.value_or("");
+  key += '\x1f';
+  key += e.file.external_path.value_or("");
+  return key;
+}
+
+bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+
+}  // namespace
+
+// ------------------------------------------------------------------------ DataSplit
+
+int64_t GroupRowCount(const FileGroup& group) { return GroupRange(group).count(); }
+
+RowRange GroupRange(const FileGroup& group) {
+  RowRange r{0, -1};
+  bool any = false;
+  for (const auto& f : group) {
+    if (!IsNormal(f) || !f.first_row_id) continue;
+    if (!any) {
+      r = {*f.first_row_id, f.last_row_id()};
+      any = true;
+    } else {
+      r.from = std::min(r.from, *f.first_row_id);
+      r.to = std::max(r.to, f.last_row_id());
+    }
+  }
+  if (!any) {
+    // No normal file with row ids: a legacy file without row ids, or an orphan blob group.
+    for (const auto& f : group) {
+      if (f.first_row_id) {
+        r = any ? RowRange{std::min(r.from, *f.first_row_id), std::max(r.to, f.last_row_id())}
+                : RowRange{*f.first_row_id, f.last_row_id()};
+        any = true;
+      }
+    }
+    if (!any && !group.empty()) r = {0, group.front().row_count - 1};
+  }
+  return r;
+}
+
+int64_t DataSplit::RowCount() const {
+  int64_t n = 0;
+  for (const auto& g : groups) {
+    RowRange r = GroupRange(g);
+    if (!row_ranges) {
+      n += r.count();
+    } else {
+      for (const auto& piece : IntersectRanges(*row_ranges, r.from, r.to)) n += piece.count();
+    }
+  }
+  return n;
+}
+
+std::string DataSplit::FilePath(const DataFileMeta& file) const {
+  if (file.external_path) return *file.external_path;
+  return JoinPath(bucket_dir, file.file_name);
+}
+
+std::vector<std::string> DataSplit::FilePaths() const {
+  std::vector<std::string> out;
+  for (const auto& g : groups) {
+    for (const auto& f : g) out.push_back(FilePath(f));
+  }
+  return out;
+}
+
+Result<std::string> DataSplit::Serialize() const {
+  // Header JSON + the files as a manifest (Avro, uncompressed): one self-describing blob.
+  nlohmann::json header;
+  header["snapshot_id"] = snapshot_id;
+  header["bucket"] = bucket;
+  header["bucket_dir"] = bucket_dir;
+  std::vector<size_t> sizes;
+  std::vector<ManifestEntry> entries;
+  for (const auto& g : groups) {
+    sizes.push_back(g.size());
+    for (const auto& f : g) {
+      ManifestEntry e;
+      e.partition = partition;
+      e.bucket = bucket;
+      e.file = f;
+      entries.push_back(std::move(e));
+    }
+  }
+  header["group_sizes"] = sizes;
+  if (row_ranges) {
+    nlohmann::json rr = nlohmann::json::array();
+    for (const auto& r : *row_ranges) rr.push_back({r.from, r.to});
+    header["row_ranges"] = rr;
+  }
+  // The partition bytes travel in the entries; keep them also for splits without files.
+  std::string partition_hex;
+  for (unsigned char c : partition) {
+    static const char* kHex = "0123456789abcdef";
+    partition_hex.push_back(kHex[c >> 4]);
+    partition_hex.push_back(kHex[c & 15]);
+  }
+  header["partition"] = partition_hex;
+  std::string head = header.dump();
+  ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
+  std::string out;
+  uint32_t len = static_cast<uint32_t>(head.size());
+  out.append(reinterpret_cast<const char*>(&len), 4);
+  out += head;
+  out.append(reinterpret_cast<const char*>(manifest->data()), manifest->size());
+  return out;
+}
+
+Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
+  if (bytes.size() < 4) return Status::Invalid("serialized split is truncated");
+  uint32_t len;
+  std::memcpy(&len, bytes.data(), 4);
+  if (bytes.size() < 4 + static_cast<size_t>(len)) return Status::Invalid("serialized split is truncated");
+  DataSplit split;
+  try {
+    auto header = nlohmann::json::parse(bytes.substr(4, len));
+    split.snapshot_id = header.at("snapshot_id").get<int64_t>();
+    split.bucket = header.at("bucket").get<int32_t>();
+    split.bucket_dir = header.at("bucket_dir").get<std::string>();
+    std::string hex = header.at("partition").get<std::string>();
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+      split.partition.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    if (header.contains("row_ranges")) {
+      std::vector<RowRange> rr;
+      for (const auto& r : header["row_ranges"]) rr.push_back({r.at(0).get<int64_t>(), r.at(1).get<int64_t>()});
+      split.row_ranges = std::move(rr);
+    }
+    auto manifest_bytes = bytes.substr(4 + len);
+    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::make_shared<arrow::Buffer>(
+                                            std::string(manifest_bytes))));
+    size_t next = 0;
+    for (const auto& size_json : header.at("group_sizes")) {
+      size_t size = size_json.get<size_t>();
+      if (next + size > entries.size()) return Status::Invalid("serialized split is inconsistent");
+      FileGroup g;
+      for (size_t i = 0; i < size; ++i) g.push_back(entries[next + i].file);
+      next += size;
+      split.groups.push_back(std::move(g));
+    }
+  } catch (const std::exception& e) {
+    return Status::Invalid("serialized split is malformed: ", e.what());
+  }
+  return split;
+}
+
+// ------------------------------------------------------------------------ schema helpers
+
+Result<std::shared_ptr<const TableSchema>> SchemaCache::Get(int64_t schema_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = schemas_.find(schema_id);
+    if (it != schemas_.end()) return it->second;
+  }
+  std::shared_ptr<const TableSchema> schema;
+  if (table_->schema().id == schema_id) {
+    schema = std::make_shared<TableSchema>(table_->schema());
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto loaded, table_->SchemaById(schema_id));
+    schema = std::make_shared<TableSchema>(std::move(loaded));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  schemas_[schema_id] = schema;
+  return schema;
+}
+
+std::vector<WrittenField> WrittenFields(const DataFileMeta& file, const TableSchema& file_schema) {
+  std::vector<WrittenField> out;
+  if (!file.write_cols) {
+    for (const auto& f : file_schema.fields) out.push_back({f.id, &f});
+    return out;
+  }
+  for (const auto& name : *file.write_cols) {
+    if (system_fields::IsSystemField(name)) continue;
+    const DataField* f = file_schema.FieldByName(name);
+    if (f != nullptr) out.push_back({f->id, f});
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------ planning steps
+
+Status CheckReadable(const Table& table, const Snapshot& snapshot) {
+  const std::string name = table.identifier().FullName();
+  if (table.deletion_vectors_enabled()) {
+    return Status::NotImplemented("table '", name,
+                                  "' has deletion vectors enabled, which paimon-rowid does not "
+                                  "read yet (deleted rows would be returned)");
+  }
+  if (table.options().Contains(options::kVectorFileFormat)) {
+    return Status::NotImplemented("table '", name,
+                                  "' stores VECTOR columns in dedicated vector files "
+                                  "('vector.file.format'), which paimon-rowid cannot read yet");
+  }
+  if (snapshot.index_manifest && !snapshot.index_manifest->empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto data,
+                          table.file_io()->ReadFile(table.ManifestPath(*snapshot.index_manifest)));
+    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeIndexManifest(std::move(data)));
+    std::unordered_map<std::string, int> live;
+    for (const auto& e : entries) {
+      if (e.index_type != "DELETION_VECTORS") continue;
+      live[e.file_name] += e.kind == FileKind::kAdd ? 1 : -1;
+    }
+    for (const auto& [file, count] : live) {
+      if (count > 0) {
+        return Status::NotImplemented("table '", name, "' has deletion vectors (index file '",
+                                      file, "'), which paimon-rowid does not read yet");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ManifestEntry>> ReadLiveEntries(const Table& table, const Snapshot& snapshot,
+                                                   const std::vector<RowRange>* row_ranges) {
+  std::vector<ManifestFileMeta> manifests;
+  for (const std::string* list : {&snapshot.base_manifest_list, &snapshot.delta_manifest_list}) {
+    if (list->empty()) continue;
+    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(table.ManifestPath(*list)));
+    ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
+    manifests.insert(manifests.end(), metas.begin(), metas.end());
+  }
+  std::vector<std::optional<ManifestEntry>> ordered;
+  std::unordered_map<std::string, size_t> index;
+  for (const auto& meta : manifests) {
+    if (row_ranges && meta.min_row_id && meta.max_row_id &&
+        !AnyOverlap(*row_ranges, *meta.min_row_id, *meta.max_row_id)) {
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
+    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(data)));
+    for (auto& e : entries) {
+      if (row_ranges && e.file.first_row_id &&
+          !AnyOverlap(*row_ranges, *e.file.first_row_id, e.file.last_row_id())) {
+        continue;
+      }
+      std::string key = FileIdentifier(e);
+      auto it = index.find(key);
+      if (e.kind == FileKind::kAdd) {
+        if (it != index.end() && ordered[it->second]) {
+          return Status::Invalid("file '", e.file.file_name, "' is added twice in snapshot ",
+                                 snapshot.id);
+        }
+        index[key] = ordered.size();
+        ordered.push_back(std::move(e));
+      } else if (it != index.end()) {
+        ordered[it->second].reset();
+        index.erase(it);
+      }
+    }
+  }
+  std::vector<ManifestEntry> live;
+  for (auto& e : ordered) {
+    if (e) live.push_back(std::move(*e));
+  }
+  return live;
+}
+
+Result<std::vector<FileGroup>> GroupFiles(std::vector<DataFileMeta> files, bool data_evolution) {
+  std::vector<FileGroup> groups;
+  if (!data_evolution) {
+    for (auto& f : files) groups.push_back({std::move(f)});
+    return groups;
+  }
+  std::vector<size_t> order(files.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (const auto& f : files) {
+    if (!f.first_row_id) {
+      return Status::Invalid("file '", f.file_name,
+                             "' of a data-evolution table has no first_row_id");
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto& fa = files[a];
+    const auto& fb = files[b];
+    if (*fa.first_row_id != *fb.first_row_id) return *fa.first_row_id < *fb.first_row_id;
+    return fa.last_row_id() < fb.last_row_id();
+  });
+  std::vector<std::vector<size_t>> members;
+  int64_t group_end = 0;
+  for (size_t i : order) {
+    const auto& f = files[i];
+    if (!members.empty() && *f.first_row_id <= group_end) {
+      members.back().push_back(i);
+      group_end = std::max(group_end, f.last_row_id());
+    } else {
+      members.push_back({i});
+      group_end = f.last_row_id();
+    }
+  }
+  for (auto& m : members) {
+    std::sort(m.begin(), m.end());  // back to manifest order
+    FileGroup g;
+    for (size_t i : m) g.push_back(std::move(files[i]));
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+// ------------------------------------------------------------------------ stats pruning
+
+namespace {
+
+// Evaluates a predicate's stats check for one group, using per column the stats of the file
+// that wins that column on read (the newest normal file holding it).
+class GroupStats {
+ public:
+  GroupStats(SchemaCache* schemas, const TableSchema& table_schema,
+             const std::vector<DataField>& partition_fields,
+             const std::vector<std::shared_ptr<arrow::Scalar>>& partition_values)
+      : schemas_(schemas),
+        table_schema_(table_schema),
+        partition_fields_(partition_fields),
+        partition_values_(partition_values) {}
+
+  bool MayMatch(const Predicate& predicate, const FileGroup& group) {
+    cache_.clear();
+    group_ = &group;
+    normal_.clear();
+    for (const auto& f : group) {
+      if (IsNormal(f)) normal_.push_back(&f);
+    }
+    std::stable_sort(normal_.begin(), normal_.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
+      return a->max_sequence_number > b->max_sequence_number;
+    });
+    range_ = GroupRange(group);
+    return predicate.MayMatch([this](const std::string& field) { return Lookup(field); },
+                              range_.count());
+  }
+
+ private:
+  const Predicate::ColumnStats* Lookup(const std::string& field) {
+    auto it = cache_.find(field);
+    if (it != cache_.end()) return it->second ? &*it->second : nullptr;
+    auto stats = Compute(field);
+    auto& slot = cache_[field];
+    slot = std::move(stats);
+    return slot ? &*slot : nullptr;
+  }
+
+  std::optional<Predicate::ColumnStats> Compute(const std::string& field) {
+    for (size_t i = 0; i < partition_fields_.size(); ++i) {
+      if (partition_fields_[i].name == field && i < partition_values_.size()) {
+        const auto& v = partition_values_[i];
+        Predicate::ColumnStats s;
+        s.min = v;
+        s.max = v;
+        s.null_count = v->is_valid ? 0 : range_.count();
+        return s;
+      }
+    }
+    if (field == system_fields::kRowId) {
+      Predicate::ColumnStats s;
+      s.min = std::make_shared<arrow::Int64Scalar>(range_.from);
+      s.max = std::make_shared<arrow::Int64Scalar>(range_.to);
+      s.null_count = 0;
+      return s;
+    }
+    const DataField* table_field = table_schema_.FieldByName(field);
+    if (table_field == nullptr) return std::nullopt;
+    for (const DataFileMeta* f : normal_) {
+      auto schema = schemas_->Get(f->schema_id);
+      if (!schema.ok()) return std::nullopt;
+      auto written = WrittenFields(*f, **schema);
+      auto hit = std::find_if(written.begin(), written.end(),
+                              [&](const WrittenField& w) { return w.field_id == table_field->id; });
+      if (hit == written.end()) continue;
+      // This file wins the column: use its stats if it has them for the column.
+      return FileColumnStats(*f, **schema, *hit->field);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Predicate::ColumnStats> FileColumnStats(const DataFileMeta& f,
+                                                        const TableSchema& file_schema,
+                                                        const DataField& column) {
+    std::vector<std::string> names;
+    if (f.value_stats_cols) {
+      names = *f.value_stats_cols;
+    } else {
+      for (const auto& w : WrittenFields(f, file_schema)) names.push_back(w.field->name);
+    }
+    auto pos = std::find(names.begin(), names.end(), column.name);
+    if (pos == names.end()) return std::nullopt;
+    std::vector<std::shared_ptr<arrow::DataType>> types;
+    for (const auto& n : names) {
+      const DataField* df = file_schema.FieldByName(n);
+      if (df == nullptr || df->type->is_nested()) return std::nullopt;
+      types.push_back(df->type->ToArrow());
+    }
+    auto mins = DecodeBinaryRow(f.value_stats.min_values, types);
+    auto maxs = DecodeBinaryRow(f.value_stats.max_values, types);
+    if (!mins.ok() || !maxs.ok()) return std::nullopt;
+    size_t i = static_cast<size_t>(pos - names.begin());
+    Predicate::ColumnStats s;
+    s.min = (*mins)[i]->is_valid ? (*mins)[i] : nullptr;
+    s.max = (*maxs)[i]->is_valid ? (*maxs)[i] : nullptr;
+    if (f.value_stats.null_counts && i < f.value_stats.null_counts->size()) {
+      s.null_count = (*f.value_stats.null_counts)[i];
+    }
+    // Stats of one file describe the group only when the file spans the whole group.
+    if (!f.first_row_id || *f.first_row_id != range_.from || f.last_row_id() != range_.to) {
+      return std::nullopt;
+    }
+    if (!s.min && !s.max && !s.null_count) return std::nullopt;
+    return s;
+  }
+
+  SchemaCache* schemas_;
+  const TableSchema& table_schema_;
+  const std::vector<DataField>& partition_fields_;
+  const std::vector<std::shared_ptr<arrow::Scalar>>& partition_values_;
+  const FileGroup* group_ = nullptr;
+  std::vector<const DataFileMeta*> normal_;
+  RowRange range_;
+  std::map<std::string, std::optional<Predicate::ColumnStats>> cache_;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------ ScanPlanner
+
+ScanPlanner& ScanPlanner::WithPredicate(std::shared_ptr<Predicate> predicate) {
+  predicate_ = std::move(predicate);
+  return *this;
+}
+
+ScanPlanner& ScanPlanner::WithRowRanges(std::vector<RowRange> ranges) {
+  row_ranges_ = SortAndMerge(std::move(ranges));
+  return *this;
+}
+
+ScanPlanner& ScanPlanner::WithSplitTargetSize(int64_t bytes) {
+  split_target_size_ = bytes;
+  return *this;
+}
+
+Result<ScanPlan> ScanPlanner::Plan() const {
+  ScanPlan plan;
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, table_->ResolveSnapshot());
+  if (!snapshot) return plan;
+  plan.snapshot_id = snapshot->id;
+  ARROW_RETURN_NOT_OK(CheckReadable(*table_, *snapshot));
+
+  const bool data_evolution = table_->data_evolution_enabled();
+  std::optional<std::vector<RowRange>> ranges = row_ranges_;
+  if (predicate_ && data_evolution) {
+    if (auto from_predicate = RowRangesFromPredicate(*predicate_)) {
+      if (!ranges) {
+        ranges = std::move(from_predicate);
+      } else {
+        std::vector<RowRange> both;
+        for (const auto& r : *ranges) {
+          for (const auto& p : IntersectRanges(*from_predicate, r.from, r.to)) both.push_back(p);
+        }
+        ranges = SortAndMerge(std::move(both));
+      }
+    }
+  }
+  if (ranges && ranges->empty()) return plan;
+
+  ARROW_ASSIGN_OR_RAISE(auto entries,
+                        ReadLiveEntries(*table_, *snapshot, ranges ? &*ranges : nullptr));
+  // Bucket the files by (partition, bucket) in order of first appearance.
+  std::vector<std::pair<std::string, int32_t>> keys;
+  std::map<std::pair<std::string, int32_t>, std::vector<DataFileMeta>> by_bucket;
+  for (auto& e : entries) {
+    if (e.file.is_vector_file()) {
+      return Status::NotImplemented("table '", table_->identifier().FullName(),
+                                    "' has a dedicated vector file ('", e.file.file_name,
+                                    "'), which paimon-rowid cannot read yet");
+    }
+    auto key = std::make_pair(e.partition, e.bucket);
+    auto [it, inserted] = by_bucket.try_emplace(key);
+    if (inserted) keys.push_back(key);
+    it->second.push_back(std::move(e.file));
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table_->schema()));
+  PartitionLocator locator(table_->file_io(), table_->path(), partition_fields,
+                           table_->options().GetOr(options::kPartitionDefaultName,
+                                                   "__DEFAULT_PARTITION__"));
+  auto shared_table = table_;
+  SchemaCache schemas(shared_table);
+  for (const auto& key : keys) {
+    ARROW_ASSIGN_OR_RAISE(auto groups, GroupFiles(std::move(by_bucket[key]), data_evolution));
+    ARROW_ASSIGN_OR_RAISE(auto values, locator.Values(key.first));
+    ARROW_ASSIGN_OR_RAISE(std::string dir, locator.BucketDir(key.first, key.second));
+    GroupStats stats(&schemas, table_->schema(), partition_fields, values);
+
+    DataSplit current;
+    int64_t current_weight = 0;
+    auto flush = [&]() {
+      if (current.groups.empty()) return;
+      if (ranges) {
+        std::vector<RowRange> inside;
+        for (const auto& g : current.groups) {
+          RowRange r = GroupRange(g);
+          for (const auto& p : IntersectRanges(*ranges, r.from, r.to)) inside.push_back(p);
+        }
+        current.row_ranges = SortAndMerge(std::move(inside));
+      }
+      plan.splits.push_back(std::move(current));
+      current = DataSplit();
+      current_weight = 0;
+    };
+    for (auto& group : groups) {
+      if (ranges) {
+        RowRange r = GroupRange(group);
+        if (!AnyOverlap(*ranges, r.from, r.to)) continue;
+      }
+      if (predicate_ && !stats.MayMatch(*predicate_, group)) continue;
+      int64_t weight = 0;
+      for (const auto& f : group) weight += std::max(f.file_size, kOpenFileCost);
+      if (!current.groups.empty() && current_weight + weight > split_target_size_) flush();
+      if (current.groups.empty()) {
+        current.snapshot_id = snapshot->id;
+        current.partition = key.first;
+        current.bucket = key.second;
+        current.bucket_dir = dir;
+      }
+      current.groups.push_back(std::move(group));
+      current_weight += weight;
+    }
+    flush();
+  }
+  return plan;
+}
+
+}  // namespace paimon_rowid

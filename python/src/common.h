@@ -1,0 +1,44 @@
+// Shared pieces of the native module: the one place C++ Status becomes a Python exception,
+// and Arrow C data interface capsules (the only way data crosses into Python).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nanobind/nanobind.h>
+
+#include "arrow/c/abi.h"
+#include "arrow/record_batch.h"
+#include "paimon_rowid/common/status.h"
+
+namespace paimon_rowid::python {
+namespace nb = nanobind;
+
+/// Raises the Python exception for a non-OK status (never returns then).
+void RaiseStatus(const Status& status);
+
+template <typename T>
+T Unwrap(Result<T> result) {
+  if (!result.ok()) RaiseStatus(result.status());
+  return std::move(result).ValueUnsafe();
+}
+
+inline void Check(const Status& status) {
+  if (!status.ok()) RaiseStatus(status);
+}
+
+/// Registers the Python classes raised for ErrorKinds (name -> class).
+void RegisterErrorClasses(nb::dict classes);
+
+/// An "arrow_array_stream" capsule owning a stream exported from `reader`.
+nb::object ExportStreamCapsule(std::shared_ptr<arrow::RecordBatchReader> reader);
+/// An "arrow_schema" capsule.
+nb::object ExportSchemaCapsule(const arrow::Schema& schema);
+/// Imports an array from any object with __arrow_c_array__ (consuming its capsules).
+std::shared_ptr<arrow::Array> ImportArrayFrom(nb::handle obj);
+/// Imports a record batch stream from any object with __arrow_c_stream__.
+std::shared_ptr<arrow::RecordBatchReader> ImportStreamFrom(nb::handle obj);
+/// A pyarrow Array built from a C++ array (through the C data interface).
+nb::object ToPyArrow(const std::shared_ptr<arrow::Array>& array);
+
+}  // namespace paimon_rowid::python

@@ -1,0 +1,205 @@
+// paimon_rowid._native: the thin binding. It owns C++ objects, converts arguments, releases
+// the GIL around C++ work and moves data only as Arrow C streams/arrays.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "arrow/array.h"
+#include "arrow/builder.h"
+#include "common.h"
+#include "paimon_rowid/catalog/catalog.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/plan.h"
+
+namespace paimon_rowid::python {
+namespace {
+
+using RangeList = std::vector<std::pair<int64_t, int64_t>>;
+
+struct PyPlan {
+  std::optional<int64_t> snapshot_id;
+  std::vector<std::shared_ptr<DataSplit>> splits;
+};
+
+std::shared_ptr<Predicate> ConvertPredicate(nb::handle obj) {
+  if (obj.is_none()) return nullptr;
+  nb::tuple t = nb::cast<nb::tuple>(obj);
+  if (t.size() < 2) throw nb::value_error("malformed predicate tuple");
+  std::string kind = nb::cast<std::string>(t[0]);
+  if (kind == "and" || kind == "or") {
+    std::vector<std::shared_ptr<Predicate>> children;
+    for (nb::handle child : nb::cast<nb::sequence>(t[1])) children.push_back(ConvertPredicate(child));
+    return Unwrap(Predicate::Compound(kind == "and" ? Predicate::Op::kAnd : Predicate::Op::kOr,
+                                      std::move(children)));
+  }
+  if (kind != "leaf" || t.size() != 4) throw nb::value_error("malformed predicate tuple");
+  auto op = Unwrap(Predicate::OpFromName(nb::cast<std::string>(t[1])));
+  std::shared_ptr<arrow::Array> literals;
+  if (!t[3].is_none()) literals = ImportArrayFrom(t[3]);
+  return Unwrap(Predicate::Leaf(op, nb::cast<std::string>(t[2]), std::move(literals)));
+}
+
+std::vector<RowRange> ToRowRanges(const RangeList& ranges) {
+  std::vector<RowRange> out;
+  for (const auto& [from, to] : ranges) out.push_back({from, to});
+  return out;
+}
+
+nb::object PartitionDict(const Table& table, const DataSplit& split) {
+  auto fields = Unwrap(PartitionFields(table.schema()));
+  nb::dict out;
+  if (fields.empty()) return out;
+  auto values = Unwrap(DecodePartition(split.partition, fields));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    auto array = Unwrap(arrow::MakeArrayFromScalar(*values[i], 1));
+    out[fields[i].name.c_str()] = ToPyArrow(array).attr("to_pylist")()[0];
+  }
+  return out;
+}
+
+}  // namespace
+
+NB_MODULE(_native, m) {
+  m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
+
+  m.def("register_error_classes", &RegisterErrorClasses);
+
+  nb::class_<Table>(m, "Table")
+      .def_prop_ro("identifier", [](const Table& t) { return t.identifier().FullName(); })
+      .def_prop_ro("path", [](const Table& t) { return t.path(); })
+      .def("schema_json", [](const Table& t) { return t.schema().ToJson(); })
+      .def("options", [](const Table& t) { return t.options().values(); })
+      .def("copy",
+           [](const Table& t, const std::map<std::string, std::optional<std::string>>& overrides) {
+             return Unwrap(t.Copy(overrides));
+           })
+      .def("latest_snapshot_json",
+           [](const Table& t) -> std::optional<std::string> {
+             auto snap = Unwrap(t.LatestSnapshot());
+             if (!snap) return std::nullopt;
+             return snap->ToJson();
+           })
+      .def("resolve_snapshot_json", [](const Table& t) -> std::optional<std::string> {
+        auto snap = Unwrap(t.ResolveSnapshot());
+        if (!snap) return std::nullopt;
+        return snap->ToJson();
+      });
+
+  nb::class_<Catalog>(m, "Catalog")
+      .def("__init__",
+           [](Catalog* self, const std::map<std::string, std::string>& options) {
+             auto catalog = Unwrap(Catalog::Make(options));
+             new (self) Catalog(*catalog);
+           })
+      .def_prop_ro("warehouse", &Catalog::warehouse)
+      .def("list_databases", [](const Catalog& c) { return Unwrap(c.ListDatabases()); })
+      .def("list_tables", [](const Catalog& c, const std::string& db) { return Unwrap(c.ListTables(db)); })
+      .def("get_table",
+           [](const Catalog& c, const std::string& id) {
+             std::shared_ptr<Table> table;
+             {
+               nb::gil_scoped_release release;
+               auto r = c.GetTable(id);
+               if (r.ok()) table = *r;
+               else {
+                 nb::gil_scoped_acquire acquire;
+                 RaiseStatus(r.status());
+               }
+             }
+             return table;
+           })
+      .def("create_database",
+           [](const Catalog& c, const std::string& name, bool ignore) {
+             Check(c.CreateDatabase(name, ignore));
+           })
+      .def("drop_database",
+           [](const Catalog& c, const std::string& name, bool ignore, bool cascade) {
+             Check(c.DropDatabase(name, ignore, cascade));
+           })
+      .def("create_table",
+           [](const Catalog& c, const std::string& id, const std::string& schema_json, bool ignore) {
+             auto schema = Unwrap(TableSchema::FromJson(schema_json));
+             Check(c.CreateTable(id, std::move(schema), ignore));
+           })
+      .def("drop_table", [](const Catalog& c, const std::string& id, bool ignore) {
+        Check(c.DropTable(id, ignore));
+      });
+
+  nb::class_<DataSplit>(m, "Split")
+      .def_prop_ro("row_count", &DataSplit::RowCount)
+      .def_prop_ro("file_paths", &DataSplit::FilePaths)
+      .def_prop_ro("snapshot_id", [](const DataSplit& s) { return s.snapshot_id; })
+      .def_prop_ro("row_ranges",
+                   [](const DataSplit& s) -> std::optional<RangeList> {
+                     if (!s.row_ranges) return std::nullopt;
+                     RangeList out;
+                     for (const auto& r : *s.row_ranges) out.emplace_back(r.from, r.to);
+                     return out;
+                   })
+      .def("partition_of", [](const DataSplit& s, const Table& t) { return PartitionDict(t, s); })
+      .def("serialize",
+           [](const DataSplit& s) {
+             auto bytes = Unwrap(s.Serialize());
+             return nb::bytes(bytes.data(), bytes.size());
+           })
+      .def_static("deserialize", [](nb::bytes data) {
+        return std::make_shared<DataSplit>(
+            Unwrap(DataSplit::Deserialize(std::string_view(data.c_str(), data.size()))));
+      });
+
+  nb::class_<PyPlan>(m, "Plan")
+      .def_prop_ro("snapshot_id", [](const PyPlan& p) { return p.snapshot_id; })
+      .def("splits", [](const PyPlan& p) { return p.splits; });
+
+  m.def(
+      "plan",
+      [](std::shared_ptr<Table> table, nb::object predicate,
+         std::optional<RangeList> row_ranges) {
+        auto pred = ConvertPredicate(predicate);
+        Result<ScanPlan> result;
+        {
+          nb::gil_scoped_release release;
+          ScanPlanner planner(table);
+          if (pred) planner.WithPredicate(pred);
+          if (row_ranges) planner.WithRowRanges(ToRowRanges(*row_ranges));
+          result = planner.Plan();
+        }
+        auto plan = Unwrap(std::move(result));
+        auto out = std::make_shared<PyPlan>();
+        out->snapshot_id = plan.snapshot_id;
+        for (auto& s : plan.splits) out->splits.push_back(std::make_shared<DataSplit>(std::move(s)));
+        return out;
+      },
+      nb::arg("table"), nb::arg("predicate").none(), nb::arg("row_ranges").none());
+
+  m.def(
+      "read",
+      [](std::shared_ptr<Table> table, std::vector<std::shared_ptr<DataSplit>> splits,
+         std::vector<std::string> fields, nb::object predicate, std::optional<int64_t> limit) {
+        ReadOptions options;
+        options.fields = std::move(fields);
+        options.predicate = ConvertPredicate(predicate);
+        options.limit = limit;
+        auto read = Unwrap(TableRead::Make(table, std::move(options)));
+        std::vector<DataSplit> owned;
+        for (const auto& s : splits) owned.push_back(*s);
+        auto reader = Unwrap(read->Read(std::move(owned)));
+        return ExportStreamCapsule(std::move(reader));
+      },
+      nb::arg("table"), nb::arg("splits"), nb::arg("read_fields"), nb::arg("predicate").none(),
+      nb::arg("limit").none());
+
+  m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
+    auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
+    return ExportSchemaCapsule(*schema);
+  });
+}
+
+}  // namespace paimon_rowid::python
