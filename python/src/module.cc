@@ -66,6 +66,9 @@ nb::object PartitionDict(const Table& table, const DataSplit& split) {
 
 }  // namespace
 
+// Defined in write.cc: catalog writes, the append writer and the committer.
+void RegisterWrite(nb::module_& m);
+
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
 
@@ -195,6 +198,8 @@ NB_MODULE(_native, m) {
       },
       nb::arg("table"), nb::arg("splits"), nb::arg("read_fields"), nb::arg("predicate").none(),
       nb::arg("limit").none());
+
+  RegisterWrite(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
