@@ -47,6 +47,17 @@ def _require_native(request):
         ) from None
 
 
+@pytest.fixture(scope="session")
+def native():
+    """The native module; errors (never skips) when it is not built. Depend on it from
+    expensive module fixtures so they do not run for nothing."""
+    try:
+        import paimon_rowid._native as module
+    except ImportError as error:
+        raise RuntimeError(f"paimon_rowid._native is not built: {error}") from None
+    return module
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 

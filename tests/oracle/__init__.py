@@ -22,7 +22,7 @@ import pyarrow as pa
 from . import literals
 
 __all__ = ["Oracle", "OracleError", "OracleUnavailable", "ensure_oracle", "default_venv",
-           "PYPAIMON_VERSION", "literals"]
+           "PYPAIMON_VERSION", "literals", "encode_filter", "build_predicate"]
 
 PYPAIMON_VERSION = "2.1.0"
 DRIVER = Path(__file__).resolve().with_name("driver.py")
@@ -90,6 +90,25 @@ def ensure_oracle(venv: Optional[Path] = None) -> "Oracle":
     return Oracle(python)
 
 
+def encode_filter(spec: Optional[list]) -> Optional[list]:
+    """Filter spec with Python literals -> its JSON form (see driver.py)."""
+    if spec is None:
+        return None
+    if spec[0] in ("and", "or"):
+        return [spec[0], [encode_filter(child) for child in spec[1]]]
+    return [spec[0], spec[1], literals.encode(list(spec[2]) if len(spec) > 2 else [])]
+
+
+def build_predicate(builder, spec: Optional[list]):
+    """Filter spec -> a predicate from ``builder`` (ours or pypaimon's: same method names)."""
+    if spec is None:
+        return None
+    if spec[0] in ("and", "or"):
+        children = [build_predicate(builder, child) for child in spec[1]]
+        return (builder.and_predicates if spec[0] == "and" else builder.or_predicates)(children)
+    return getattr(builder, spec[0])(spec[1], *(spec[2] if len(spec) > 2 else []))
+
+
 def write_ipc(path: Path, table: pa.Table) -> None:
     with pa.OSFile(str(path), "wb") as sink:
         with pa.ipc.new_file(sink, table.schema) as writer:
@@ -134,39 +153,95 @@ class Oracle:
             raise OracleError(reply["error_type"], reply["message"], reply["traceback"])
         return reply["result"]
 
-    # -- typed wrappers ---------------------------------------------------------------------
+    def run_batch(self, cmds: Sequence[Dict[str, Any]]) -> List[Any]:
+        """Runs several commands in one driver process; returns each result, or the
+        OracleError it raised (not raised here)."""
+        replies = self.run({"cmd": "batch", "commands": list(cmds)})
+        return [reply["result"] if reply["ok"] else
+                OracleError(reply["error_type"], reply["message"], reply["traceback"])
+                for reply in replies]
 
-    def create_table(self, warehouse: str, identifier: str, schema: pa.Schema, *,
-                     partition_keys: Sequence[str] = (), primary_keys: Sequence[str] = (),
-                     options: Optional[Dict[str, str]] = None,
-                     ignore_if_exists: bool = False) -> None:
+    def read_many(self, warehouse: str, identifier: str,
+                  specs: Sequence[Dict[str, Any]]) -> List[Any]:
+        """pypaimon reads of several specs (keyword arguments of :meth:`read`) in one
+        process; each item is a pyarrow Table or the OracleError of that read."""
+        cmds, outs = [], []
+        for spec in specs:
+            out = self._path(".arrow")
+            outs.append(out)
+            cmds.append(self._read_cmd(warehouse, identifier, out, **spec))
+        results = []
+        for out, result in zip(outs, self.run_batch(cmds)):
+            results.append(result if isinstance(result, OracleError) else read_ipc(out))
+            out.unlink(missing_ok=True)
+        return results
+
+    @staticmethod
+    def _read_cmd(warehouse, identifier, out, projection=None, filter=None, row_ranges=None,
+                  snapshot_id=None, tag=None, options=None, limit=None) -> Dict[str, Any]:
+        ranges = None if row_ranges is None else [
+            [r.from_, r.to] if hasattr(r, "from_") else list(r) for r in row_ranges]
+        return {"cmd": "read", "warehouse": str(warehouse), "identifier": identifier,
+                "out_ipc": str(out), "projection": projection, "filter": encode_filter(filter),
+                "row_ranges": ranges, "snapshot_id": snapshot_id, "tag": tag,
+                "options": options, "limit": limit}
+
+    # -- command builders (for run / run_batch) -----------------------------------------------
+
+    def create_table_cmd(self, warehouse: str, identifier: str, schema: pa.Schema, *,
+                         partition_keys: Sequence[str] = (), primary_keys: Sequence[str] = (),
+                         options: Optional[Dict[str, str]] = None,
+                         ignore_if_exists: bool = False) -> Dict[str, Any]:
         path = self._path(".arrow")
         write_ipc(path, schema.empty_table())
-        self.run({"cmd": "create_table", "warehouse": str(warehouse), "identifier": identifier,
-                  "schema_ipc": str(path), "partition_keys": list(partition_keys),
-                  "primary_keys": list(primary_keys), "options": dict(options or {}),
-                  "ignore_if_exists": ignore_if_exists})
+        return {"cmd": "create_table", "warehouse": str(warehouse), "identifier": identifier,
+                "schema_ipc": str(path), "partition_keys": list(partition_keys),
+                "primary_keys": list(primary_keys), "options": dict(options or {}),
+                "ignore_if_exists": ignore_if_exists}
+
+    def write_cmd(self, warehouse: str, identifier: str, data: pa.Table) -> Dict[str, Any]:
+        path = self._path(".arrow")
+        write_ipc(path, data)
+        return {"cmd": "write", "warehouse": str(warehouse), "identifier": identifier,
+                "data_ipc": str(path)}
+
+    def update_cmd(self, warehouse: str, identifier: str, data: pa.Table,
+                   columns: Sequence[str]) -> Dict[str, Any]:
+        path = self._path(".arrow")
+        write_ipc(path, data)
+        return {"cmd": "update_by_row_id", "warehouse": str(warehouse),
+                "identifier": identifier, "data_ipc": str(path), "columns": list(columns)}
+
+    def tag_cmd(self, warehouse: str, identifier: str, tag: str,
+                snapshot_id: Optional[int] = None) -> Dict[str, Any]:
+        return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
+                "tag": tag, "snapshot_id": snapshot_id}
+
+    def run_all(self, cmds: Sequence[Dict[str, Any]]) -> List[Any]:
+        """Like run_batch, but raises the first OracleError."""
+        results = self.run_batch(cmds)
+        for result in results:
+            if isinstance(result, OracleError):
+                raise result
+        return results
+
+    # -- typed wrappers (one driver process each) ----------------------------------------------
+
+    def create_table(self, warehouse: str, identifier: str, schema: pa.Schema, **kwargs) -> None:
+        self.run(self.create_table_cmd(warehouse, identifier, schema, **kwargs))
 
     def write(self, warehouse: str, identifier: str, data: pa.Table) -> int:
         """Appends ``data`` as one commit; returns the new snapshot id."""
-        path = self._path(".arrow")
-        write_ipc(path, data)
-        return self.run({"cmd": "write", "warehouse": str(warehouse), "identifier": identifier,
-                         "data_ipc": str(path)})["snapshot_id"]
+        return self.run(self.write_cmd(warehouse, identifier, data))["snapshot_id"]
 
     def update_by_row_id(self, warehouse: str, identifier: str, data: pa.Table,
                          columns: Sequence[str]) -> int:
         """pypaimon's table-level partial-column update, one commit; returns the snapshot id."""
-        path = self._path(".arrow")
-        write_ipc(path, data)
-        return self.run({"cmd": "update_by_row_id", "warehouse": str(warehouse),
-                         "identifier": identifier, "data_ipc": str(path),
-                         "columns": list(columns)})["snapshot_id"]
+        return self.run(self.update_cmd(warehouse, identifier, data, columns))["snapshot_id"]
 
     def create_tag(self, warehouse: str, identifier: str, tag: str,
                    snapshot_id: Optional[int] = None) -> None:
-        self.run({"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
-                  "tag": tag, "snapshot_id": snapshot_id})
+        self.run(self.tag_cmd(warehouse, identifier, tag, snapshot_id))
 
     def read(self, warehouse: str, identifier: str, *, projection: Optional[List[str]] = None,
              filter: Optional[list] = None, row_ranges: Optional[Sequence] = None,
@@ -174,12 +249,8 @@ class Oracle:
              options: Optional[Dict[str, str]] = None, limit: Optional[int] = None) -> pa.Table:
         """pypaimon's read of the table (filter spec: see driver.py)."""
         out = self._path(".arrow")
-        ranges = None if row_ranges is None else [
-            [r.from_, r.to] if hasattr(r, "from_") else list(r) for r in row_ranges]
-        self.run({"cmd": "read", "warehouse": str(warehouse), "identifier": identifier,
-                  "out_ipc": str(out), "projection": projection, "filter": filter,
-                  "row_ranges": ranges, "snapshot_id": snapshot_id, "tag": tag,
-                  "options": options, "limit": limit})
+        self.run(self._read_cmd(warehouse, identifier, out, projection, filter, row_ranges,
+                                snapshot_id, tag, options, limit))
         try:
             return read_ipc(out)
         finally:

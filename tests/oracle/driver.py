@@ -18,7 +18,7 @@ Commands:
                                                 -> {"num_rows", "snapshot_id", "num_splits"}
   snapshot       snapshot_id=None (latest)      -> snapshot JSON object or None
   schema         -                              -> {"fields": [...], "arrow": "<str>"}
-  batch          commands=[...]                 -> [result, ...] (stops at the first error)
+  batch          commands=[...]                 -> [reply, ...] (one reply per command, as below)
 Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
 method is a PredicateBuilder method name and args are its positional arguments after the field,
 literals encoded with literals.py.
@@ -173,12 +173,13 @@ def cmd_schema(cmd):
 
 
 def cmd_batch(cmd):
-    results = []
+    """Runs every command (one pypaimon import for all); each gets its own reply."""
+    replies = []
     for sub in cmd["commands"]:
         merged = dict(sub)
         merged.setdefault("warehouse", cmd.get("warehouse"))
-        results.append(run(merged))
-    return results
+        replies.append(_reply(merged))
+    return replies
 
 
 COMMANDS = {
@@ -195,13 +196,21 @@ def run(cmd):
     return COMMANDS[name](cmd)
 
 
+def _reply(cmd):
+    try:
+        return {"ok": True, "result": run(cmd)}
+    except BaseException as error:  # report everything, including SystemExit from libraries
+        return {"ok": False, "error_type": type(error).__name__, "message": str(error),
+                "traceback": traceback.format_exc()}
+
+
 def main(argv):
     text = sys.stdin.read() if len(argv) < 2 or argv[1] == "-" else argv[1]
     try:
-        reply = {"ok": True, "result": run(json.loads(text))}
-    except BaseException as error:  # report everything, including SystemExit from libraries
-        reply = {"ok": False, "error_type": type(error).__name__, "message": str(error),
-                 "traceback": traceback.format_exc()}
+        cmd = json.loads(text)
+    except ValueError as error:
+        cmd = {"cmd": "invalid-json", "error": str(error)}
+    reply = _reply(cmd)
     sys.stdout.write("\n" + json.dumps(reply) + "\n")
     sys.stdout.flush()
     return 0 if reply["ok"] else 1
