@@ -210,9 +210,7 @@ def test_output_forms_agree(compat):
     assert batches.equals(arrow)
     frame = read.to_pandas(splits).sort_values("_ROW_ID")
     assert frame["id"].tolist() == arrow.column("id").to_pylist()
-    rows = sorted(read.to_iterator(splits), key=lambda row: row[ALL.index("_ROW_ID")
-                                                                 if "_ROW_ID" in ALL
-                                                                 else len(ALL)])
+    rows = sorted(read.to_iterator(splits), key=lambda row: row[len(ALL)])  # _ROW_ID
     assert [row.get_field(0) for row in rows] == arrow.column("id").to_pylist()
     assert rows[0].as_dict()["_ROW_ID"] == 0 and len(rows[0]) == len(ALL) + 2
 
