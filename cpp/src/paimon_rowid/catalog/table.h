@@ -4,10 +4,15 @@
 // Snapshot resolution (format doc §1.5, §7):
 //   * latest: the LATEST hint h when snapshot-h exists and snapshot-(h+1) does not, else the
 //     max id found by listing snapshot-*; a garbage or missing hint falls back to listing;
-//   * scan.snapshot-id / scan.tag-name in the options select that snapshot or tag; the
-//     table's schema is then the travelled snapshot's schema (as Java reads).
+//   * scan.snapshot-id / scan.tag-name / scan.timestamp-millis (latest snapshot with
+//     timeMillis <= value) / scan.version (tag name or snapshot id) in the options select a
+//     snapshot, resolved once when the handle is made; the table's fields are then the
+//     travelled snapshot's schema (as Java reads), its options the effective ones. At most
+//     one time-travel key may be set (Invalid); scan.timestamp and scan.watermark are
+//     NotImplemented.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +54,8 @@ class Table {
   // ---- snapshots
   /// The latest snapshot id, or nullopt for a table without snapshots.
   Result<std::optional<int64_t>> LatestSnapshotId() const;
+  /// The ids of all snapshot-N files, ascending (a directory listing).
+  Result<std::vector<int64_t>> ListSnapshotIds() const;
   Result<std::optional<Snapshot>> LatestSnapshot() const;
   /// Invalid "Snapshot id 'n' doesn't exist." when absent.
   Result<Snapshot> SnapshotById(int64_t id) const;
@@ -81,7 +88,19 @@ class Table {
   std::string path_;
   TableSchema schema_;
   Options options_;
-  std::map<std::string, std::string> dynamic_options_;
+  // The latest schema as read from disk when the handle was opened; copies overlay on it.
+  TableSchema base_schema_;
+  // Cumulative dynamic options; std::nullopt removes the key from the schema's options.
+  std::map<std::string, std::optional<std::string>> overrides_;
+  // The snapshot selected by a time-travel option, resolved when the handle was made.
+  std::optional<Snapshot> travelled_;
+  // Schemas read by SchemaById, shared by copies of this handle (guarded by its mutex).
+  struct SchemaCache;
+  std::shared_ptr<SchemaCache> schema_cache_;
+
+  Status ApplyOptions(bool resolve_time_travel);
+  Result<std::optional<Snapshot>> TravelToSnapshot() const;
+  Result<TableSchema> ReadSchema(int64_t schema_id) const;
 };
 
 }  // namespace paimon_rowid

@@ -1,0 +1,230 @@
+#include "paimon_rowid/catalog/catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/identifier.h"
+
+namespace paimon_rowid {
+namespace {
+
+constexpr const char* kDbSuffix = ".db";
+constexpr const char* kWarehouse = "warehouse";
+constexpr const char* kMetastore = "metastore";
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Status DatabaseNotExist(const std::string& database) {
+  return MakeKindError(arrow::StatusCode::KeyError, ErrorKind::kDatabaseNotExist,
+                       "Database " + database + " does not exist.");
+}
+
+Status TableNotExist(const Identifier& id) {
+  return MakeKindError(arrow::StatusCode::KeyError, ErrorKind::kTableNotExist,
+                       "Table " + id.FullName() + " does not exist.");
+}
+
+// "file:///x" and "file:/x" name the local path "/x".
+std::string StripFileScheme(std::string path) {
+  if (path.rfind("file://", 0) == 0) {
+    path = path.substr(7);
+  } else if (path.rfind("file:/", 0) == 0) {
+    path = path.substr(5);
+  }
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// True when `dir` holds a schema/schema-N file, the filesystem catalog's test for a table.
+Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, io.List(JoinPath(table_dir, "schema")));
+  for (const auto& e : entries) {
+    if (e.is_dir || e.name.rfind("schema-", 0) != 0 || e.name.size() == 7) continue;
+    if (std::all_of(e.name.begin() + 7, e.name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The checks Java's SchemaValidation applies to an append table with row tracking, plus
+// the structural ones a hand-built TableSchema could violate.
+Status ValidateNewSchema(const TableSchema& schema) {
+  std::set<std::string> names;
+  std::set<int32_t> ids;
+  for (const auto& f : schema.fields) {
+    if (f.name.empty()) return Status::Invalid("field names must not be empty");
+    if (!f.type) return Status::Invalid("field '", f.name, "' has no type");
+    if (system_fields::IsSystemField(f.name)) {
+      return Status::Invalid("field name '", f.name, "' is reserved for a system field");
+    }
+    if (!names.insert(f.name).second) {
+      return Status::Invalid("Table column names must be unique, '", f.name, "' is duplicated");
+    }
+    if (f.id < 0 || !ids.insert(f.id).second) {
+      return Status::Invalid("field '", f.name, "' has an unassigned or duplicated id ", f.id,
+                             " (see AssignFieldIds)");
+    }
+  }
+  for (const auto& key : schema.partition_keys) {
+    if (names.count(key) == 0) {
+      return Status::Invalid("partition key '", key, "' is not a column of the table");
+    }
+    const DataField* f = schema.FieldByName(key);
+    if (f->type->holds_blob() || f->type->is_nested()) {
+      return Status::Invalid("partition key '", key, "' must be of an atomic, non-BLOB type");
+    }
+  }
+  if (!schema.primary_keys.empty()) {
+    return Status::NotImplemented("primary-key tables are not supported; only append tables");
+  }
+  Options opts = schema.table_options();
+  ARROW_ASSIGN_OR_RAISE(bool row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
+  ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
+  ARROW_ASSIGN_OR_RAISE(int64_t bucket, opts.GetInt(options::kBucket, -1));
+  if (row_tracking && bucket != -1) {
+    return Status::Invalid("Cannot define bucket for row tracking table, it only supports bucket = -1");
+  }
+  if (data_evolution && !row_tracking) {
+    return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Catalog::Catalog(std::string warehouse, Options options, std::shared_ptr<FileIO> io)
+    : warehouse_(std::move(warehouse)), options_(std::move(options)), io_(std::move(io)) {}
+
+Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::string>& options) {
+  auto metastore = options.find(kMetastore);
+  if (metastore != options.end() && metastore->second != "filesystem") {
+    return Status::Invalid("Unknown catalog identifier: ", metastore->second);
+  }
+  auto warehouse = options.find(kWarehouse);
+  if (warehouse == options.end() || warehouse->second.empty()) {
+    return Status::Invalid("Paimon 'warehouse' path must be set");
+  }
+  std::string path = StripFileScheme(warehouse->second);
+  if (path.empty()) return Status::Invalid("Paimon 'warehouse' path must be set");
+  if (path.find("://") != std::string::npos) {
+    return Status::NotImplemented("only local warehouses are supported, got '",
+                                  warehouse->second, "'");
+  }
+  return std::shared_ptr<Catalog>(new Catalog(std::move(path), Options(options), FileIO::Local()));
+}
+
+std::string Catalog::DatabasePath(const std::string& database) const {
+  return JoinPath(warehouse_, database + kDbSuffix);
+}
+
+std::string Catalog::TablePath(const std::string& database, const std::string& table) const {
+  return JoinPath(DatabasePath(database), table);
+}
+
+Result<std::vector<std::string>> Catalog::ListDatabases() const {
+  ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(warehouse_));
+  std::vector<std::string> out;
+  const std::string suffix = kDbSuffix;
+  for (const auto& e : entries) {
+    if (!e.is_dir || !EndsWith(e.name, suffix)) continue;
+    std::string name = e.name.substr(0, e.name.size() - suffix.size());
+    if (ValidateName(name, "database").ok()) out.push_back(std::move(name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<bool> Catalog::DatabaseExists(const std::string& database) const {
+  ARROW_RETURN_NOT_OK(ValidateName(database, "database"));
+  return io_->IsDirectory(DatabasePath(database));
+}
+
+Result<std::vector<std::string>> Catalog::ListTables(const std::string& database) const {
+  ARROW_ASSIGN_OR_RAISE(bool exists, DatabaseExists(database));
+  if (!exists) return DatabaseNotExist(database);
+  std::string db_path = DatabasePath(database);
+  ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(db_path));
+  std::vector<std::string> out;
+  for (const auto& e : entries) {
+    if (!e.is_dir || !ValidateName(e.name, "table").ok()) continue;
+    ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, JoinPath(db_path, e.name)));
+    if (is_table) out.push_back(e.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::shared_ptr<Table>> Catalog::GetTable(const std::string& identifier) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  std::string path = TablePath(id.database, id.table);
+  ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, path));
+  if (!is_table) return TableNotExist(id);
+  return Table::Open(io_, id, std::move(path));
+}
+
+Status Catalog::CreateDatabase(const std::string& database, bool ignore_if_exists) const {
+  ARROW_ASSIGN_OR_RAISE(bool exists, DatabaseExists(database));
+  if (exists) {
+    if (ignore_if_exists) return Status::OK();
+    return MakeKindError(arrow::StatusCode::AlreadyExists, ErrorKind::kDatabaseAlreadyExist,
+                         "Database " + database + " already exists.");
+  }
+  return io_->MakeDirs(DatabasePath(database));
+}
+
+Status Catalog::DropDatabase(const std::string& database, bool ignore_if_not_exists,
+                             bool cascade) const {
+  ARROW_ASSIGN_OR_RAISE(bool exists, DatabaseExists(database));
+  if (!exists) return ignore_if_not_exists ? Status::OK() : DatabaseNotExist(database);
+  if (!cascade) {
+    ARROW_ASSIGN_OR_RAISE(auto tables, ListTables(database));
+    if (!tables.empty()) return Status::Invalid("Database ", database, " is not empty.");
+  }
+  return io_->DeleteDirRecursive(DatabasePath(database));
+}
+
+Status Catalog::CreateTable(const std::string& identifier, TableSchema schema,
+                            bool ignore_if_exists) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  ARROW_ASSIGN_OR_RAISE(bool db_exists, DatabaseExists(id.database));
+  if (!db_exists) return DatabaseNotExist(id.database);
+  auto already_exists = [&]() -> Status {
+    if (ignore_if_exists) return Status::OK();
+    return MakeKindError(arrow::StatusCode::AlreadyExists, ErrorKind::kTableAlreadyExist,
+                         "Table " + id.FullName() + " already exists.");
+  };
+  std::string path = TablePath(id.database, id.table);
+  ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, path));
+  if (is_table) return already_exists();
+
+  ARROW_RETURN_NOT_OK(ValidateNewSchema(schema));
+  schema.version = 3;
+  schema.id = 0;
+  schema.highest_field_id = std::max(schema.highest_field_id, HighestFieldId(schema.fields));
+  if (schema.time_millis == 0) schema.time_millis = NowMillis();
+  Status st = io_->WriteFileNoReplace(JoinPath(path, "schema/schema-0"), schema.ToJson());
+  // Losing a race against another creator is the same as finding the table.
+  if (st.IsAlreadyExists()) return already_exists();
+  return st;
+}
+
+Status Catalog::DropTable(const std::string& identifier, bool ignore_if_not_exists) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  std::string path = TablePath(id.database, id.table);
+  ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, path));
+  if (!is_table) return ignore_if_not_exists ? Status::OK() : TableNotExist(id);
+  return io_->DeleteDirRecursive(path);
+}
+
+}  // namespace paimon_rowid
