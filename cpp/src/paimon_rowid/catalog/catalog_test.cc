@@ -212,6 +212,8 @@ TEST_F(CatalogTest, RacingCreatorsHaveOneWinner) {
         ++winners;
       } else if (HasKind(st, ErrorKind::kTableAlreadyExist)) {
         ++already;
+      } else {
+        ADD_FAILURE() << st.ToString();
       }
     });
   }
