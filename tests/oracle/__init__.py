@@ -261,6 +261,12 @@ class Oracle:
         return self.run({"cmd": "snapshot", "warehouse": str(warehouse),
                          "identifier": identifier, "snapshot_id": snapshot_id})
 
+    def files(self, warehouse: str, identifier: str,
+              snapshot_id: Optional[int] = None) -> Optional[Dict[str, Any]]:
+        """Manifest lists, manifests and data files (table-relative) the snapshot reads."""
+        return self.run({"cmd": "files", "warehouse": str(warehouse), "identifier": identifier,
+                         "snapshot_id": snapshot_id})
+
     def schema(self, warehouse: str, identifier: str) -> Dict[str, Any]:
         return self.run({"cmd": "schema", "warehouse": str(warehouse),
                          "identifier": identifier})

@@ -18,6 +18,8 @@ Commands:
                                                 -> {"num_rows", "snapshot_id", "num_splits"}
   snapshot       snapshot_id=None (latest)      -> snapshot JSON object or None
   schema         -                              -> {"fields": [...], "arrow": "<str>"}
+  files          snapshot_id=None (latest)      -> manifest lists, manifests and data files the
+                                                   snapshot reads (data files relative to the table)
   batch          commands=[...]                 -> [reply, ...] (one reply per command, as below)
 Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
 method is a PredicateBuilder method name and args are its positional arguments after the field,
@@ -165,6 +167,34 @@ def cmd_snapshot(cmd):
     return None if snapshot is None else json.loads(JSON.to_json(snapshot))
 
 
+def cmd_files(cmd):
+    """The metadata and data files a snapshot (default latest) reads: its manifest lists,
+    their manifests, and the data files of a full plan (relative to the table path)."""
+    from pypaimon.manifest.manifest_list_manager import ManifestListManager
+    table = _table(cmd)
+    manager = table.snapshot_manager()
+    snapshot_id = cmd.get("snapshot_id")
+    snapshot = (manager.get_latest_snapshot() if snapshot_id is None
+                else manager.get_snapshot_by_id(int(snapshot_id)))
+    if snapshot is None:
+        return None
+    lists = ManifestListManager(table)
+    base = [m.file_name for m in lists.read_base(snapshot)]
+    delta = [m.file_name for m in lists.read_delta(snapshot)]
+    if snapshot_id is not None:
+        table = table.copy({"scan.snapshot-id": str(snapshot.id)})
+    root = str(table.table_path).rstrip("/")
+    data_files = []
+    for split in table.new_read_builder().new_scan().plan().splits():
+        for path in split.file_paths:
+            path = str(path)
+            data_files.append(path[len(root) + 1:] if path.startswith(root) else path)
+    return {"snapshot_id": snapshot.id, "schema_id": snapshot.schema_id,
+            "base_manifest_list": snapshot.base_manifest_list,
+            "delta_manifest_list": snapshot.delta_manifest_list,
+            "base_manifests": base, "delta_manifests": delta, "data_files": data_files}
+
+
 def cmd_schema(cmd):
     from pypaimon.schema.data_types import PyarrowFieldParser
     table = _table(cmd)
@@ -185,7 +215,7 @@ def cmd_batch(cmd):
 COMMANDS = {
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
-    "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "batch": cmd_batch,
+    "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files, "batch": cmd_batch,
 }
 
 
