@@ -18,10 +18,11 @@ class Split:
     """A unit of reading: whole file groups of one partition, optionally restricted to row
     ranges. Picklable (serialized natively), so splits can be shipped to workers."""
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "_native_table")
 
-    def __init__(self, native_split: Any) -> None:
+    def __init__(self, native_split: Any, native_table: Any = None) -> None:
         self._native = native_split
+        self._native_table = native_table  # decodes the partition; not pickled
 
     @property
     def row_count(self) -> int:
@@ -34,7 +35,13 @@ class Split:
 
     @property
     def partition(self) -> Dict[str, Any]:
-        return dict(self._native.partition)
+        """Partition values by key ({} for an unpartitioned table)."""
+        if hasattr(self._native, "partition"):
+            return dict(self._native.partition)
+        if self._native_table is None:
+            raise ValueError("the partition of a deserialized split is unknown; use the "
+                             "splits of TableScan.plan() for it")
+        return dict(self._native.partition_of(self._native_table))
 
     @property
     def row_ranges(self) -> Optional[List[Range]]:
@@ -58,9 +65,9 @@ class Split:
 class Plan:
     """The result of ``TableScan.plan()``."""
 
-    def __init__(self, native_plan: Any) -> None:
+    def __init__(self, native_plan: Any, native_table: Any = None) -> None:
         self._native = native_plan
-        self._splits = [Split(s) for s in native_plan.splits()]
+        self._splits = [Split(s, native_table) for s in native_plan.splits()]
 
     @property
     def snapshot_id(self) -> Optional[int]:
@@ -109,4 +116,5 @@ class TableScan:
         ranges = self.effective_row_ranges()
         native_ranges = None if ranges is None else [(r.from_, r.to) for r in ranges]
         predicate = None if self._predicate is None else self._predicate.to_native()
-        return Plan(native().plan(self._table._native, predicate, native_ranges))
+        return Plan(native().plan(self._table._native, predicate, native_ranges),
+                    self._table._native)
