@@ -25,6 +25,8 @@ struct SimpleStats {
 
   /// Empty stats: arity-0 rows and an empty null-count list.
   static SimpleStats Empty();
+
+  friend bool operator==(const SimpleStats&, const SimpleStats&) = default;
 };
 
 enum class FileSource : int32_t { kAppend = 0, kCompact = 1 };
@@ -56,6 +58,8 @@ struct DataFileMeta {
   bool is_vector_file() const;  // name contains ".vector."
   /// Inclusive last row id; requires first_row_id.
   int64_t last_row_id() const { return *first_row_id + row_count - 1; }
+
+  friend bool operator==(const DataFileMeta&, const DataFileMeta&) = default;
 };
 
 enum class FileKind : int32_t { kAdd = 0, kDelete = 1 };
@@ -66,6 +70,8 @@ struct ManifestEntry {
   int32_t bucket = 0;
   int32_t total_buckets = -1;
   DataFileMeta file;
+
+  friend bool operator==(const ManifestEntry&, const ManifestEntry&) = default;
 };
 
 struct ManifestFileMeta {
@@ -77,6 +83,8 @@ struct ManifestFileMeta {
   int64_t schema_id = 0;
   std::optional<int32_t> min_bucket, max_bucket, min_level, max_level;
   std::optional<int64_t> min_row_id, max_row_id;
+
+  friend bool operator==(const ManifestFileMeta&, const ManifestFileMeta&) = default;
 };
 
 struct IndexManifestEntry {
@@ -87,6 +95,8 @@ struct IndexManifestEntry {
   std::string file_name;
   int64_t file_size = 0;
   int64_t row_count = 0;
+
+  friend bool operator==(const IndexManifestEntry&, const IndexManifestEntry&) = default;
 };
 
 /// Avro codec names for a `manifest.compression` value (zstd -> zstandard, none -> null).
