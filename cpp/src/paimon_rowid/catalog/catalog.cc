@@ -15,7 +15,8 @@ constexpr const char* kWarehouse = "warehouse";
 constexpr const char* kMetastore = "metastore";
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 Status DatabaseNotExist(const std::string& database) {
@@ -63,7 +64,8 @@ Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {
   ARROW_ASSIGN_OR_RAISE(auto entries, ListRetrying(io, JoinPath(table_dir, "schema")));
   for (const auto& e : entries) {
     if (e.is_dir || e.name.rfind("schema-", 0) != 0 || e.name.size() == 7) continue;
-    if (std::all_of(e.name.begin() + 7, e.name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (std::all_of(e.name.begin() + 7, e.name.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
       return true;
     }
   }
@@ -106,7 +108,8 @@ Status ValidateNewSchema(const TableSchema& schema) {
   ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
   ARROW_ASSIGN_OR_RAISE(int64_t bucket, opts.GetInt(options::kBucket, -1));
   if (row_tracking && bucket != -1) {
-    return Status::Invalid("Cannot define bucket for row tracking table, it only supports bucket = -1");
+    return Status::Invalid(
+        "Cannot define bucket for row tracking table, it only supports bucket = -1");
   }
   if (data_evolution && !row_tracking) {
     return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");

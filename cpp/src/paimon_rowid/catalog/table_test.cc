@@ -199,7 +199,8 @@ TEST_F(TableTest, TimeTravelByTagVersionAndTimestamp) {
   }
   auto too_early = OpenError({{"scan.timestamp-millis", "999"}});
   EXPECT_TRUE(too_early.IsInvalid());
-  EXPECT_EQ(too_early.message(), "No snapshot found with timestamp earlier than or equal to 999ms.");
+  EXPECT_EQ(too_early.message(),
+            "No snapshot found with timestamp earlier than or equal to 999ms.");
 
   EXPECT_TRUE(OpenError({{"scan.watermark", "5"}}).IsNotImplemented());
   EXPECT_TRUE(OpenError({{"scan.timestamp", "2024-01-01 00:00:00"}}).IsNotImplemented());

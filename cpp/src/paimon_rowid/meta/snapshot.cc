@@ -17,7 +17,9 @@ constexpr int32_t kLegacySnapshotVersion = 1;
 Result<std::optional<int64_t>> OptionalLong(const json& obj, const char* key) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) return Status::Invalid("snapshot key '", key, "' must be an integer");
+  if (!it->is_number_integer()) {
+    return Status::Invalid("snapshot key '", key, "' must be an integer");
+  }
   if (it->is_number_unsigned() &&
       it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     return Status::Invalid("snapshot key '", key, "' is out of range");

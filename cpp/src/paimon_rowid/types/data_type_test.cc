@@ -71,7 +71,8 @@ TEST(DataTypeTest, AliasesAndDefaults) {
       {"ARRAY<INT NOT NULL>", "ARRAY<INT NOT NULL>"},
       {"array<string> not null", "ARRAY<STRING> NOT NULL"},
       {"MAP<STRING, BIGINT>", "MAP<STRING, BIGINT>"},
-      {"MAP<STRING NOT NULL,ARRAY<DOUBLE>> NOT NULL", "MAP<STRING NOT NULL, ARRAY<DOUBLE>> NOT NULL"},
+      {"MAP<STRING NOT NULL,ARRAY<DOUBLE>> NOT NULL",
+       "MAP<STRING NOT NULL, ARRAY<DOUBLE>> NOT NULL"},
       {"MULTISET<INT>", "MULTISET<INT>"},
       {"VECTOR<FLOAT, 128>", "VECTOR<FLOAT, 128>"},
       {"VECTOR<TINYINT NOT NULL, 3> NOT NULL", "VECTOR<TINYINT NOT NULL, 3> NOT NULL"},
@@ -325,7 +326,8 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
 TEST(DataTypeTest, FromArrowFieldIdNumbering) {
   // Top-level columns take the next id; nested ROW fields draw from the same counter,
   // each field's children before the field itself (Java ReassignFieldId, pypaimon).
-  auto inner = arrow::struct_({arrow::field("p", arrow::int32()), arrow::field("q", arrow::utf8())});
+  auto inner =
+      arrow::struct_({arrow::field("p", arrow::int32()), arrow::field("q", arrow::utf8())});
   auto schema = arrow::schema({
       arrow::field("a", arrow::int64()),
       arrow::field("s", arrow::struct_({arrow::field("x", arrow::int32()),
