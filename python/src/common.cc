@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include <nanobind/stl/string.h>
+
 #include "arrow/array.h"
 #include "arrow/c/bridge.h"
 

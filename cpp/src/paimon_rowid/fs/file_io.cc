@@ -147,11 +147,18 @@ Result<std::vector<FileStatus>> FileIO::List(const std::string& dir) const {
   std::vector<FileStatus> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+  fs::directory_iterator it(dir, ec);
+  if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+    // An entry can vanish between readdir and stat (a concurrent commit's temp file after
+    // its link): such an entry is simply not there any more.
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0) continue;
     FileStatus s;
-    s.name = entry.path().filename().string();
-    s.is_dir = entry.is_directory(ec);
-    s.size = s.is_dir ? 0 : static_cast<int64_t>(entry.file_size(ec));
+    s.name = it->path().filename().string();
+    s.is_dir = S_ISDIR(st.st_mode);
+    s.size = s.is_dir ? 0 : static_cast<int64_t>(st.st_size);
     out.push_back(std::move(s));
   }
   if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
