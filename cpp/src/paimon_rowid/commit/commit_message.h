@@ -1,0 +1,40 @@
+// Commit messages: what a writer hands to the committer (format doc §1.8, §4.3).
+//
+// A message holds the new data files of one (partition, bucket). Files are complete on disk
+// but invisible until a snapshot references them. Files of plain appends carry no
+// first_row_id and minSeq = maxSeq = 0: the committer stamps both. Files that rewrite
+// columns of existing rows (updates) carry their first_row_id and the snapshot they were
+// planned on (check_from_snapshot), which turns on data-evolution conflict detection.
+//
+// Messages are plain values; Serialize gives a self-contained byte form for pickling and for
+// shipping from workers to the committing process.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "paimon_rowid/common/status.h"
+#include "paimon_rowid/meta/manifest.h"
+
+namespace paimon_rowid {
+
+struct CommitMessage {
+  std::string partition;  // serialized BinaryRow of the partition values
+  int32_t bucket = 0;
+  int32_t total_buckets = -1;  // the table's `bucket` option
+  std::vector<DataFileMeta> new_files;
+  /// The snapshot an update was planned on; nullopt for plain appends.
+  std::optional<int64_t> check_from_snapshot;
+
+  bool empty() const { return new_files.empty(); }
+
+  /// A versioned byte form (header + the files as an uncompressed Avro manifest).
+  Result<std::string> Serialize() const;
+  /// Invalid for truncated or malformed input.
+  static Result<CommitMessage> Deserialize(std::string_view bytes);
+};
+
+}  // namespace paimon_rowid

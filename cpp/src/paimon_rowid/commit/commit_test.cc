@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+
+#include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/write/test_util.h"
+
+namespace paimon_rowid {
+namespace {
+
+using testing::DeOptions;
+using testing::WriteFixture;
+
+std::vector<int64_t> Iota(int64_t start, int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+// Manifest files not referenced by any snapshot's lists (orphans).
+std::vector<std::string> OrphanManifests(const Table& table) {
+  std::set<std::string> referenced;
+  for (int64_t id : table.ListSnapshotIds().ValueOrDie()) {
+    Snapshot s = table.SnapshotById(id).ValueOrDie();
+    for (const auto& list : {s.base_manifest_list, s.delta_manifest_list}) {
+      referenced.insert(list);
+      auto metas = DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
+                       .ValueOrDie();
+      for (const auto& m : metas) referenced.insert(m.file_name);
+    }
+  }
+  std::vector<std::string> orphans;
+  for (const auto& f : WriteFixture::Files(table.path() + "/manifest")) {
+    if (!referenced.count(f)) orphans.push_back(f);
+  }
+  return orphans;
+}
+
+TEST(CommitterTest, EmptyMessagesMakeNoSnapshot) {
+  WriteFixture fx;
+  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  EXPECT_FALSE(committer->Commit({}).ValueOrDie());
+  EXPECT_FALSE(committer->Commit({CommitMessage{}}).ValueOrDie());
+  EXPECT_FALSE(fx.table()->LatestSnapshot().ValueOrDie());
+}
+
+TEST(CommitterTest, RetriesAfterLosingTheSnapshotRace) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));  // snapshot 1
+  auto ours = fx.WriteMessages(WriteFixture::Batch(10, 20));
+  auto theirs = fx.WriteMessages(WriteFixture::Batch(30, 5));
+  CommitOptions opts;
+  int raced = 0;
+  opts.before_snapshot_create = [&](int attempt, int64_t id) {
+    if (attempt < 2) {
+      // Another committer lands snapshot `id` first.
+      auto other = Committer::Make(fx.table()).ValueOrDie();
+      auto batch = fx.WriteMessages(WriteFixture::Batch(1000 + attempt * 100, 7));
+      ASSERT_EQ(other->Commit(batch).ValueOrDie(), id);
+      ++raced;
+    }
+  };
+  auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
+  auto id = committer->Commit(ours);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(**id, 4);
+  EXPECT_EQ(raced, 2);
+  auto t = fx.ReadAll({"id", "_ROW_ID", "_SEQUENCE_NUMBER"});
+  ASSERT_EQ(t->num_rows(), 10 + 7 + 7 + 20);
+  EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 44));
+  auto ids = WriteFixture::Int64s(t, "id");
+  auto seqs = WriteFixture::Int64s(t, "_SEQUENCE_NUMBER");
+  // Our rows come last, stamped with the snapshot that finally landed.
+  for (int i = 24; i < 44; ++i) {
+    EXPECT_EQ(ids[i], 10 + (i - 24));
+    EXPECT_EQ(seqs[i], 4);
+  }
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  EXPECT_EQ(snap->next_row_id, 44);
+  EXPECT_EQ(snap->total_record_count, 44);
+  EXPECT_TRUE(OrphanManifests(*fx.table()).empty());
+  (void)theirs;
+}
+
+TEST(CommitterTest, FinalFailureRemovesEverything) {
+  WriteFixture fx(DeOptions({{"commit.max-retries", "1"}, {"commit.min-retry-wait", "1 ms"}}));
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto before = WriteFixture::Files(fx.table_path());
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(10, 10));
+  CommitOptions opts;
+  opts.before_snapshot_create = [&](int, int64_t id) {
+    // Squat on the snapshot id with a copy of snapshot 1 (as a foreign committer would).
+    auto s1 = fx.table()->SnapshotById(1).ValueOrDie();
+    s1.id = id;
+    ASSERT_TRUE(fx.table()->file_io()->WriteFileNoReplace(fx.table()->SnapshotPath(id), s1.ToJson()).ok());
+  };
+  auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
+  auto result = committer->Commit(msgs);
+  ASSERT_FALSE(result.ok());
+  ASSERT_NE(GetErrorKind(result.status()), nullptr);
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitConflict);
+  auto after = WriteFixture::Files(fx.table_path());
+  std::vector<std::string> added;
+  for (const auto& f : after) {
+    if (!std::binary_search(before.begin(), before.end(), f)) added.push_back(f);
+  }
+  // Only the squatters' snapshot files (and LATEST) are new: no data or manifest files.
+  for (const auto& f : added) EXPECT_EQ(f.rfind("snapshot/", 0), 0u) << f;
+}
+
+TEST(CommitterTest, DuplicateCommitIsDetectedOnRetry) {
+  WriteFixture fx;
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(0, 5));
+  CommitOptions opts;
+  opts.commit_user = "user-1";
+  opts.commit_identifier = 42;
+  std::unique_ptr<Committer> twin;
+  opts.before_snapshot_create = [&](int attempt, int64_t) {
+    if (attempt == 0) {
+      // The "same" commit lands through another path first (e.g. an ambiguous earlier try).
+      CommitOptions o;
+      o.commit_user = "user-1";
+      o.commit_identifier = 42;
+      auto c = Committer::Make(fx.table(), o).ValueOrDie();
+      ASSERT_EQ(c->Commit(fx.WriteMessages(WriteFixture::Batch(100, 1))).ValueOrDie(), 1);
+    }
+  };
+  auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
+  EXPECT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
+  EXPECT_EQ(fx.table()->ListSnapshotIds().ValueOrDie().size(), 1u);
+}
+
+// An update of column `name` for the group [0, 9] planned on snapshot `base`.
+std::vector<CommitMessage> NameUpdate(WriteFixture& fx, int64_t base, int64_t rows = 10,
+                                      std::string column = "name") {
+  auto batch = WriteFixture::Batch(0, rows);
+  auto col = batch->schema()->GetFieldIndex(column);
+  auto partial = arrow::RecordBatch::Make(arrow::schema({batch->schema()->field(col)}), rows,
+                                          {batch->column(col)});
+  auto msgs = fx.WriteMessages(partial, std::vector<std::string>{column});
+  for (auto& m : msgs) {
+    m.check_from_snapshot = base;
+    for (auto& f : m.new_files) f.first_row_id = 0;
+  }
+  return msgs;
+}
+
+TEST(ConflictTest, UpdatesOfTheSameColumnConflict) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));  // snapshot 1, rows 0..9
+  auto first = NameUpdate(fx, 1);
+  auto second = NameUpdate(fx, 1);
+  auto other_column = NameUpdate(fx, 1, 10, "dt");
+  ASSERT_EQ(Committer::Make(fx.table()).ValueOrDie()->Commit(first).ValueOrDie(), 2);
+  auto result = Committer::Make(fx.table()).ValueOrDie()->Commit(second);
+  ASSERT_FALSE(result.ok());
+  ASSERT_NE(GetErrorKind(result.status()), nullptr);
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitConflict);
+  // The failed update's files are gone.
+  for (const auto& f : second[0].new_files) {
+    auto path = DataFilePath(*fx.table(), second[0].partition, 0, f).ValueOrDie();
+    EXPECT_FALSE(fx.table()->file_io()->Exists(path).ValueOrDie());
+  }
+  // A different column does not conflict; next_row_id is unchanged.
+  ASSERT_EQ(Committer::Make(fx.table()).ValueOrDie()->Commit(other_column).ValueOrDie(), 3);
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  EXPECT_EQ(snap->next_row_id, 10);
+  auto t = fx.ReadAll({"id", "_ROW_ID", "_SEQUENCE_NUMBER"});
+  EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 10));
+}
+
+TEST(ConflictTest, RowIdExistence) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto wrong_range = NameUpdate(fx, 1, 7);  // 7 rows for a 10-row group
+  auto result = Committer::Make(fx.table()).ValueOrDie()->Commit(wrong_range);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitConflict);
+  EXPECT_TRUE(Committer::Make(fx.table()).ValueOrDie()->Commit(NameUpdate(fx, 1)).ok());
+}
+
+}  // namespace
+}  // namespace paimon_rowid

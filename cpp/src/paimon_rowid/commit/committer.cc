@@ -1,0 +1,383 @@
+#include "paimon_rowid/commit/committer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "arrow/scalar.h"
+#include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/plan.h"
+
+namespace paimon_rowid {
+namespace {
+
+constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
+constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
+  return cols && std::find(cols->begin(), cols->end(), system_fields::kRowId) != cols->end();
+}
+
+// Step 1 of format §4.3: new files (minSeq == 0) get (S, S).
+void StampSequenceNumbers(std::vector<ManifestEntry>* entries, int64_t snapshot_id) {
+  for (auto& e : *entries) {
+    if (e.file.min_sequence_number == 0) {
+      e.file.min_sequence_number = snapshot_id;
+      e.file.max_sequence_number = snapshot_id;
+    } else if (e.file.max_sequence_number == 0) {
+      e.file.max_sequence_number = snapshot_id;
+    }
+  }
+}
+
+// Step 2: entries of one partition become contiguous, partitions in first-seen order.
+std::vector<ManifestEntry> GroupByPartition(std::vector<ManifestEntry> entries) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<ManifestEntry>> by_partition;
+  for (auto& e : entries) {
+    auto it = by_partition.find(e.partition);
+    if (it == by_partition.end()) {
+      order.push_back(e.partition);
+      it = by_partition.emplace(e.partition, std::vector<ManifestEntry>{}).first;
+    }
+    it->second.push_back(std::move(e));
+  }
+  std::vector<ManifestEntry> out;
+  for (const auto& p : order) {
+    for (auto& e : by_partition[p]) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Step 3: first_row_id of new APPEND files from `start`; returns the next row id.
+Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start) {
+  int64_t blob_start_default = start;
+  std::map<std::string, int64_t> blob_starts;
+  int64_t vector_start = start;
+  for (auto& e : *entries) {
+    DataFileMeta& f = e.file;
+    if (!f.file_source) {
+      return Status::Invalid("file source field for row-tracking table must present (file '",
+                             f.file_name, "')");
+    }
+    if (*f.file_source != static_cast<int32_t>(FileSource::kAppend) || f.first_row_id ||
+        ContainsRowId(f.write_cols)) {
+      continue;
+    }
+    if (f.is_blob_file()) {
+      if (!f.write_cols || f.write_cols->empty()) {
+        return Status::Invalid("blob file '", f.file_name, "' has no write columns");
+      }
+      const std::string& field = f.write_cols->front();
+      auto it = blob_starts.find(field);
+      int64_t first = it == blob_starts.end() ? blob_start_default : it->second;
+      if (first >= start) {
+        return Status::Invalid("blob file '", f.file_name,
+                               "' does not follow a normal file covering its rows");
+      }
+      f.first_row_id = first;
+      blob_starts[field] = first + f.row_count;
+    } else if (f.is_vector_file()) {
+      if (vector_start >= start) {
+        return Status::Invalid("vector file '", f.file_name,
+                               "' does not follow a normal file covering its rows");
+      }
+      f.first_row_id = vector_start;
+      vector_start += f.row_count;
+    } else {
+      f.first_row_id = start;
+      blob_start_default = start;
+      blob_starts.clear();
+      start += f.row_count;
+    }
+  }
+  return start;
+}
+
+Result<SimpleStats> PartitionStats(const std::vector<ManifestEntry>& entries,
+                                   const std::vector<DataField>& fields) {
+  if (fields.empty()) return SimpleStats::Empty();
+  std::vector<std::shared_ptr<arrow::DataType>> types;
+  for (const auto& f : fields) types.push_back(f.type->ToArrow());
+  StatsCollector collector(types);
+  std::string last;
+  bool first = true;
+  for (const auto& e : entries) {
+    if (!first && e.partition == last) continue;
+    first = false;
+    last = e.partition;
+    ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(e.partition, fields));
+    ARROW_RETURN_NOT_OK(collector.UpdateScalars(values));
+  }
+  return collector.Finish();
+}
+
+Result<int64_t> ParseHint(const std::string& text) {
+  if (text.empty()) return Status::Invalid("empty hint");
+  int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return Status::Invalid("bad hint");
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<std::string> DataFilePath(const Table& table, const std::string& partition, int32_t bucket,
+                                 const DataFileMeta& file) {
+  if (file.external_path) return *file.external_path;
+  ARROW_ASSIGN_OR_RAISE(auto fields, PartitionFields(table.schema()));
+  std::string partition_path;
+  if (!fields.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(partition, fields));
+    partition_path = JavaPartitionPath(
+        fields, values, table.options().GetOr(options::kPartitionDefaultName, kDefaultPartitionName));
+  }
+  return JoinPath(table.BucketPath(partition_path, bucket), file.file_name);
+}
+
+// The files one attempt wrote, deleted when the attempt does not become a snapshot.
+struct Committer::Attempt {
+  std::shared_ptr<FileIO> io;
+  std::vector<std::string> files;
+  void Cleanup() {
+    for (const auto& f : files) (void)io->DeleteFile(f);
+    files.clear();
+  }
+};
+
+Committer::Committer(std::shared_ptr<const Table> table, CommitOptions options)
+    : table_(std::move(table)), options_(std::move(options)) {}
+
+Result<std::unique_ptr<Committer>> Committer::Make(std::shared_ptr<const Table> table,
+                                                   CommitOptions options) {
+  if (!table) return Status::Invalid("Committer needs a table");
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  if (options.commit_user.empty()) options.commit_user = RandomUuid();
+  return std::unique_ptr<Committer>(new Committer(std::move(table), std::move(options)));
+}
+
+Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
+  Status first_error;
+  for (const auto& msg : messages) {
+    for (const auto& f : msg.new_files) {
+      auto path = DataFilePath(*table_, msg.partition, msg.bucket, f);
+      if (!path.ok()) {
+        if (first_error.ok()) first_error = path.status();
+        continue;
+      }
+      Status st = table_->file_io()->DeleteFile(*path);
+      if (!st.ok() && first_error.ok()) first_error = st;
+      std::string dir = path->substr(0, path->rfind('/'));
+      for (const auto& extra : f.extra_files) (void)table_->file_io()->DeleteFile(JoinPath(dir, extra));
+    }
+  }
+  return first_error;
+}
+
+Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage>& messages) {
+  std::vector<ManifestEntry> delta;
+  std::optional<int64_t> check_from;
+  for (const auto& msg : messages) {
+    for (const auto& f : msg.new_files) {
+      ManifestEntry e;
+      e.kind = FileKind::kAdd;
+      e.partition = msg.partition;
+      e.bucket = msg.bucket;
+      e.total_buckets = msg.total_buckets;
+      e.file = f;
+      delta.push_back(std::move(e));
+    }
+    if (msg.check_from_snapshot) {
+      check_from = check_from ? std::min(*check_from, *msg.check_from_snapshot)
+                              : *msg.check_from_snapshot;
+    }
+  }
+  if (delta.empty()) return std::nullopt;
+
+  const Options& opts = table_->options();
+  const std::shared_ptr<FileIO>& io = table_->file_io();
+  auto fail = [&](Status st) -> Status {
+    (void)Abort(messages);
+    return st;
+  };
+  auto max_retries = opts.GetInt(options::kCommitMaxRetries, 10);
+  auto min_wait = opts.GetDurationMillis(options::kCommitMinRetryWait, 10);
+  auto max_wait = opts.GetDurationMillis(options::kCommitMaxRetryWait, 10000);
+  auto group_on_commit = opts.GetBool(kPartitionGroupOnCommit, true);
+  auto row_tracking = opts.GetBool(options::kRowTrackingEnabled, false);
+  auto zstd_level = opts.GetInt(options::kZstdLevel, 1);
+  auto codec = AvroCodecForCompression(opts.GetOr(options::kManifestCompression, "zstd"));
+  for (const Status& st : {max_retries.status(), min_wait.status(), max_wait.status(),
+                           group_on_commit.status(), row_tracking.status(), zstd_level.status(),
+                           codec.status()}) {
+    if (!st.ok()) return fail(st);
+  }
+  auto partition_fields = PartitionFields(table_->schema());
+  if (!partition_fields.ok()) return fail(partition_fields.status());
+
+  std::mt19937_64 rng(std::random_device{}());
+  std::optional<int64_t> first_seen_latest;
+  for (int attempt = 0;; ++attempt) {
+    Attempt files{io, {}};
+    // One attempt; returns the snapshot id, nullopt to retry, or an error (final).
+    auto try_once = [&]() -> Result<std::optional<int64_t>> {
+      ARROW_ASSIGN_OR_RAISE(auto latest, table_->LatestSnapshot());
+      int64_t latest_id = latest ? latest->id : 0;
+      if (!first_seen_latest) {
+        first_seen_latest = latest_id;
+      } else {
+        // Did an earlier attempt land after all (an ambiguous failure)?
+        for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
+          ARROW_ASSIGN_OR_RAISE(Snapshot s, table_->SnapshotById(id));
+          if (s.commit_user == options_.commit_user &&
+              s.commit_identifier == options_.commit_identifier && s.commit_kind == "APPEND") {
+            return std::optional<int64_t>(id);
+          }
+        }
+      }
+      int64_t new_id = latest_id + 1;
+
+      if (check_from) {
+        if (latest) {
+          ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(*table_, *latest, nullptr));
+          ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta));
+          ARROW_RETURN_NOT_OK(CheckColumnConflicts(table_, *check_from, *latest, delta));
+        } else {
+          ARROW_RETURN_NOT_OK(CheckRowIdExistence({}, std::nullopt, delta));
+        }
+      }
+
+      std::vector<ManifestEntry> entries = delta;
+      StampSequenceNumbers(&entries, new_id);
+      if (*group_on_commit) entries = GroupByPartition(std::move(entries));
+      int64_t next_row_id = latest && latest->next_row_id ? *latest->next_row_id : 0;
+      if (*row_tracking) {
+        ARROW_ASSIGN_OR_RAISE(next_row_id, AssignRowIds(&entries, next_row_id));
+      }
+
+      ARROW_ASSIGN_OR_RAISE(auto latest_schema, table_->LatestSchema());
+      int64_t schema_id = latest_schema ? latest_schema->id : table_->schema().id;
+
+      // The manifest with this commit's entries.
+      ManifestFileMeta meta;
+      meta.file_name = "manifest-" + RandomUuid() + "-0";
+      ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, *codec, *zstd_level));
+      files.files.push_back(table_->ManifestPath(meta.file_name));
+      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), manifest->ToString()));
+      meta.file_size = manifest->size();
+      meta.num_added_files = static_cast<int64_t>(entries.size());
+      meta.num_deleted_files = 0;
+      ARROW_ASSIGN_OR_RAISE(meta.partition_stats, PartitionStats(entries, *partition_fields));
+      meta.schema_id = 0;
+      bool all_row_ids = true;
+      int64_t delta_records = 0;
+      for (const auto& e : entries) {
+        meta.schema_id = std::max(meta.schema_id, e.file.schema_id);
+        meta.min_bucket = meta.min_bucket ? std::min(*meta.min_bucket, e.bucket) : e.bucket;
+        meta.max_bucket = meta.max_bucket ? std::max(*meta.max_bucket, e.bucket) : e.bucket;
+        meta.min_level = meta.min_level ? std::min(*meta.min_level, e.file.level) : e.file.level;
+        meta.max_level = meta.max_level ? std::max(*meta.max_level, e.file.level) : e.file.level;
+        if (e.file.first_row_id) {
+          int64_t lo = *e.file.first_row_id, hi = e.file.last_row_id();
+          meta.min_row_id = meta.min_row_id ? std::min(*meta.min_row_id, lo) : lo;
+          meta.max_row_id = meta.max_row_id ? std::max(*meta.max_row_id, hi) : hi;
+        } else {
+          all_row_ids = false;
+        }
+        delta_records += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
+      }
+      if (!all_row_ids) meta.min_row_id = meta.max_row_id = std::nullopt;
+
+      // Delta list = this manifest; base list = everything the latest snapshot lists.
+      std::vector<ManifestFileMeta> base;
+      if (latest) {
+        for (const std::string* list : {&latest->base_manifest_list, &latest->delta_manifest_list}) {
+          if (list->empty()) continue;
+          ARROW_ASSIGN_OR_RAISE(auto data, io->ReadFile(table_->ManifestPath(*list)));
+          ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
+          base.insert(base.end(), metas.begin(), metas.end());
+        }
+      }
+      std::string list_uuid = RandomUuid();
+      std::string base_name = "manifest-list-" + list_uuid + "-0";
+      std::string delta_name = "manifest-list-" + list_uuid + "-1";
+      ARROW_ASSIGN_OR_RAISE(auto base_bytes, EncodeManifestList(base, *codec, *zstd_level));
+      ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList({meta}, *codec, *zstd_level));
+      files.files.push_back(table_->ManifestPath(base_name));
+      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), base_bytes->ToString()));
+      files.files.push_back(table_->ManifestPath(delta_name));
+      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), delta_bytes->ToString()));
+
+      Snapshot snap;
+      snap.version = 3;
+      snap.id = new_id;
+      snap.schema_id = schema_id;
+      snap.base_manifest_list = base_name;
+      snap.base_manifest_list_size = base_bytes->size();
+      snap.delta_manifest_list = delta_name;
+      snap.delta_manifest_list_size = delta_bytes->size();
+      if (latest) {
+        snap.index_manifest = latest->index_manifest;
+        snap.watermark = latest->watermark;
+        if (latest->schema_id == schema_id) snap.statistics = latest->statistics;
+      }
+      snap.commit_user = options_.commit_user;
+      snap.writer_version = kWriterVersion;
+      snap.commit_identifier = options_.commit_identifier;
+      snap.commit_kind = "APPEND";
+      snap.time_millis = NowMillis();
+      int64_t previous_total = latest && latest->total_record_count ? *latest->total_record_count : 0;
+      snap.total_record_count = previous_total + delta_records;
+      snap.delta_record_count = delta_records;
+      snap.next_row_id = next_row_id;
+
+      if (options_.before_snapshot_create) options_.before_snapshot_create(attempt, new_id);
+      Status created = io->WriteFileNoReplace(table_->SnapshotPath(new_id), snap.ToJson());
+      if (created.IsAlreadyExists()) return std::optional<int64_t>();
+      ARROW_RETURN_NOT_OK(created);
+      files.files.clear();  // they belong to the snapshot now
+
+      // The LATEST hint: best effort, and never moved backwards by a slow committer.
+      std::string hint = JoinPath(JoinPath(table_->path(), "snapshot"), "LATEST");
+      auto current = io->ReadText(hint);
+      auto current_id = current.ok() ? ParseHint(*current) : Result<int64_t>(Status::Invalid(""));
+      if (!current_id.ok() || *current_id < new_id) (void)io->WriteFile(hint, std::to_string(new_id));
+      return std::optional<int64_t>(new_id);
+    };
+
+    auto result = try_once();
+    if (!result.ok()) {
+      files.Cleanup();
+      return fail(result.status());
+    }
+    if (*result) return *result;
+    files.Cleanup();
+    if (attempt >= *max_retries) {
+      return fail(MakeKindError(
+          arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+          "Commit failed after " + std::to_string(attempt + 1) +
+              " attempts: other writers kept committing snapshots first (commit.max-retries=" +
+              std::to_string(*max_retries) + ")"));
+    }
+    int64_t wait = *min_wait;
+    for (int i = 0; i < attempt && wait < *max_wait; ++i) wait *= 2;
+    wait = std::min(wait, *max_wait);
+    int64_t jitter = wait > 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(wait)) : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait / 2 + jitter));
+  }
+}
+
+}  // namespace paimon_rowid

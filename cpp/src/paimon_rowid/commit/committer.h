@@ -1,0 +1,73 @@
+// The committer: turns commit messages into one new snapshot (format doc §1.8, §4.3, §5.6).
+//
+// Each attempt reads the latest snapshot L and, from it alone, recomputes everything:
+// conflict checks (for messages with check_from_snapshot), sequence numbers (S = L.id + 1 for
+// files with minSeq == 0), partition grouping, first_row_id assignment from L.nextRowId, one
+// manifest file, the delta and base manifest lists, and finally snapshot-S, created with
+// FileIO::WriteFileNoReplace (link(2) of a complete temp file: a concurrent committer in any
+// process, ours, pypaimon or Java, can never be overwritten). Losing the race (AlreadyExists)
+// deletes this attempt's manifest files and retries after an exponential back-off
+// (commit.min-retry-wait .. commit.max-retry-wait, commit.max-retries). A retry first looks
+// for a snapshot with this commit user + identifier + kind, so a commit whose snapshot did
+// land is never applied twice.
+//
+// A commit that finally fails (conflict, retries exhausted, I/O error) deletes every data
+// file of its messages and every manifest file it wrote, so nothing is left behind.
+//
+// Thread-safety: a Committer is used by one thread at a time; any number of Committers in
+// any number of processes may commit to the same table concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/commit/commit_message.h"
+
+namespace paimon_rowid {
+
+/// Writer identity of snapshots made by this engine.
+inline constexpr const char* kWriterVersion = "paimon-rowid 0.1.0";
+
+struct CommitOptions {
+  std::string commit_user;  // a random UUID when empty
+  int64_t commit_identifier = Snapshot::kBatchCommitIdentifier;
+  /// Testing hook: called before each attempt's snapshot file is created (attempt number
+  /// from 0 and the snapshot id about to be created), e.g. to simulate a lost race.
+  std::function<void(int attempt, int64_t snapshot_id)> before_snapshot_create;
+};
+
+class Committer {
+ public:
+  /// `table` is the table to commit to; its options give the retry and manifest settings.
+  static Result<std::unique_ptr<Committer>> Make(std::shared_ptr<const Table> table,
+                                                 CommitOptions options = {});
+
+  const std::string& commit_user() const { return options_.commit_user; }
+
+  /// Commits `messages` as one APPEND snapshot and returns its id; nullopt when the messages
+  /// hold no files (no snapshot is made). Errors: kCommitConflict (a data-evolution
+  /// conflict, or retries exhausted), I/O errors. On any error nothing of the commit stays
+  /// on disk (data files included).
+  Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages);
+
+  /// Deletes the data files of `messages` (never committed ones). Missing files are fine.
+  Status Abort(const std::vector<CommitMessage>& messages) const;
+
+ private:
+  Committer(std::shared_ptr<const Table> table, CommitOptions options);
+  struct Attempt;
+  std::shared_ptr<const Table> table_;
+  CommitOptions options_;
+};
+
+/// The path of a data file of `table` in (partition, bucket): its external path if set,
+/// otherwise inside the partition's bucket directory (Java's escaped partition path).
+Result<std::string> DataFilePath(const Table& table, const std::string& partition, int32_t bucket,
+                                 const DataFileMeta& file);
+
+}  // namespace paimon_rowid

@@ -1,0 +1,130 @@
+#include "paimon_rowid/commit/conflict.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "paimon_rowid/scan/plan.h"
+
+namespace paimon_rowid {
+namespace {
+
+bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+
+Status Conflict(std::string msg) {
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict, std::move(msg));
+}
+
+std::string Describe(const DataFileMeta& f) {
+  return "'" + f.file_name + "' (firstRowId=" + std::to_string(f.first_row_id.value_or(-1)) +
+         ", rowCount=" + std::to_string(f.row_count) + ")";
+}
+
+// Field ids of the user columns a file holds (all fields of its schema when write_cols is null).
+Result<std::set<int32_t>> FieldIdsOf(SchemaCache* schemas, const DataFileMeta& f) {
+  ARROW_ASSIGN_OR_RAISE(auto schema, schemas->Get(f.schema_id));
+  std::set<int32_t> ids;
+  for (const auto& w : WrittenFields(f, *schema)) ids.insert(w.field_id);
+  return ids;
+}
+
+}  // namespace
+
+Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
+                           const std::optional<int64_t>& latest_next_row_id,
+                           const std::vector<ManifestEntry>& delta) {
+  int64_t next_row_id = latest_next_row_id.value_or(0);
+  // (partition, bucket) -> normal ranges
+  std::map<std::pair<std::string, int32_t>, std::vector<std::pair<int64_t, int64_t>>> ranges;
+  for (const auto& e : live) {
+    if (!IsNormal(e.file) || !e.file.first_row_id) continue;
+    ranges[{e.partition, e.bucket}].push_back({*e.file.first_row_id, e.file.row_count});
+  }
+  for (const auto& e : delta) {
+    if (e.kind != FileKind::kAdd || !e.file.first_row_id) continue;
+    int64_t first = *e.file.first_row_id;
+    if (first >= next_row_id) continue;
+    auto it = ranges.find({e.partition, e.bucket});
+    bool ok = false;
+    if (it != ranges.end()) {
+      for (const auto& [start, count] : it->second) {
+        if (IsNormal(e.file)) {
+          ok = start == first && count == e.file.row_count;
+        } else {
+          ok = start <= first && first + e.file.row_count <= start + count;
+        }
+        if (ok) break;
+      }
+    }
+    if (!ok) {
+      return Conflict("Row ID existence conflict: file " + Describe(e.file) + " in bucket " +
+                      std::to_string(e.bucket) +
+                      " matches no file of the current snapshot. The rows it updates may have "
+                      "been rewritten by a concurrent compaction or removed by an overwrite.");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ManifestEntry>> ReadDeltaEntries(const Table& table, const Snapshot& snapshot) {
+  std::vector<ManifestEntry> out;
+  if (snapshot.delta_manifest_list.empty()) return out;
+  ARROW_ASSIGN_OR_RAISE(auto data,
+                        table.file_io()->ReadFile(table.ManifestPath(snapshot.delta_manifest_list)));
+  ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
+  for (const auto& meta : metas) {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
+    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(bytes)));
+    for (auto& e : entries) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Status CheckColumnConflicts(std::shared_ptr<const Table> table, int64_t check_from,
+                            const Snapshot& latest, const std::vector<ManifestEntry>& delta) {
+  if (latest.id <= check_from) return Status::OK();
+  SchemaCache schemas(table);
+  struct Committing {
+    const DataFileMeta* file;
+    std::set<int32_t> ids;
+  };
+  std::vector<Committing> committing;
+  for (const auto& e : delta) {
+    if (!e.file.first_row_id) continue;
+    ARROW_ASSIGN_OR_RAISE(auto ids, FieldIdsOf(&schemas, e.file));
+    committing.push_back({&e.file, std::move(ids)});
+  }
+  if (committing.empty()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(Snapshot base, table->SnapshotById(check_from));
+  int64_t base_next_row_id = base.next_row_id.value_or(0);
+  for (int64_t id = check_from + 1; id <= latest.id; ++id) {
+    ARROW_ASSIGN_OR_RAISE(Snapshot snap, table->SnapshotById(id));
+    if (snap.commit_kind == "COMPACT") continue;
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadDeltaEntries(*table, snap));
+    for (const auto& e : entries) {
+      if (!e.file.first_row_id || *e.file.first_row_id >= base_next_row_id) continue;
+      int64_t lo = *e.file.first_row_id, hi = e.file.last_row_id();
+      std::optional<std::set<int32_t>> ids;
+      for (const auto& c : committing) {
+        if (*c.file->first_row_id > hi || c.file->last_row_id() < lo) continue;
+        if (!ids) {
+          ARROW_ASSIGN_OR_RAISE(auto got, FieldIdsOf(&schemas, e.file));
+          ids = std::move(got);
+        }
+        bool shared = std::any_of(c.ids.begin(), c.ids.end(),
+                                  [&](int32_t fid) { return ids->count(fid) > 0; });
+        if (shared) {
+          return Conflict(
+              "For Data Evolution table, multiple 'MERGE INTO' operations have encountered "
+              "conflicts, updating the same file, which can render some updates ineffective: "
+              "file " + Describe(*c.file) + " conflicts with " + Describe(e.file) +
+              " committed in snapshot " + std::to_string(id) + " after snapshot " +
+              std::to_string(check_from));
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace paimon_rowid

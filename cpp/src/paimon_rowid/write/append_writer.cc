@@ -1,0 +1,511 @@
+#include "paimon_rowid/write/append_writer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "arrow/array.h"
+#include "arrow/compute/api_vector.h"
+#include "arrow/compute/cast.h"
+#include "arrow/compute/exec.h"
+#include "arrow/compute/row/grouper.h"
+#include "arrow/scalar.h"
+#include "arrow/util/byte_size.h"
+#include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/format/parquet_io.h"
+#include "paimon_rowid/scan/partition.h"
+
+namespace paimon_rowid {
+namespace {
+
+constexpr int64_t kDefaultTargetFileSize = 256LL << 20;
+constexpr int64_t kDefaultBlockSize = 128LL << 20;
+constexpr int64_t kMaxRowGroupRows = 1 << 20;
+constexpr int64_t kMaxChunkRows = 1 << 16;
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+std::string CompressionExtension(const std::string& codec) {
+  if (codec == "zstd") return "zst";
+  if (codec == "gzip") return "gz";
+  return codec;
+}
+
+// Java and pypaimon record the local wall-clock time as if it were UTC.
+int64_t LocalMillisAsUtc() {
+  auto now = std::chrono::system_clock::now();
+  int64_t millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  std::tm local{};
+  localtime_r(&secs, &local);
+  return millis + static_cast<int64_t>(local.tm_gmtoff) * 1000;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out + "]";
+}
+
+}  // namespace
+
+// One open data file of a partition.
+struct OpenFile {
+  std::string name;
+  std::string path;
+  std::unique_ptr<ParquetFileWriter> writer;
+  std::unique_ptr<StatsCollector> stats;
+  int64_t rows = 0;
+  int64_t raw_bytes = 0;
+  int64_t row_group_rows = 1;
+
+  // Bytes flushed plus the buffered rows at the compression ratio of the flushed row groups
+  // (1.0 before the first row group is flushed).
+  int64_t EstimatedSize() const {
+    int64_t flushed = writer->bytes_written();
+    if (rows == 0) return flushed;
+    double raw_per_row = static_cast<double>(raw_bytes) / static_cast<double>(rows);
+    // The Parquet writer closes a full row group only when the next row arrives.
+    int64_t flushed_rows = ((rows - 1) / row_group_rows) * row_group_rows;
+    int64_t pending_rows = rows - flushed_rows;
+    double ratio = 1.0;
+    if (flushed_rows > 0 && flushed > 0 && raw_per_row > 0) {
+      ratio = static_cast<double>(flushed) / (static_cast<double>(flushed_rows) * raw_per_row);
+    }
+    return flushed + static_cast<int64_t>(static_cast<double>(pending_rows) * raw_per_row * ratio);
+  }
+};
+
+struct PartitionWriter {
+  std::string partition;  // serialized BinaryRow
+  std::string dir;        // bucket directory
+  std::unique_ptr<OpenFile> current;
+  std::vector<DataFileMeta> done;
+};
+
+struct AppendWriter::Impl {
+  std::shared_ptr<const Table> table;
+  std::shared_ptr<FileIO> io;
+  std::vector<DataField> write_fields;
+  std::optional<std::vector<std::string>> write_cols;  // nullopt = full row
+  std::shared_ptr<arrow::Schema> input_schema;          // table types, no ids
+  std::shared_ptr<arrow::Schema> file_schema;           // with "PARQUET:field_id"
+  std::vector<int> partition_index;                     // into write_fields, key order
+  std::vector<DataField> partition_fields;
+  std::vector<int> stats_index;                         // into write_fields
+  std::vector<std::string> stats_names;
+  std::vector<std::shared_ptr<arrow::DataType>> stats_types;
+
+  int64_t target_file_size = kDefaultTargetFileSize;
+  int64_t block_size = kDefaultBlockSize;
+  ParquetWriteOptions parquet;
+  std::string prefix = "data-";
+  std::string extension = ".parquet";
+  std::string default_partition_name = "__DEFAULT_PARTITION__";
+
+  std::string uuid = RandomUuid();
+  int64_t file_counter = 0;
+  std::vector<std::string> order;  // partitions, first-seen
+  std::map<std::string, std::unique_ptr<PartitionWriter>> partitions;
+  std::vector<std::string> paths;  // every file created
+  bool failed = false;
+  bool prepared = false;
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
+  Status Route(const std::shared_ptr<arrow::RecordBatch>& batch);
+  Result<PartitionWriter*> GetPartition(const std::vector<std::shared_ptr<arrow::Scalar>>& values);
+  Status WritePartition(PartitionWriter* pw, const std::shared_ptr<arrow::RecordBatch>& batch);
+  Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
+  Status CloseFile(PartitionWriter* pw);
+  Status DeleteAll();
+};
+
+AppendWriter::AppendWriter() : impl_(std::make_unique<Impl>()) {}
+AppendWriter::~AppendWriter() = default;
+
+Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
+    std::shared_ptr<const Table> table, std::optional<std::vector<std::string>> write_cols) {
+  if (!table) return Status::Invalid("AppendWriter needs a table");
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  const TableSchema& schema = table->schema();
+  const Options& opts = table->options();
+  const std::string name = table->identifier().FullName();
+
+  if (!schema.primary_keys.empty()) {
+    return Status::NotImplemented("table '", name, "' has primary keys; only append tables are written");
+  }
+  if (Lower(opts.GetOr(options::kFileFormat, "parquet")) != "parquet") {
+    return Status::NotImplemented("table '", name, "' uses file.format '",
+                                  opts.GetOr(options::kFileFormat, ""),
+                                  "'; paimon-rowid writes parquet only");
+  }
+  if (opts.Contains(options::kVectorFileFormat)) {
+    return Status::NotImplemented("table '", name,
+                                  "' stores VECTOR columns in dedicated files "
+                                  "('vector.file.format'), which paimon-rowid cannot write yet");
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t bucket, opts.GetInt(options::kBucket, -1));
+  if (bucket != -1) {
+    return Status::NotImplemented("table '", name, "' has bucket = ", bucket,
+                                  "; paimon-rowid writes bucket-unaware tables (bucket = -1) only");
+  }
+  ARROW_ASSIGN_OR_RAISE(bool dv, opts.GetBool(options::kDeletionVectorsEnabled, false));
+  if (dv) {
+    return Status::NotImplemented("table '", name,
+                                  "' has deletion vectors enabled, which paimon-rowid does not "
+                                  "support");
+  }
+  std::set<std::string> descriptor_fields;
+  for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
+    for (auto& f : SplitList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
+  }
+  for (const auto& f : schema.fields) {
+    if (f.type->holds_blob() && !(f.type->is_blob() && descriptor_fields.count(f.name))) {
+      return Status::NotImplemented(
+          "table '", name, "' has BLOB column '", f.name,
+          "' stored in .blob files, which paimon-rowid cannot write yet");
+    }
+  }
+
+  std::unique_ptr<AppendWriter> out(new AppendWriter());
+  Impl& impl = *out->impl_;
+  impl.table = table;
+  impl.io = table->file_io();
+
+  // The write type.
+  if (write_cols) {
+    if (write_cols->empty()) return Status::Invalid("the write type must have at least one column");
+    std::set<std::string> seen;
+    for (const auto& col : *write_cols) {
+      if (system_fields::IsSystemField(col)) {
+        return Status::Invalid("system field '", col, "' cannot be written");
+      }
+      const DataField* f = schema.FieldByName(col);
+      if (f == nullptr) {
+        return Status::Invalid("Column '", col, "' is not a column of table '", name, "' ",
+                               JoinNames(schema.field_names()));
+      }
+      if (!seen.insert(col).second) return Status::Invalid("Column '", col, "' is written twice");
+      impl.write_fields.push_back(*f);
+    }
+    for (const auto& key : schema.partition_keys) {
+      if (!seen.count(key)) {
+        return Status::Invalid("a partial-column write must include partition key '", key, "'");
+      }
+    }
+    if (*write_cols != schema.field_names()) impl.write_cols = *write_cols;
+  } else {
+    impl.write_fields = schema.fields;
+  }
+  arrow::FieldVector input_fields, file_fields;
+  for (size_t i = 0; i < impl.write_fields.size(); ++i) {
+    const DataField& f = impl.write_fields[i];
+    input_fields.push_back(f.ToArrow()->WithMetadata(nullptr));
+    file_fields.push_back(f.ToArrowWithFieldIds());
+    if (SupportsStats(*f.type)) {
+      impl.stats_index.push_back(static_cast<int>(i));
+      impl.stats_names.push_back(f.name);
+      impl.stats_types.push_back(input_fields.back()->type());
+    }
+  }
+  impl.input_schema = arrow::schema(input_fields);
+  impl.file_schema = arrow::schema(file_fields);
+  ARROW_ASSIGN_OR_RAISE(impl.partition_fields, PartitionFields(schema));
+  for (const auto& key : schema.partition_keys) {
+    for (size_t i = 0; i < impl.write_fields.size(); ++i) {
+      if (impl.write_fields[i].name == key) impl.partition_index.push_back(static_cast<int>(i));
+    }
+  }
+
+  // Options.
+  ARROW_ASSIGN_OR_RAISE(impl.target_file_size,
+                        opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
+  if (impl.target_file_size <= 0) return Status::Invalid("target-file-size must be positive");
+  ARROW_ASSIGN_OR_RAISE(impl.block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
+  impl.block_size = std::max<int64_t>(1, std::min(impl.block_size, impl.target_file_size));
+  std::string codec = Lower(opts.GetOr("parquet.compression",
+                                       opts.GetOr(options::kFileCompression, "zstd")));
+  if (codec == "uncompressed") codec = "none";
+  impl.parquet.compression = codec;
+  ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
+  impl.parquet.compression_level = static_cast<int>(level);
+  impl.prefix = opts.GetOr(options::kDataFilePrefix, "data-");
+  ARROW_ASSIGN_OR_RAISE(bool suffix_compression,
+                        opts.GetBool("file.suffix.include.compression", false));
+  if (suffix_compression && codec != "none") {
+    impl.extension = "." + CompressionExtension(codec) + ".parquet";
+  }
+  impl.default_partition_name =
+      opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
+  return out;
+}
+
+const std::shared_ptr<arrow::Schema>& AppendWriter::write_schema() const {
+  return impl_->input_schema;
+}
+
+std::vector<std::string> AppendWriter::written_paths() const { return impl_->paths; }
+
+Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
+    const arrow::RecordBatch& batch) const {
+  const auto& in = *batch.schema();
+  std::set<std::string> wanted;
+  for (const auto& f : write_fields) wanted.insert(f.name);
+  std::vector<std::string> write_names;
+  for (const auto& f : write_fields) write_names.push_back(f.name);
+  for (const auto& f : in.fields()) {
+    if (!wanted.count(f->name())) {
+      return Status::Invalid("Input column '", f->name(), "' is not in the write type ",
+                             JoinNames(write_names), " of table '",
+                             table->identifier().FullName(), "'");
+    }
+  }
+  arrow::ArrayVector columns;
+  for (size_t i = 0; i < write_fields.size(); ++i) {
+    const DataField& f = write_fields[i];
+    auto indices = in.GetAllFieldIndices(f.name);
+    if (indices.empty()) {
+      return Status::Invalid("Input is missing column '", f.name, "' of the write type ",
+                             JoinNames(write_names));
+    }
+    if (indices.size() > 1) return Status::Invalid("Input has column '", f.name, "' twice");
+    std::shared_ptr<arrow::Array> column = batch.column(indices[0]);
+    const auto& target = input_schema->field(static_cast<int>(i))->type();
+    if (!column->type()->Equals(*target)) {
+      auto cast = arrow::compute::Cast(*column, target, arrow::compute::CastOptions::Safe());
+      if (!cast.ok()) {
+        return Status::TypeError("Cannot cast column '", f.name, "' from ",
+                                 column->type()->ToString(), " to ", target->ToString(),
+                                 " (Paimon ", f.type->ToString(), "): ", cast.status().message());
+      }
+      column = *cast;
+    }
+    if (!f.type->nullable() && column->null_count() > 0) {
+      return Status::Invalid("Column '", f.name, "' is NOT NULL (", f.type->ToString(),
+                             ") but the input has ", column->null_count(), " null value(s)");
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(input_schema, batch.num_rows(), std::move(columns));
+}
+
+Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
+    const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, EncodeBinaryRow(values));
+  auto it = partitions.find(bytes);
+  if (it != partitions.end()) return it->second.get();
+  auto pw = std::make_unique<PartitionWriter>();
+  pw->partition = bytes;
+  pw->dir = table->BucketPath(JavaPartitionPath(partition_fields, values, default_partition_name),
+                              /*bucket=*/0);
+  PartitionWriter* raw = pw.get();
+  order.push_back(bytes);
+  partitions.emplace(bytes, std::move(pw));
+  return raw;
+}
+
+Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (batch->num_rows() == 0) return Status::OK();
+  if (partition_index.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition({}));
+    return WritePartition(pw, batch);
+  }
+  std::vector<arrow::TypeHolder> key_types;
+  std::vector<arrow::Datum> keys;
+  for (int idx : partition_index) {
+    key_types.emplace_back(batch->column(idx)->type());
+    keys.emplace_back(batch->column(idx));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(key_types));
+  arrow::compute::ExecBatch key_batch(std::move(keys), batch->num_rows());
+  ARROW_ASSIGN_OR_RAISE(arrow::Datum group_ids,
+                        grouper->Consume(arrow::compute::ExecSpan(key_batch)));
+  uint32_t num_groups = grouper->num_groups();
+  ARROW_ASSIGN_OR_RAISE(arrow::compute::ExecBatch uniques, grouper->GetUniques());
+  std::vector<std::shared_ptr<arrow::Array>> unique_columns;
+  for (const auto& v : uniques.values) unique_columns.push_back(v.make_array());
+  auto values_of = [&](uint32_t g) -> Result<std::vector<std::shared_ptr<arrow::Scalar>>> {
+    std::vector<std::shared_ptr<arrow::Scalar>> values;
+    for (const auto& col : unique_columns) {
+      ARROW_ASSIGN_OR_RAISE(auto s, col->GetScalar(g));
+      values.push_back(std::move(s));
+    }
+    return values;
+  };
+  if (num_groups == 1) {
+    ARROW_ASSIGN_OR_RAISE(auto values, values_of(0));
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values));
+    return WritePartition(pw, batch);
+  }
+  auto ids = std::static_pointer_cast<arrow::UInt32Array>(group_ids.make_array());
+  ARROW_ASSIGN_OR_RAISE(auto groupings, arrow::compute::Grouper::MakeGroupings(*ids, num_groups));
+  for (uint32_t g = 0; g < num_groups; ++g) {
+    auto indices = groupings->value_slice(g);
+    ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(batch, indices));
+    ARROW_ASSIGN_OR_RAISE(auto values, values_of(g));
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values));
+    ARROW_RETURN_NOT_OK(WritePartition(pw, taken.record_batch()));
+  }
+  return Status::OK();
+}
+
+Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row) {
+  auto file = std::make_unique<OpenFile>();
+  file->name = prefix + uuid + "-" + std::to_string(file_counter++) + extension;
+  file->path = JoinPath(pw->dir, file->name);
+  ParquetWriteOptions opts = parquet;
+  file->row_group_rows = std::clamp<int64_t>(
+      static_cast<int64_t>(static_cast<double>(block_size) / std::max(1.0, raw_per_row)), 1,
+      kMaxRowGroupRows);
+  opts.row_group_size_rows = file->row_group_rows;
+  ARROW_ASSIGN_OR_RAISE(auto sink, io->OpenOutput(file->path));
+  paths.push_back(file->path);
+  ARROW_ASSIGN_OR_RAISE(file->writer, ParquetFileWriter::Open(sink, file_schema, opts));
+  file->stats = std::make_unique<StatsCollector>(stats_types);
+  pw->current = std::move(file);
+  return Status::OK();
+}
+
+Status AppendWriter::Impl::CloseFile(PartitionWriter* pw) {
+  std::unique_ptr<OpenFile> file = std::move(pw->current);
+  if (!file) return Status::OK();
+  ARROW_RETURN_NOT_OK(file->writer->Close());
+  DataFileMeta meta;
+  meta.file_name = file->name;
+  ARROW_ASSIGN_OR_RAISE(meta.file_size, io->FileSize(file->path));
+  meta.row_count = file->rows;
+  meta.min_key = EmptySerializedBinaryRow();
+  meta.max_key = EmptySerializedBinaryRow();
+  meta.key_stats = SimpleStats::Empty();
+  ARROW_ASSIGN_OR_RAISE(meta.value_stats, file->stats->Finish());
+  meta.value_stats_cols = stats_names;
+  meta.min_sequence_number = 0;
+  meta.max_sequence_number = 0;
+  meta.schema_id = table->schema().id;
+  meta.level = 0;
+  meta.creation_time_millis = LocalMillisAsUtc();
+  meta.delete_row_count = 0;
+  meta.file_source = static_cast<int32_t>(FileSource::kAppend);
+  meta.write_cols = write_cols;
+  pw->done.push_back(std::move(meta));
+  return Status::OK();
+}
+
+Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
+                                          const std::shared_ptr<arrow::RecordBatch>& batch) {
+  ARROW_ASSIGN_OR_RAISE(int64_t batch_bytes, arrow::util::ReferencedBufferSize(*batch));
+  double raw_per_row = static_cast<double>(batch_bytes) / static_cast<double>(batch->num_rows());
+  // Slices small enough that a file overshoots its target by at most ~1/8.
+  int64_t chunk_rows = std::clamp<int64_t>(
+      static_cast<int64_t>(static_cast<double>(target_file_size) / 8.0 / std::max(1.0, raw_per_row)),
+      1, kMaxChunkRows);
+  for (int64_t offset = 0; offset < batch->num_rows(); offset += chunk_rows) {
+    auto chunk = batch->Slice(offset, std::min(chunk_rows, batch->num_rows() - offset));
+    if (!pw->current) ARROW_RETURN_NOT_OK(OpenNewFile(pw, raw_per_row));
+    OpenFile& file = *pw->current;
+    ARROW_RETURN_NOT_OK(file.writer->Write(*chunk));
+    std::vector<std::shared_ptr<arrow::Array>> stats_columns;
+    for (int idx : stats_index) stats_columns.push_back(chunk->column(idx));
+    ARROW_RETURN_NOT_OK(file.stats->Update(stats_columns));
+    file.rows += chunk->num_rows();
+    file.raw_bytes += static_cast<int64_t>(raw_per_row * static_cast<double>(chunk->num_rows()));
+    if (file.EstimatedSize() >= target_file_size) ARROW_RETURN_NOT_OK(CloseFile(pw));
+  }
+  return Status::OK();
+}
+
+Status AppendWriter::Impl::DeleteAll() {
+  for (auto& [key, pw] : partitions) {
+    if (pw->current) {
+      (void)pw->current->writer->Close();
+      pw->current.reset();
+    }
+    pw->done.clear();
+  }
+  Status first;
+  for (const auto& p : paths) {
+    Status st = io->DeleteFile(p);
+    if (!st.ok() && first.ok()) first = st;
+  }
+  paths.clear();
+  return first;
+}
+
+Status AppendWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  Impl& impl = *impl_;
+  if (impl.failed) return Status::Invalid("the writer failed earlier and was aborted");
+  if (impl.prepared) return Status::Invalid("the writer was already prepared for commit");
+  if (!batch) return Status::Invalid("null record batch");
+  Status st = [&]() -> Status {
+    ARROW_ASSIGN_OR_RAISE(auto conformed, impl.Conform(*batch));
+    return impl.Route(conformed);
+  }();
+  if (!st.ok()) {
+    impl.failed = true;
+    (void)impl.DeleteAll();
+  }
+  return st;
+}
+
+Status AppendWriter::WriteAll(arrow::RecordBatchReader* reader) {
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    Status st = reader->ReadNext(&batch);
+    if (!st.ok()) {
+      impl_->failed = true;
+      (void)impl_->DeleteAll();
+      return st;
+    }
+    if (!batch) return Status::OK();
+    ARROW_RETURN_NOT_OK(Write(batch));
+  }
+}
+
+Result<std::vector<CommitMessage>> AppendWriter::PrepareCommit() {
+  Impl& impl = *impl_;
+  if (impl.failed) return Status::Invalid("the writer failed earlier and was aborted");
+  if (impl.prepared) return Status::Invalid("the writer was already prepared for commit");
+  impl.prepared = true;
+  std::vector<CommitMessage> out;
+  for (const auto& key : impl.order) {
+    PartitionWriter* pw = impl.partitions[key].get();
+    Status st = impl.CloseFile(pw);
+    if (!st.ok()) {
+      impl.failed = true;
+      (void)impl.DeleteAll();
+      return st;
+    }
+    if (pw->done.empty()) continue;
+    CommitMessage msg;
+    msg.partition = pw->partition;
+    msg.bucket = 0;
+    msg.total_buckets = -1;
+    msg.new_files = pw->done;
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+Status AppendWriter::Abort() { return impl_->DeleteAll(); }
+
+}  // namespace paimon_rowid

@@ -1,0 +1,74 @@
+// The append writer: Arrow record batches of a table's row type -> Parquet data files ->
+// commit messages (format doc §1.2, §1.3, §3.3, §3.6, §8).
+//
+// Input is matched to the write type BY NAME and cast (safe cast) to the table's Arrow
+// types; column order does not matter. A missing column, a column that is not in the write
+// type, a column that cannot be cast (TypeError) or a null in a NOT NULL column (Invalid)
+// fails the write: every file this writer has written is deleted and the writer refuses
+// further use, so a failed write leaves nothing behind.
+//
+// Rows are routed by the partition columns (grouped with Arrow's Grouper, never row by row)
+// into `<table>/<k=v/...>/bucket-0/` (Java's escaped partition path). Each partition has a
+// rolling Parquet file named `<data-file.prefix><uuid>-<n>.parquet`; it rolls when its size
+// estimate (bytes flushed + buffered rows at the compression ratio seen so far) reaches
+// `target-file-size` (256 MB). Parquet columns carry Paimon field ids; compression is
+// `file.compression` (zstd) at `file.compression.zstd-level` (1).
+//
+// Each file's DataFileMeta carries full, untruncated value stats (min/max/null counts) for its
+// atomic, non-BLOB columns, listed explicitly in _VALUE_STATS_COLS; min/max sequence numbers
+// 0 so the committer stamps them; no first_row_id (assigned at commit); _WRITE_COLS null for
+// a full-row write, the written columns for a partial-column write.
+//
+// Tables with BLOB columns stored in .blob files are NotImplemented (BLOB descriptor fields,
+// stored inline, are written like BYTES).
+//
+// Thread-safety: one thread at a time. Nothing is visible to readers until the messages of
+// PrepareCommit are committed.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/commit/commit_message.h"
+
+namespace paimon_rowid {
+
+class AppendWriter {
+ public:
+  /// `write_cols`: the columns of a partial-column append (they must include the partition
+  /// keys); nullopt (or every column in table order) writes full rows.
+  static Result<std::unique_ptr<AppendWriter>> Make(
+      std::shared_ptr<const Table> table,
+      std::optional<std::vector<std::string>> write_cols = std::nullopt);
+  /// Does not delete files: call Abort() to drop uncommitted output.
+  ~AppendWriter();
+
+  /// The Arrow schema input is cast to (the write columns, table types, no field ids).
+  const std::shared_ptr<arrow::Schema>& write_schema() const;
+
+  /// Appends rows. On error all files of this writer are deleted and the writer is failed.
+  Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
+  /// Appends every batch of `reader` (same error contract as Write).
+  Status WriteAll(arrow::RecordBatchReader* reader);
+
+  /// Closes all files and returns one message per partition (first-seen order). Only once.
+  Result<std::vector<CommitMessage>> PrepareCommit();
+
+  /// Deletes every file this writer wrote (also after PrepareCommit, for messages that are
+  /// not going to be committed). Idempotent.
+  Status Abort();
+
+  /// Paths of all files written so far (for tests and diagnostics).
+  std::vector<std::string> written_paths() const;
+
+ private:
+  AppendWriter();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,103 @@
+#include "paimon_rowid/write/schema_validation.h"
+
+#include <set>
+#include <sstream>
+
+namespace paimon_rowid {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status ValidateTableSchema(const TableSchema& schema) {
+  std::set<std::string> names;
+  for (const auto& f : schema.fields) {
+    if (f.name.empty()) return Status::Invalid("field names must not be empty");
+    if (!f.type) return Status::Invalid("field '", f.name, "' has no type");
+    if (system_fields::IsSystemField(f.name)) {
+      return Status::Invalid("Field name '", f.name,
+                             "' is reserved for a system field of row-tracking tables, please "
+                             "rename it");
+    }
+    if (!names.insert(f.name).second) {
+      return Status::Invalid("Table column names must be unique, '", f.name, "' is duplicated");
+    }
+  }
+  for (const auto& key : schema.partition_keys) {
+    const DataField* f = schema.FieldByName(key);
+    if (f == nullptr) {
+      return Status::Invalid("Table column ", key, " should include all partition fields");
+    }
+    if (f->type->is_nested() || f->type->holds_blob() || f->type->root() == TypeRoot::kVariant) {
+      return Status::Invalid("partition key '", key, "' must be of an atomic, non-BLOB type");
+    }
+  }
+  if (!schema.primary_keys.empty()) {
+    return Status::NotImplemented(
+        "primary-key tables are not supported; paimon-rowid writes append tables only");
+  }
+
+  Options opts = schema.table_options();
+  ARROW_ASSIGN_OR_RAISE(bool row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
+  ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
+  ARROW_ASSIGN_OR_RAISE(bool deletion_vectors,
+                        opts.GetBool(options::kDeletionVectorsEnabled, false));
+  if (row_tracking) {
+    if (auto bucket = opts.Get(options::kBucket)) {
+      ARROW_ASSIGN_OR_RAISE(int64_t b, opts.GetInt(options::kBucket, -1));
+      if (b != -1) {
+        return Status::Invalid(
+            "Cannot define bucket for row tracking table, it only supports bucket = -1");
+      }
+    }
+  }
+  if (data_evolution && !row_tracking) {
+    return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");
+  }
+  if (row_tracking && deletion_vectors) {
+    return Status::NotImplemented(
+        "deletion vectors on row-tracking tables are not supported by paimon-rowid");
+  }
+
+  bool has_blob = false, has_non_blob = false;
+  for (const auto& f : schema.fields) {
+    if (f.type->holds_blob()) {
+      has_blob = true;
+    } else {
+      has_non_blob = true;
+    }
+  }
+  if (has_blob) {
+    if (!row_tracking || !data_evolution) {
+      return Status::Invalid(
+          "BLOB columns require 'row-tracking.enabled' = 'true' and 'data-evolution.enabled' = "
+          "'true'");
+    }
+    if (!has_non_blob) {
+      return Status::Invalid("A table with BLOB columns must have at least one non-BLOB column");
+    }
+  }
+  for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
+    auto value = opts.Get(key);
+    if (!value) continue;
+    for (const auto& name : SplitList(*value)) {
+      const DataField* f = schema.FieldByName(name);
+      if (f == nullptr || !f->type->is_blob()) {
+        return Status::Invalid("'", key, "' names '", name, "', which is not a BLOB column");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace paimon_rowid

@@ -1,0 +1,22 @@
+// Validation of table schemas for the tables this engine writes (format doc §9, §6.1; Java's
+// SchemaValidation for append tables with row tracking / data evolution).
+#pragma once
+
+#include "paimon_rowid/common/status.h"
+#include "paimon_rowid/types/table_schema.h"
+
+namespace paimon_rowid {
+
+/// Checks a schema before a table is created (Invalid with Java's message, or
+/// NotImplemented for tables this engine does not support):
+///   * field names are non-empty and unique; `_ROW_ID` / `_SEQUENCE_NUMBER` are reserved;
+///   * partition keys name atomic, non-BLOB columns;
+///   * no primary keys (append tables only);
+///   * row tracking requires bucket = -1 (or absent); data evolution requires row tracking;
+///   * BLOB columns (BLOB, ARRAY<BLOB>, MAP<_, BLOB>) require row tracking and data
+///     evolution, and the table must keep at least one non-BLOB column;
+///   * blob-descriptor-field names scalar BLOB columns;
+///   * deletion vectors are not enabled together with row tracking.
+Status ValidateTableSchema(const TableSchema& schema);
+
+}  // namespace paimon_rowid

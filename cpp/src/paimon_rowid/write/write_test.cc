@@ -1,0 +1,234 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "arrow/api.h"
+#include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/write/schema_validation.h"
+#include "paimon_rowid/write/test_util.h"
+
+namespace paimon_rowid {
+namespace {
+
+using testing::DeOptions;
+using testing::WriteFixture;
+
+std::vector<int64_t> Iota(int64_t start, int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+TEST(AppendWriterTest, RoundTripAssignsRowIdsAndSequenceNumbers) {
+  WriteFixture fx;
+  EXPECT_EQ(fx.Append(WriteFixture::Batch(0, 100)), 1);
+  EXPECT_EQ(fx.Append(WriteFixture::Batch(100, 50)), 2);
+  auto t = fx.ReadAll({"id", "name", "_ROW_ID", "_SEQUENCE_NUMBER"});
+  ASSERT_EQ(t->num_rows(), 150);
+  EXPECT_EQ(WriteFixture::Int64s(t, "id"), Iota(0, 150));
+  EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 150));
+  auto seq = WriteFixture::Int64s(t, "_SEQUENCE_NUMBER");
+  for (int64_t i = 0; i < 150; ++i) EXPECT_EQ(seq[i], i < 100 ? 1 : 2);
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->id, 2);
+  EXPECT_EQ(snap->next_row_id, 150);
+  EXPECT_EQ(snap->total_record_count, 150);
+  EXPECT_EQ(snap->delta_record_count, 50);
+  EXPECT_EQ(snap->writer_version, std::string(kWriterVersion));
+  EXPECT_EQ(snap->commit_kind, "APPEND");
+  EXPECT_TRUE(snap->base_manifest_list_size.has_value());
+}
+
+TEST(AppendWriterTest, FileMetaHasEveryField) {
+  WriteFixture fx;
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(0, 10));
+  ASSERT_EQ(msgs.size(), 1u);
+  ASSERT_EQ(msgs[0].new_files.size(), 1u);
+  const DataFileMeta& f = msgs[0].new_files[0];
+  EXPECT_EQ(f.file_name.rfind("data-", 0), 0u);
+  EXPECT_NE(f.file_name.find(".parquet"), std::string::npos);
+  EXPECT_EQ(f.row_count, 10);
+  EXPECT_GT(f.file_size, 0);
+  EXPECT_EQ(f.min_sequence_number, 0);
+  EXPECT_EQ(f.max_sequence_number, 0);
+  EXPECT_EQ(f.file_source, 0);
+  EXPECT_FALSE(f.first_row_id);
+  EXPECT_FALSE(f.write_cols);
+  EXPECT_EQ(f.delete_row_count, 0);
+  ASSERT_TRUE(f.creation_time_millis);
+  ASSERT_TRUE(f.value_stats_cols);
+  EXPECT_EQ(*f.value_stats_cols, (std::vector<std::string>{"id", "name", "dt"}));
+  ASSERT_TRUE(f.value_stats.null_counts);
+  EXPECT_EQ(f.value_stats.null_counts->size(), 3u);
+  EXPECT_EQ(f.min_key, EmptySerializedBinaryRow());
+  EXPECT_EQ(msgs[0].bucket, 0);
+  EXPECT_EQ(msgs[0].total_buckets, -1);
+  // Serialization round trip.
+  auto bytes = msgs[0].Serialize().ValueOrDie();
+  auto back = CommitMessage::Deserialize(bytes).ValueOrDie();
+  EXPECT_EQ(back.partition, msgs[0].partition);
+  ASSERT_EQ(back.new_files.size(), 1u);
+  EXPECT_EQ(back.new_files[0].file_name, f.file_name);
+  EXPECT_EQ(back.new_files[0].value_stats.min_values, f.value_stats.min_values);
+  EXPECT_FALSE(CommitMessage::Deserialize("garbage").ok());
+  ASSERT_TRUE(fx.WriteMessages(WriteFixture::Batch(0, 1)).size() == 1);
+}
+
+TEST(AppendWriterTest, RollsAtTargetFileSize) {
+  WriteFixture fx(DeOptions({{"target-file-size", "32 kb"}}));
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(0, 50000));
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_GT(msgs[0].new_files.size(), 3u);
+  int64_t rows = 0;
+  for (const auto& f : msgs[0].new_files) {
+    rows += f.row_count;
+    EXPECT_LT(f.file_size, 3 * 32 * 1024) << f.file_name;
+  }
+  EXPECT_EQ(rows, 50000);
+  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
+  auto t = fx.ReadAll({"id", "_ROW_ID"});
+  EXPECT_EQ(WriteFixture::Int64s(t, "id"), Iota(0, 50000));
+  EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 50000));
+}
+
+TEST(AppendWriterTest, RoutesPartitionsWithJavaPaths) {
+  WriteFixture fx(DeOptions(), {"dt"});
+  auto batch = WriteFixture::Batch(0, 30, {"a", "b/c", "d"});
+  auto msgs = fx.WriteMessages(batch);
+  ASSERT_EQ(msgs.size(), 3u);
+  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
+  auto files = WriteFixture::Files(fx.table_path());
+  int in_escaped = 0;
+  for (const auto& f : files) {
+    if (f.rfind("dt=b%2Fc/bucket-0/data-", 0) == 0) ++in_escaped;
+  }
+  EXPECT_EQ(in_escaped, 1);
+  auto t = fx.ReadAll({"id", "dt", "_ROW_ID"});
+  ASSERT_EQ(t->num_rows(), 30);
+  // Row ids are contiguous per partition (grouped on commit) and cover 0..29.
+  auto ids = WriteFixture::Int64s(t, "_ROW_ID");
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, Iota(0, 30));
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  EXPECT_EQ(snap->next_row_id, 30);
+}
+
+TEST(AppendWriterTest, CastsInputAndAcceptsAnyColumnOrder) {
+  WriteFixture fx;
+  arrow::Int32Builder ids;
+  arrow::StringBuilder names;
+  ASSERT_TRUE(ids.AppendValues({1, 2, 3}).ok());
+  ASSERT_TRUE(names.AppendValues({"x", "y", "z"}).ok());
+  arrow::StringBuilder dts;
+  ASSERT_TRUE(dts.AppendValues({"a", "a", "a"}).ok());
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("name", arrow::utf8()), arrow::field("dt", arrow::utf8()),
+                     arrow::field("id", arrow::int32())}),
+      3, {names.Finish().ValueOrDie(), dts.Finish().ValueOrDie(), ids.Finish().ValueOrDie()});
+  EXPECT_EQ(fx.Append(batch), 1);
+  auto t = fx.ReadAll({"id", "name"});
+  EXPECT_EQ(WriteFixture::Int64s(t, "id"), (std::vector<int64_t>{1, 2, 3}));
+}
+
+// Every error leaves no file behind and fails the writer.
+TEST(AppendWriterTest, BadInputWritesNothing) {
+  WriteFixture fx;
+  auto expect_clean_failure = [&](const std::shared_ptr<arrow::RecordBatch>& bad,
+                                  arrow::StatusCode code) {
+    auto writer = AppendWriter::Make(fx.table()).ValueOrDie();
+    ASSERT_TRUE(writer->Write(WriteFixture::Batch(0, 1000)).ok());
+    Status st = writer->Write(bad);
+    EXPECT_EQ(st.code(), code) << st.ToString();
+    EXPECT_TRUE(WriteFixture::Files(fx.table_path() + "/bucket-0").empty());
+    EXPECT_FALSE(writer->PrepareCommit().ok());
+  };
+  auto good = WriteFixture::Batch(0, 3);
+  // Missing column.
+  expect_clean_failure(good->RemoveColumn(1).ValueOrDie(), arrow::StatusCode::Invalid);
+  // Uncastable column.
+  arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(lb.Append().ok());
+  auto list = lb.Finish().ValueOrDie();
+  expect_clean_failure(
+      good->SetColumn(0, arrow::field("id", list->type()), list).ValueOrDie(),
+      arrow::StatusCode::TypeError);
+  // Null in a NOT NULL column.
+  arrow::Int64Builder nb;
+  ASSERT_TRUE(nb.AppendValues({1}).ok());
+  ASSERT_TRUE(nb.AppendNull().ok());
+  ASSERT_TRUE(nb.AppendValues({3}).ok());
+  auto nulls = nb.Finish().ValueOrDie();
+  expect_clean_failure(good->SetColumn(0, arrow::field("id", arrow::int64()), nulls).ValueOrDie(),
+                       arrow::StatusCode::Invalid);
+  // Unknown column.
+  expect_clean_failure(
+      good->AddColumn(3, arrow::field("extra", arrow::int64()), good->column(0)).ValueOrDie(),
+      arrow::StatusCode::Invalid);
+  EXPECT_FALSE(fx.table()->LatestSnapshot().ValueOrDie());
+}
+
+TEST(AppendWriterTest, PartialColumnWrite) {
+  WriteFixture fx;
+  auto batch = WriteFixture::Batch(0, 5);
+  auto partial = arrow::RecordBatch::Make(
+      arrow::schema({batch->schema()->field(0), batch->schema()->field(2)}), 5,
+      {batch->column(0), batch->column(2)});
+  auto msgs = fx.WriteMessages(partial, std::vector<std::string>{"id", "dt"});
+  ASSERT_EQ(msgs.size(), 1u);
+  ASSERT_TRUE(msgs[0].new_files[0].write_cols);
+  EXPECT_EQ(*msgs[0].new_files[0].write_cols, (std::vector<std::string>{"id", "dt"}));
+  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
+  auto t = fx.ReadAll({"id", "name", "_ROW_ID"});
+  EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 5));
+  EXPECT_EQ(t->GetColumnByName("name")->null_count(), 5);
+  // A full-row write type in table order is a full-row write.
+  auto full = fx.WriteMessages(batch, std::vector<std::string>{"id", "name", "dt"});
+  EXPECT_FALSE(full[0].new_files[0].write_cols);
+}
+
+TEST(SchemaValidationTest, RowTrackingRules) {
+  TableSchema s;
+  s.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)}});
+  s.options = DeOptions();
+  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  s.options["bucket"] = "2";
+  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());
+  s.options["bucket"] = "-1";
+  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  s.options["row-tracking.enabled"] = "false";
+  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());  // DE needs row tracking
+  s.options = DeOptions();
+  s.primary_keys = {"id"};
+  EXPECT_FALSE(ValidateTableSchema(s).ok());
+  s.primary_keys.clear();
+  s.fields.push_back(DataField{1, "_ROW_ID", DataType::Atomic(TypeRoot::kBigInt)});
+  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());
+  s.fields.pop_back();
+  s.fields.push_back(DataField{1, "pic", DataType::Atomic(TypeRoot::kBlob)});
+  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  s.options.erase("data-evolution.enabled");
+  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());  // BLOB needs both options
+}
+
+TEST(AppendWriterTest, BlobTablesAreNotImplemented) {
+  testing::TempDir dir;
+  auto catalog = Catalog::Make({{"warehouse", dir.path()}}).ValueOrDie();
+  ASSERT_TRUE(catalog->CreateDatabase("db", false).ok());
+  TableSchema s;
+  s.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)},
+                             DataField{-1, "pic", DataType::Atomic(TypeRoot::kBlob)}});
+  s.options = DeOptions();
+  ASSERT_TRUE(catalog->CreateTable("db.b", s, false).ok());
+  auto table = catalog->GetTable("db.b").ValueOrDie();
+  EXPECT_TRUE(AppendWriter::Make(table).status().IsNotImplemented());
+  s.options["blob-descriptor-field"] = "pic";
+  ASSERT_TRUE(catalog->CreateTable("db.d", s, false).ok());
+  EXPECT_TRUE(AppendWriter::Make(catalog->GetTable("db.d").ValueOrDie()).ok());
+}
+
+}  // namespace
+}  // namespace paimon_rowid
