@@ -203,27 +203,23 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
   };
   std::vector<Supply> supplies;
   std::map<std::string, std::shared_ptr<arrow::ChunkedArray>> columns;
-  std::vector<const DataFileMeta*> holding;  // normal files holding a requested user column
   std::set<std::string> partition_names(schema.partition_keys.begin(), schema.partition_keys.end());
   for (const DataFileMeta* f : normal) {
     ARROW_ASSIGN_OR_RAISE(auto file_schema, schemas_->Get(f->schema_id));
     auto written = WrittenFields(*f, *file_schema);
     Supply supply{f, file_schema, {}};
-    bool holds_any = false;
     for (const auto& name : needed_fields_) {
       if (system_fields::IsSystemField(name) || partition_names.count(name)) continue;
       const DataField* tf = schema.FieldByName(name);
       auto hit = std::find_if(written.begin(), written.end(),
                               [&](const WrittenField& w) { return w.field_id == tf->id; });
       if (hit == written.end()) continue;
-      holds_any = true;
       bool taken = false;
       for (const auto& s : supplies) {
         for (const auto& c : s.columns) taken |= c.first == name;
       }
       if (!taken) supply.columns.emplace_back(name, hit->field->name);
     }
-    if (holds_any) holding.push_back(f);
     if (!supply.columns.empty()) supplies.push_back(std::move(supply));
   }
   for (const auto& name : needed_fields_) {
@@ -282,9 +278,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
       if (normal.empty() && group.empty()) return Status::Invalid("empty file group");
       array = Int64Range(selection, range.from);
     } else if (name == system_fields::kSequenceNumber) {
-      const DataFileMeta* source = !holding.empty() ? holding.front()
-                                   : !normal.empty() ? normal.front()
-                                                     : &group.front();
+      // The newest normal file of the group, whatever the projection (pypaimon's rule and
+      // Java's, minus Java's projection-dependent pruning; docs/format-notes.md).
+      const DataFileMeta* source = !normal.empty() ? normal.front() : &group.front();
       array = Int64Constant(source->max_sequence_number, num_rows);
     } else if (partition_names.count(name)) {
       size_t k = 0;

@@ -4,9 +4,8 @@
 // for every requested column the newest normal file (highest max sequence number) that
 // holds the column supplies it; a column no file holds reads as NULL. Partition columns come
 // from the split's partition values, never from files. `_ROW_ID` is the group's first row id
-// plus the row position; `_SEQUENCE_NUMBER` is the max sequence number of the newest normal
-// file that holds a requested column (Java's rule: normal files holding none of the
-// requested columns are pruned first).
+// plus the row position; `_SEQUENCE_NUMBER` is the max sequence number of the group's newest
+// normal file, independent of the projection.
 //
 // Only the rows inside the split's row ranges are read: row groups without selected rows
 // are never decoded. Predicates filter rows exactly after the merge.
