@@ -112,7 +112,9 @@ class Decoder {
   Status CheckCount(int64_t count, const Node& item) {
     int64_t min_size = min_sizes_->Of(item);
     if (min_size > 0) {
-      if (count > remaining() / min_size) return Status::Invalid("Avro: count ", count, " too large");
+      if (count > remaining() / min_size) {
+        return Status::Invalid("Avro: count ", count, " too large");
+      }
     } else {
       if (count > *budget_) return Status::Invalid("Avro: too many zero-width values");
       *budget_ -= count;
@@ -238,7 +240,9 @@ class Decoder {
         while (true) {
           ARROW_RETURN_NOT_OK(ReadLong(&count));
           if (count < 0) {
-            if (count == std::numeric_limits<int64_t>::min()) return Status::Invalid("Avro: bad count");
+            if (count == std::numeric_limits<int64_t>::min()) {
+              return Status::Invalid("Avro: bad count");
+            }
             count = -count;
             int64_t byte_size;
             ARROW_RETURN_NOT_OK(ReadLong(&byte_size));
@@ -515,9 +519,12 @@ Result<std::shared_ptr<arrow::Buffer>> SnappyDecompress(arrow::util::Codec* code
   }
   ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::ResizableBuffer> out,
                         arrow::AllocateResizableBuffer(static_cast<int64_t>(expected_len)));
-  ARROW_ASSIGN_OR_RAISE(int64_t n, codec->Decompress(body_len, in, static_cast<int64_t>(expected_len),
+  ARROW_ASSIGN_OR_RAISE(int64_t n, codec->Decompress(body_len, in,
+                                                     static_cast<int64_t>(expected_len),
                                                      out->mutable_data()));
-  if (static_cast<uint64_t>(n) != expected_len) return Status::Invalid("Avro: snappy length mismatch");
+  if (static_cast<uint64_t>(n) != expected_len) {
+    return Status::Invalid("Avro: snappy length mismatch");
+  }
   const uint8_t* crc = in + body_len;
   uint32_t stored = (uint32_t{crc[0]} << 24) | (uint32_t{crc[1]} << 16) | (uint32_t{crc[2]} << 8) |
                     uint32_t{crc[3]};
@@ -577,7 +584,9 @@ struct FileReader::Impl {
       ARROW_RETURN_NOT_OK(header.ReadLong(&count));
       if (count == 0) break;
       if (count < 0) {
-        if (count == std::numeric_limits<int64_t>::min()) return Status::Invalid("Avro: bad header");
+        if (count == std::numeric_limits<int64_t>::min()) {
+          return Status::Invalid("Avro: bad header");
+        }
         count = -count;
         int64_t byte_size;
         ARROW_RETURN_NOT_OK(header.ReadLong(&byte_size));

@@ -74,7 +74,9 @@ Value RichRecord(int n) {
     tags.items.push_back(k % 2 ? Value::Null() : Value(int64_t{k} * int64_t{1000000007}));
   }
   Value::MapValue props;
-  for (int k = 0; k < n % 3; ++k) props.entries.emplace_back("key" + std::to_string(k), Value(k % 2));
+  for (int k = 0; k < n % 3; ++k) {
+    props.entries.emplace_back("key" + std::to_string(k), Value(k % 2));
+  }
   Value multi = n % 4 == 0   ? Value::Null()
                 : n % 4 == 1 ? Value(int32_t{n})
                 : n % 4 == 2 ? Value("s" + std::to_string(n))
@@ -299,8 +301,8 @@ TEST(AvroReaderTest, RejectsAbsurdCountsAndSizes) {
   }
   {
     // A snappy block claiming a 4 GiB output.
-    bad.push_back(Header(R"("long")", "snappy") + Block(1, std::string("\xff\xff\xff\xff\x0f\x00", 6) +
-                                                              std::string(4, '\0')));
+    std::string payload("\xff\xff\xff\xff\x0f\x00", 6);
+    bad.push_back(Header(R"("long")", "snappy") + Block(1, payload + std::string(4, '\0')));
   }
   for (size_t i = 0; i < bad.size(); ++i) {
     auto read = ReadFile(arrow::Buffer::FromString(bad[i]));

@@ -299,7 +299,8 @@ Result<std::shared_ptr<arrow::Scalar>> DecodeField(const RowReader& r, int i,
       return arrow::MakeScalar(type, r.Slot<double>(i));
     case arrow::Type::TIME32: {
       auto millis = r.Slot<int32_t>(i);
-      bool seconds = checked_cast<const arrow::Time32Type&>(*type).unit() == arrow::TimeUnit::SECOND;
+      bool seconds =
+          checked_cast<const arrow::Time32Type&>(*type).unit() == arrow::TimeUnit::SECOND;
       return arrow::MakeScalar(type, seconds ? millis / 1000 : millis);
     }
     case arrow::Type::TIME64: {

@@ -251,9 +251,12 @@ TEST(ManifestDecodeTest, RejectsWrongVersionKindAndMissingRequiredFields) {
   // A manifest list without _VERSION or without _FILE_NAME.
   std::string no_version = R"({"type":"record","name":"m","fields":[
       {"name":"_FILE_NAME","type":"string"}]})";
-  EXPECT_FALSE(DecodeManifestList(WriteForeign(no_version, {Value(Value::Record{{Value("m")}})})).ok());
-  std::string no_name = R"({"type":"record","name":"m","fields":[{"name":"_VERSION","type":"int"}]})";
-  auto missing = DecodeManifestList(WriteForeign(no_name, {Value(Value::Record{{Value(int32_t{2})}})}));
+  EXPECT_FALSE(
+      DecodeManifestList(WriteForeign(no_version, {Value(Value::Record{{Value("m")}})})).ok());
+  std::string no_name =
+      R"({"type":"record","name":"m","fields":[{"name":"_VERSION","type":"int"}]})";
+  auto missing =
+      DecodeManifestList(WriteForeign(no_name, {Value(Value::Record{{Value(int32_t{2})}})}));
   EXPECT_TRUE(missing.status().IsInvalid());
   EXPECT_NE(missing.status().message().find("_FILE_NAME"), std::string::npos);
   // A top-level schema that is not a record.
@@ -275,8 +278,9 @@ TEST(ManifestDecodeTest, IndexManifest) {
       {"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},
       {"name":"_EXTERNAL_PATH","type":["null","string"],"default":null}]})";
   auto record = [](int32_t version) {
-    return Value(Value::Record{{Value(version), Value(int32_t{0}), Value(EmptySerializedBinaryRow()),
-                                Value(int32_t{0}), Value("DELETION_VECTORS"), Value("index-1"),
+    return Value(Value::Record{{Value(version), Value(int32_t{0}),
+                                Value(EmptySerializedBinaryRow()), Value(int32_t{0}),
+                                Value("DELETION_VECTORS"), Value("index-1"),
                                 Value(int64_t{77}), Value(int64_t{3}), Value::Null()}});
   };
   auto decoded = DecodeIndexManifest(WriteForeign(schema, {record(1)}));
@@ -396,7 +400,9 @@ TEST(ManifestSampleWarehouseTest, DecodesRealManifests) {
       reencoded = *again;
       ++manifests;
     }
-    if (out_dir != nullptr && reencoded != nullptr) WriteWholeFile(fs::path(out_dir) / relative, *reencoded);
+    if (out_dir != nullptr && reencoded != nullptr) {
+      WriteWholeFile(fs::path(out_dir) / relative, *reencoded);
+    }
   }
   EXPECT_GT(lists, 0);
   EXPECT_GT(manifests, 0);
