@@ -16,6 +16,7 @@ from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .read import ReadBuilder
+    from .write import BatchWriteBuilder
 
 __all__ = ["Table"]
 
@@ -142,6 +143,13 @@ class Table:
     def new_read_builder(self) -> "ReadBuilder":
         from .read import ReadBuilder
         return ReadBuilder(self)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def new_batch_write_builder(self) -> "BatchWriteBuilder":
+        """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
+        from .write import BatchWriteBuilder
+        return BatchWriteBuilder(self)
 
     def __repr__(self) -> str:
         return f"Table({self.identifier!r})"

@@ -1,0 +1,247 @@
+"""The write API, shaped like pypaimon's (``pypaimon.write``).
+
+``table.new_batch_write_builder()`` -> :class:`BatchWriteBuilder`; its ``new_write()`` gives a
+:class:`BatchTableWrite` (Arrow/pandas in, Parquet files out) and ``new_commit()`` a
+:class:`BatchTableCommit` that makes the files visible as one snapshot::
+
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(data)
+    commit.commit(write.prepare_commit())
+    write.close(); commit.close()
+
+All work is native (C++): input crosses as one Arrow C stream, is cast to the table's types,
+routed to partitions and written as Parquet; the committer creates ``snapshot-N`` atomically
+(no-replace), so concurrent writers in any number of processes are safe. A failed write or
+commit leaves no files behind.
+
+Differences from pypaimon, all in the safe direction: input columns are matched by name and
+cast (pypaimon demands the exact schema); a commit that fails removes the files it wrote.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Iterable, List, Optional, Sequence
+
+import pyarrow as pa
+
+from ._arrow import capsule_schema, to_record_batch_reader
+from ._lib import native
+
+__all__ = ["BatchWriteBuilder", "BatchTableWrite", "BatchTableCommit", "CommitMessage",
+           "BATCH_COMMIT_IDENTIFIER"]
+
+#: The commit identifier of batch commits (Java's Long.MAX_VALUE).
+BATCH_COMMIT_IDENTIFIER = 9223372036854775807
+
+
+class CommitMessage:
+    """The new files of one partition, written but not yet visible. Opaque; picklable (it
+    travels as bytes, e.g. from Ray workers to the committing driver)."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native_message: Any) -> None:
+        self._native = native_message
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "CommitMessage":
+        return cls(native().CommitMessage.deserialize(bytes(data)))
+
+    def to_bytes(self) -> bytes:
+        return self._native.serialize()
+
+    def __reduce__(self):
+        return (CommitMessage.from_bytes, (self.to_bytes(),))
+
+    def is_empty(self) -> bool:
+        return self._native.is_empty()
+
+    @property
+    def bucket(self) -> int:
+        return self._native.bucket
+
+    @property
+    def file_names(self) -> List[str]:
+        return list(self._native.file_names)
+
+    @property
+    def row_count(self) -> int:
+        return self._native.row_count
+
+    @property
+    def check_from_snapshot(self) -> Optional[int]:
+        return self._native.check_from_snapshot
+
+    def __repr__(self) -> str:
+        return f"CommitMessage(files={self.file_names!r}, rows={self.row_count})"
+
+
+def _native_messages(messages: Optional[Iterable[Any]]) -> List[Any]:
+    if messages is None:
+        return []
+    out = []
+    for message in messages:
+        if not isinstance(message, CommitMessage):
+            raise TypeError(f"expected paimon_rowid CommitMessage objects, got "
+                            f"{type(message).__name__}")
+        out.append(message._native)
+    return out
+
+
+class BatchTableWrite:
+    """Writes rows into new data files of the table. Nothing becomes visible before the
+    messages of :meth:`prepare_commit` are committed. Not thread-safe.
+
+    Each ``write_*`` call costs one pass over the input (cast, partition routing, Parquet
+    encoding); memory stays bounded by one open file per partition."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self._write_cols: Optional[List[str]] = None
+        self._writer: Any = None
+        self._prepared = False
+        self._closed = False
+
+    def with_write_type(self, write_cols: Sequence[str]) -> "BatchTableWrite":
+        """Writes only ``write_cols`` (a partial-column append: other columns of these new rows
+        read as NULL). Must be called before the first write."""
+        if self._writer is not None:
+            raise RuntimeError("with_write_type must be called before writing")
+        if isinstance(write_cols, str) or not all(isinstance(c, str) for c in write_cols):
+            raise TypeError("write_cols must be a list of column names")
+        self._write_cols = list(write_cols)
+        return self
+
+    def _native_writer(self) -> Any:
+        if self._closed:
+            raise RuntimeError("the BatchTableWrite is closed")
+        if self._prepared:
+            raise RuntimeError("BatchTableWrite only supports one-time committing.")
+        if self._writer is None:
+            self._writer = native().AppendWriter(self._table._native, self._write_cols)
+        return self._writer
+
+    @property
+    def write_schema(self) -> pa.Schema:
+        """The Arrow schema input is cast to."""
+        return capsule_schema(self._native_writer().write_schema())
+
+    def write(self, data: Any) -> None:
+        """Writes any tabular input: pyarrow Table/RecordBatch/RecordBatchReader, pandas
+        DataFrame, or any object with ``__arrow_c_stream__`` (polars, duckdb, ...). Columns are
+        matched by name and cast to the table's types. Raises ValueError for a missing or
+        unknown column or a null in a NOT NULL column, TypeError for a column that cannot be
+        cast; the writer is then aborted (its files deleted) and cannot be used again."""
+        writer = self._native_writer()
+        if hasattr(data, "__arrow_c_stream__") and not isinstance(data, (pa.Table, pa.RecordBatch)):
+            writer.write(data)
+        else:
+            writer.write(to_record_batch_reader(data))
+
+    def write_arrow(self, table: pa.Table) -> None:
+        if not isinstance(table, pa.Table):
+            raise TypeError(f"write_arrow expects a pyarrow.Table, got {type(table).__name__}")
+        self.write(table)
+
+    def write_arrow_batch(self, batch: pa.RecordBatch) -> None:
+        if not isinstance(batch, pa.RecordBatch):
+            raise TypeError(f"write_arrow_batch expects a pyarrow.RecordBatch, got "
+                            f"{type(batch).__name__}")
+        self.write(batch)
+
+    def write_pandas(self, dataframe: Any) -> None:
+        self.write(pa.Table.from_pandas(dataframe, preserve_index=False))
+
+    def prepare_commit(self) -> List[CommitMessage]:
+        """Closes the files and returns their commit messages. Only once."""
+        writer = self._native_writer()
+        self._prepared = True
+        return [CommitMessage(m) for m in writer.prepare_commit()]
+
+    def abort(self) -> None:
+        """Deletes every file this write produced (also after prepare_commit, for messages
+        that will not be committed)."""
+        if self._writer is not None:
+            self._writer.abort()
+
+    def close(self) -> None:
+        """Releases the writer. Files of a write that was never prepared are deleted."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer is not None and not self._prepared:
+            self._writer.abort()
+        self._writer = None
+
+    def __enter__(self) -> "BatchTableWrite":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class BatchTableCommit:
+    """Commits messages as one snapshot. Safe against concurrent committers in other
+    processes (the snapshot file is created with a no-replace primitive; a lost race is
+    retried from the new latest snapshot, up to ``commit.max-retries``)."""
+
+    def __init__(self, table: Any, commit_user: str) -> None:
+        self._table = table
+        self._commit_user = commit_user
+        self._committed = False
+        self._committer: Any = None
+
+    def _native_committer(self, identifier: Optional[int] = None) -> Any:
+        return native().Committer(self._table._native, self._commit_user, identifier)
+
+    def commit(self, commit_messages: Iterable[CommitMessage],
+               commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> Optional[int]:
+        """Makes the messages' files visible as one APPEND snapshot and returns its id (None
+        when there is nothing to commit: no snapshot is made). Only once. Raises
+        CommitConflictException on a data-evolution conflict or when retries run out; the
+        messages' files are then deleted."""
+        if self._committed:
+            raise RuntimeError("BatchTableCommit only supports one-time committing.")
+        self._committed = True
+        messages = _native_messages(commit_messages)
+        if not messages:
+            return None
+        return self._native_committer(int(commit_identifier)).commit(messages)
+
+    def abort(self, commit_messages: Iterable[CommitMessage]) -> None:
+        """Deletes the files of messages that will not be committed."""
+        messages = _native_messages(commit_messages)
+        if messages:
+            self._native_committer().abort(messages)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "BatchTableCommit":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class BatchWriteBuilder:
+    """Builds the write and the commit of one batch job; both share one commit user."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self._commit_user = str(uuid.uuid4())
+        self._static_partition = None
+
+    @property
+    def commit_user(self) -> str:
+        return self._commit_user
+
+    def overwrite(self, static_partition: Optional[dict] = None) -> "BatchWriteBuilder":
+        raise NotImplementedError("overwrite is not supported by paimon_rowid yet")
+
+    def new_write(self) -> BatchTableWrite:
+        return BatchTableWrite(self._table)
+
+    def new_commit(self) -> BatchTableCommit:
+        return BatchTableCommit(self._table, self._commit_user)
