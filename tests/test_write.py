@@ -191,7 +191,17 @@ def test_create_table_validation(warehouse):
     with pytest.raises(ValueError, match="_ROW_ID"):
         catalog.create_table("db.d", Schema.from_pyarrow_schema(
             pa.schema([("_ROW_ID", pa.int64()), ("x", pa.int32())]), options=DE), False)
+    with pytest.raises(ValueError, match="BLOB columns require"):
+        catalog.create_table("db.e", Schema.from_pyarrow_schema(
+            pa.schema([("id", pa.int64()), ("pic", pa.large_binary())])), False)
     assert catalog.list_tables("db") == []
+
+
+def test_blob_tables_are_not_written_yet(warehouse):
+    table = _create(warehouse, schema=pa.schema([("id", pa.int64()), ("pic", pa.large_binary())]))
+    with pytest.raises(NotImplementedError, match="BLOB"):
+        _write(table, pa.table({"id": [1], "pic": pa.array([b"x"], pa.large_binary())}))
+    assert table.latest_snapshot() is None
 
 
 # -- error paths: exception type, no new snapshot, no new files --------------------------------

@@ -69,6 +69,9 @@ void RegisterWrite(nb::module_& m) {
   // Table creation validates the schema first (Catalog.create_table replaced in place).
   nb::handle catalog_type = nb::type<Catalog>();
   if (catalog_type.is_valid()) {
+    // Remove the plain binding first: nanobind would otherwise chain ours as an overload
+    // behind it, and the original would keep winning.
+    if (nb::hasattr(catalog_type, "create_table")) nb::delattr(catalog_type, "create_table");
     nb::setattr(catalog_type, "create_table",
                 nb::cpp_function(
                     [](const Catalog& c, const std::string& id, const std::string& schema_json,
