@@ -245,3 +245,35 @@ class BatchWriteBuilder:
 
     def new_commit(self) -> BatchTableCommit:
         return BatchTableCommit(self._table, self._commit_user)
+
+    def new_update(self) -> "BatchTableUpdate":
+        """Column updates of existing rows addressed by ``_ROW_ID`` (data-evolution tables)."""
+        return BatchTableUpdate(self._table)
+
+
+class BatchTableUpdate:
+    """pypaimon's table-level row-id update: ``with_update_type(cols)`` then
+    ``update_by_arrow_with_row_id(data)`` returns commit messages for ``new_commit().commit``.
+    Each touched file group gets one partial-column file; the messages carry the snapshot the
+    update was planned on, so a conflicting concurrent update is detected at commit."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self._update_cols: Optional[List[str]] = None
+
+    def with_update_type(self, update_cols: Sequence[str]) -> "BatchTableUpdate":
+        from . import _row_id_jobs as jobs
+        if not update_cols:
+            raise ValueError("update_cols must be non-empty.")
+        cols = jobs.dedupe(list(update_cols))
+        self._update_cols = native().validate_update_columns(
+            self._table._native, cols, self._table.identifier, "update_by_arrow_with_row_id")
+        return self
+
+    def update_by_arrow_with_row_id(self, data: Any) -> List[CommitMessage]:
+        from .row_ids import update_columns_by_row_id
+        if self._update_cols is None:
+            raise ValueError("call with_update_type(columns) before update_by_arrow_with_row_id")
+        messages, _ = update_columns_by_row_id(self._table, data, self._update_cols,
+                                               self._table.identifier)
+        return [CommitMessage(m) for m in messages]

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <string>
 
 #include <nanobind/nanobind.h>
@@ -25,6 +27,22 @@ T Unwrap(Result<T> result) {
 
 inline void Check(const Status& status) {
   if (!status.ok()) RaiseStatus(status);
+}
+
+/// Runs `fn` (returning Status or Result<T>) without the GIL; raises on error, returns T.
+template <typename Fn>
+auto WithoutGil(Fn&& fn) {
+  using R = decltype(fn());
+  std::optional<R> result;
+  {
+    nb::gil_scoped_release release;
+    result.emplace(fn());
+  }
+  if constexpr (std::is_same_v<R, Status>) {
+    Check(*result);
+  } else {
+    return Unwrap(std::move(*result));
+  }
 }
 
 /// Registers the Python classes raised for ErrorKinds (name -> class).

@@ -68,6 +68,8 @@ nb::object PartitionDict(const Table& table, const DataSplit& split) {
 
 // Defined in write.cc: catalog writes, the append writer and the committer.
 void RegisterWrite(nb::module_& m);
+// Defined in rowid.cc: the row-id index and the update/read-by-row-id kernels.
+void RegisterRowId(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -200,6 +202,7 @@ NB_MODULE(_native, m) {
       nb::arg("limit").none());
 
   RegisterWrite(m);
+  RegisterRowId(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

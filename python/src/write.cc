@@ -19,22 +19,6 @@
 namespace paimon_rowid::python {
 namespace {
 
-// Runs `fn` (returning Status or Result) without the GIL and raises on error.
-template <typename Fn>
-auto WithoutGil(Fn&& fn) {
-  using R = decltype(fn());
-  std::optional<R> result;
-  {
-    nb::gil_scoped_release release;
-    result.emplace(fn());
-  }
-  if constexpr (std::is_same_v<R, Status>) {
-    Check(*result);
-  } else {
-    return Unwrap(std::move(*result));
-  }
-}
-
 struct PyWriter {
   std::unique_ptr<AppendWriter> writer;
 };

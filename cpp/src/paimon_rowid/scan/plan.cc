@@ -159,8 +159,8 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
       split.row_ranges = std::move(rr);
     }
     auto manifest_bytes = bytes.substr(4 + len);
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::make_shared<arrow::Buffer>(
-                                            std::string(manifest_bytes))));
+    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(
+                                            arrow::Buffer::FromString(std::string(manifest_bytes))));
     size_t next = 0;
     for (const auto& size_json : header.at("group_sizes")) {
       size_t size = size_json.get<size_t>();

@@ -1,6 +1,7 @@
 #include "paimon_rowid/write/append_writer.h"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -123,6 +124,14 @@ struct AppendWriter::Impl {
   std::string extension = ".parquet";
   std::string default_partition_name = "__DEFAULT_PARTITION__";
 
+  // Set for MakeForRowIds: every row goes to this partition/directory, one file, row ids preset.
+  struct FixedTarget {
+    std::string partition;
+    std::string dir;
+    int64_t first_row_id;
+  };
+  std::optional<FixedTarget> fixed;
+
   std::string uuid = RandomUuid();
   int64_t file_counter = 0;
   std::vector<std::string> order;  // partitions, first-seen
@@ -138,7 +147,28 @@ struct AppendWriter::Impl {
   Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
   Status CloseFile(PartitionWriter* pw);
   Status DeleteAll();
+  // Input/file schemas and the stats columns, from write_fields.
+  void DeriveSchemas();
 };
+
+void AppendWriter::Impl::DeriveSchemas() {
+  arrow::FieldVector input_fields, file_fields;
+  stats_index.clear();
+  stats_names.clear();
+  stats_types.clear();
+  for (size_t i = 0; i < write_fields.size(); ++i) {
+    const DataField& f = write_fields[i];
+    input_fields.push_back(f.ToArrow()->WithMetadata(nullptr));
+    file_fields.push_back(f.ToArrowWithFieldIds());
+    if (SupportsStats(*f.type)) {
+      stats_index.push_back(static_cast<int>(i));
+      stats_names.push_back(f.name);
+      stats_types.push_back(input_fields.back()->type());
+    }
+  }
+  input_schema = arrow::schema(input_fields);
+  file_schema = arrow::schema(file_fields);
+}
 
 AppendWriter::AppendWriter() : impl_(std::make_unique<Impl>()) {}
 AppendWriter::~AppendWriter() = default;
@@ -217,19 +247,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   } else {
     impl.write_fields = schema.fields;
   }
-  arrow::FieldVector input_fields, file_fields;
-  for (size_t i = 0; i < impl.write_fields.size(); ++i) {
-    const DataField& f = impl.write_fields[i];
-    input_fields.push_back(f.ToArrow()->WithMetadata(nullptr));
-    file_fields.push_back(f.ToArrowWithFieldIds());
-    if (SupportsStats(*f.type)) {
-      impl.stats_index.push_back(static_cast<int>(i));
-      impl.stats_names.push_back(f.name);
-      impl.stats_types.push_back(input_fields.back()->type());
-    }
-  }
-  impl.input_schema = arrow::schema(input_fields);
-  impl.file_schema = arrow::schema(file_fields);
+  impl.DeriveSchemas();
   ARROW_ASSIGN_OR_RAISE(impl.partition_fields, PartitionFields(schema));
   for (const auto& key : schema.partition_keys) {
     for (size_t i = 0; i < impl.write_fields.size(); ++i) {
@@ -258,6 +276,29 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   impl.default_partition_name =
       opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
   return out;
+}
+
+Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
+    std::shared_ptr<const Table> table, std::vector<std::string> write_cols, std::string partition,
+    std::string bucket_dir, int64_t first_row_id) {
+  for (const auto& col : write_cols) {
+    if (table->schema().IsPartitionKey(col)) {
+      return Status::Invalid("partition column '", col, "' cannot be rewritten in place");
+    }
+  }
+  // Validate the columns as a partial write, then drop the partition-key requirement: the
+  // partition is the group's.
+  std::vector<std::string> with_keys = write_cols;
+  for (const auto& key : table->schema().partition_keys) with_keys.push_back(key);
+  ARROW_ASSIGN_OR_RAISE(auto writer, Make(table, with_keys));
+  Impl& impl = *writer->impl_;
+  impl.write_fields.resize(write_cols.size());
+  impl.write_cols = write_cols;
+  impl.DeriveSchemas();
+  impl.partition_index.clear();
+  impl.target_file_size = std::numeric_limits<int64_t>::max();
+  impl.fixed = Impl::FixedTarget{std::move(partition), std::move(bucket_dir), first_row_id};
+  return writer;
 }
 
 const std::shared_ptr<arrow::Schema>& AppendWriter::write_schema() const {
@@ -311,13 +352,20 @@ Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
 
 Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
     const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
-  ARROW_ASSIGN_OR_RAISE(std::string bytes, EncodeBinaryRow(values));
+  std::string bytes;
+  if (fixed) {
+    bytes = fixed->partition;
+  } else {
+    ARROW_ASSIGN_OR_RAISE(bytes, EncodeBinaryRow(values));
+  }
   auto it = partitions.find(bytes);
   if (it != partitions.end()) return it->second.get();
   auto pw = std::make_unique<PartitionWriter>();
   pw->partition = bytes;
-  pw->dir = table->BucketPath(JavaPartitionPath(partition_fields, values, default_partition_name),
-                              /*bucket=*/0);
+  pw->dir = fixed ? fixed->dir
+                  : table->BucketPath(
+                        JavaPartitionPath(partition_fields, values, default_partition_name),
+                        /*bucket=*/0);
   PartitionWriter* raw = pw.get();
   order.push_back(bytes);
   partitions.emplace(bytes, std::move(pw));
@@ -326,7 +374,7 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
 
 Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (batch->num_rows() == 0) return Status::OK();
-  if (partition_index.empty()) {
+  if (partition_index.empty() || fixed) {
     ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition({}));
     return WritePartition(pw, batch);
   }
@@ -407,6 +455,7 @@ Status AppendWriter::Impl::CloseFile(PartitionWriter* pw) {
   meta.delete_row_count = 0;
   meta.file_source = static_cast<int32_t>(FileSource::kAppend);
   meta.write_cols = write_cols;
+  if (fixed) meta.first_row_id = fixed->first_row_id;
   pw->done.push_back(std::move(meta));
   return Status::OK();
 }

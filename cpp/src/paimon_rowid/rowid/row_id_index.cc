@@ -1,0 +1,178 @@
+#include "paimon_rowid/rowid/row_id_index.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "paimon_rowid/scan/partition.h"
+
+namespace paimon_rowid {
+namespace {
+
+bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+
+}  // namespace
+
+Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Table> table,
+                                                      const Snapshot& snapshot) {
+  ARROW_RETURN_NOT_OK(CheckReadable(*table, snapshot));
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadLiveEntries(*table, snapshot, nullptr));
+  std::vector<std::pair<std::string, int32_t>> keys;
+  std::map<std::pair<std::string, int32_t>, std::vector<DataFileMeta>> by_bucket;
+  for (auto& e : entries) {
+    auto key = std::make_pair(e.partition, e.bucket);
+    auto [it, inserted] = by_bucket.try_emplace(key);
+    if (inserted) keys.push_back(key);
+    it->second.push_back(std::move(e.file));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table->schema()));
+  PartitionLocator locator(table->file_io(), table->path(), partition_fields,
+                           table->options().GetOr(options::kPartitionDefaultName,
+                                                  "__DEFAULT_PARTITION__"));
+  std::shared_ptr<RowIdIndex> index(new RowIdIndex());
+  index->snapshot_id_ = snapshot.id;
+  std::vector<RowRange> normal_ranges;
+  for (const auto& key : keys) {
+    ARROW_ASSIGN_OR_RAISE(std::string dir, locator.BucketDir(key.first, key.second));
+    ARROW_ASSIGN_OR_RAISE(auto groups, GroupFiles(std::move(by_bucket[key]), /*data_evolution=*/true));
+    for (auto& files : groups) {
+      bool has_normal = false;
+      for (const auto& f : files) {
+        if (IsNormal(f)) {
+          has_normal = true;
+          normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
+        }
+      }
+      if (!has_normal) continue;  // orphan blob files address no rows
+      Group g;
+      g.range = GroupRange(files);
+      g.partition = key.first;
+      g.bucket = key.second;
+      g.bucket_dir = dir;
+      g.files = std::move(files);
+      index->groups_.push_back(std::move(g));
+    }
+  }
+  std::sort(index->groups_.begin(), index->groups_.end(),
+            [](const Group& a, const Group& b) { return a.range.from < b.range.from; });
+  for (const auto& g : index->groups_) index->starts_.push_back(g.range.from);
+  index->valid_ranges_ = SortAndMerge(std::move(normal_ranges), /*merge_adjacent=*/true);
+  return index;
+}
+
+int64_t RowIdIndex::total_rows() const {
+  int64_t n = 0;
+  for (const auto& g : groups_) n += g.range.count();
+  return n;
+}
+
+std::string RowIdIndex::ValidRangesString() const {
+  std::string out = "[";
+  for (size_t i = 0; i < valid_ranges_.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += "'[" + std::to_string(valid_ranges_[i].from) + ", " +
+           std::to_string(valid_ranges_[i].to) + "]'";
+  }
+  return out + "]";
+}
+
+Result<std::vector<int32_t>> RowIdIndex::Route(const arrow::Int64Array& ids,
+                                               const std::string& context) const {
+  std::vector<int32_t> out(static_cast<size_t>(ids.length()));
+  if (ids.null_count() > 0) {
+    return Status::Invalid("_ROW_ID is null; ", context);
+  }
+  const int64_t* values = ids.raw_values();
+  const int64_t n = ids.length();
+  // Sorted-run fast path: consecutive ids usually fall in the same group.
+  int32_t last = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t id = values[i];
+    if (last >= 0 && groups_[last].range.Contains(id)) {
+      out[i] = last;
+      continue;
+    }
+    auto it = std::upper_bound(starts_.begin(), starts_.end(), id);
+    int32_t g = static_cast<int32_t>(it - starts_.begin()) - 1;
+    if (g < 0 || !groups_[g].range.Contains(id)) {
+      return Status::Invalid("_ROW_ID ", id, " does not belong to any valid range ",
+                             ValidRangesString(), "; ", context);
+    }
+    out[i] = last = g;
+  }
+  return out;
+}
+
+DataSplit RowIdIndex::SplitOf(size_t g, std::optional<std::vector<RowRange>> row_ranges) const {
+  DataSplit split;
+  split.snapshot_id = snapshot_id_;
+  split.partition = groups_[g].partition;
+  split.bucket = groups_[g].bucket;
+  split.bucket_dir = groups_[g].bucket_dir;
+  split.groups.push_back(groups_[g].files);
+  split.row_ranges = std::move(row_ranges);
+  return split;
+}
+
+Result<std::string> RowIdIndex::Serialize() const {
+  // Groups travel as serialized single-group splits: one format for files on the wire.
+  nlohmann::json header;
+  header["snapshot_id"] = snapshot_id_;
+  std::string body;
+  std::vector<uint64_t> sizes;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, SplitOf(g).Serialize());
+    sizes.push_back(bytes.size());
+    body += bytes;
+  }
+  header["sizes"] = sizes;
+  std::string head = header.dump();
+  uint32_t len = static_cast<uint32_t>(head.size());
+  std::string out(reinterpret_cast<const char*>(&len), 4);
+  out += head;
+  out += body;
+  return out;
+}
+
+Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view bytes) {
+  if (bytes.size() < 4) return Status::Invalid("serialized row-id index is truncated");
+  uint32_t len;
+  std::memcpy(&len, bytes.data(), 4);
+  if (bytes.size() < 4 + static_cast<size_t>(len)) {
+    return Status::Invalid("serialized row-id index is truncated");
+  }
+  std::shared_ptr<RowIdIndex> index(new RowIdIndex());
+  std::vector<uint64_t> sizes;
+  try {
+    auto header = nlohmann::json::parse(bytes.substr(4, len));
+    index->snapshot_id_ = header.at("snapshot_id").get<int64_t>();
+    sizes = header.at("sizes").get<std::vector<uint64_t>>();
+  } catch (const std::exception& e) {
+    return Status::Invalid("serialized row-id index is malformed: ", e.what());
+  }
+  size_t offset = 4 + len;
+  std::vector<RowRange> normal_ranges;
+  for (uint64_t size : sizes) {
+    if (offset + size > bytes.size()) return Status::Invalid("serialized row-id index is truncated");
+    ARROW_ASSIGN_OR_RAISE(auto split, DataSplit::Deserialize(bytes.substr(offset, size)));
+    offset += size;
+    if (split.groups.size() != 1) return Status::Invalid("serialized row-id index is malformed");
+    Group g;
+    g.partition = split.partition;
+    g.bucket = split.bucket;
+    g.bucket_dir = split.bucket_dir;
+    g.files = std::move(split.groups[0]);
+    g.range = GroupRange(g.files);
+    for (const auto& f : g.files) {
+      if (IsNormal(f) && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
+    }
+    index->starts_.push_back(g.range.from);
+    index->groups_.push_back(std::move(g));
+  }
+  index->valid_ranges_ = SortAndMerge(std::move(normal_ranges), true);
+  return index;
+}
+
+}  // namespace paimon_rowid

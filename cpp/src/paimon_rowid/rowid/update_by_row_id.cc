@@ -1,0 +1,353 @@
+#include "paimon_rowid/rowid/update_by_row_id.h"
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "arrow/api.h"
+#include "arrow/compute/api.h"
+#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/write/append_writer.h"
+
+namespace paimon_rowid {
+namespace cp = arrow::compute;
+
+namespace {
+
+constexpr const char* kStaleContext =
+    "planner snapshot is stale or matched rows come from a different table.";
+
+}  // namespace
+
+Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
+                                                       const std::vector<std::string>& update_cols,
+                                                       const std::string& target,
+                                                       const std::string& operation) {
+  if (update_cols.empty()) return Status::Invalid("update_cols must be non-empty.");
+  std::vector<std::string> cols;
+  for (const auto& c : update_cols) {
+    if (std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+  }
+  if (!table.data_evolution_enabled()) {
+    return Status::Invalid(operation, " requires 'data-evolution.enabled'='true' on '", target,
+                           "'.");
+  }
+  if (!table.row_tracking_enabled()) {
+    return Status::Invalid(operation, " requires 'row-tracking.enabled'='true' on '", target,
+                           "'.");
+  }
+  if (table.deletion_vectors_enabled()) {
+    return Status::Invalid(operation, " does not support deletion-vectors-enabled tables yet: '",
+                           target, "'.");
+  }
+  for (const auto& c : cols) {
+    const DataField* f = table.schema().FieldByName(c);
+    if (f == nullptr) return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
+    if (f->type->holds_blob()) {
+      return Status::Invalid(operation, " cannot update blob column '", c, "'.");
+    }
+    if (table.schema().IsPartitionKey(c)) {
+      return Status::Invalid(operation, " cannot update partition column '", c,
+                             "'; cross-partition row movement is not supported.");
+    }
+  }
+  return cols;
+}
+
+struct RowIdUpdate::Impl {
+  std::shared_ptr<const Table> table;
+  std::vector<std::string> cols;
+  std::string target;
+  std::optional<Snapshot> base;
+  std::shared_ptr<const RowIdIndex> index;
+  std::shared_ptr<arrow::Schema> update_schema;
+  // Routed rows per group: slices of cast batches.
+  std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> routed;
+  int64_t rows = 0;
+
+  Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
+  Result<CommitMessage> UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
+                                    std::vector<std::string>* written) const;
+};
+
+RowIdUpdate::RowIdUpdate() : impl_(std::make_unique<Impl>()) {}
+RowIdUpdate::~RowIdUpdate() = default;
+
+Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Table> table,
+                                                       std::vector<std::string> update_cols,
+                                                       std::string target) {
+  ARROW_ASSIGN_OR_RAISE(auto base, table->LatestSnapshot());
+  std::shared_ptr<const RowIdIndex> index;
+  if (base) {
+    ARROW_ASSIGN_OR_RAISE(index, RowIdIndex::Build(table, *base));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto update, Make(std::move(table), std::move(update_cols),
+                                          std::move(target), std::move(index)));
+  update->impl_->base = std::move(base);
+  return update;
+}
+
+Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Table> table,
+                                                       std::vector<std::string> update_cols,
+                                                       std::string target,
+                                                       std::shared_ptr<const RowIdIndex> index) {
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  std::unique_ptr<RowIdUpdate> update(new RowIdUpdate());
+  Impl* impl = update->impl_.get();
+  std::vector<std::shared_ptr<arrow::Field>> fields{
+      arrow::field(system_fields::kRowId, arrow::int64(), /*nullable=*/false)};
+  for (const auto& c : update_cols) {
+    const DataField* f = table->schema().FieldByName(c);
+    if (f == nullptr) return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
+    fields.push_back(f->ToArrow());
+  }
+  impl->update_schema = arrow::schema(std::move(fields));
+  impl->table = std::move(table);
+  impl->cols = std::move(update_cols);
+  impl->target = std::move(target);
+  impl->index = std::move(index);
+  if (impl->index) {
+    impl->routed.resize(impl->index->groups().size());
+    if (!impl->base) {
+      ARROW_ASSIGN_OR_RAISE(auto snap, impl->table->SnapshotById(impl->index->snapshot_id()));
+      impl->base = std::move(snap);
+    }
+  }
+  return update;
+}
+
+const std::shared_ptr<arrow::Schema>& RowIdUpdate::update_schema() const {
+  return impl_->update_schema;
+}
+
+std::optional<int64_t> RowIdUpdate::base_snapshot_id() const {
+  if (!impl_->base) return std::nullopt;
+  return impl_->base->id;
+}
+
+int64_t RowIdUpdate::num_rows() const { return impl_->rows; }
+
+Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
+    const arrow::RecordBatch& batch) const {
+  std::vector<std::string> missing;
+  for (const auto& f : update_schema->fields()) {
+    if (batch.schema()->GetFieldIndex(f->name()) < 0) missing.push_back(f->name());
+  }
+  if (!missing.empty()) {
+    std::string list = "[";
+    for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", '" : "'") + missing[i] + "'";
+    list += "]";
+    std::string cols_list = "[";
+    for (size_t i = 0; i < cols.size(); ++i) cols_list += (i ? ", '" : "'") + cols[i] + "'";
+    cols_list += "]";
+    return Status::Invalid("source is missing columns ", list, "; it must carry _ROW_ID and ",
+                           cols_list, ".");
+  }
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  for (const auto& f : update_schema->fields()) {
+    auto column = batch.GetColumnByName(f->name());
+    if (!column->type()->Equals(*f->type())) {
+      auto cast = cp::Cast(*column, f->type(), cp::CastOptions::Safe());
+      if (!cast.ok()) {
+        return Status::TypeError("cannot cast column '", f->name(), "' from ",
+                                 column->type()->ToString(), " to ", f->type()->ToString(), ": ",
+                                 cast.status().message());
+      }
+      column = *cast;
+    }
+    if (!f->nullable() && column->null_count() > 0) {
+      if (f->name() == system_fields::kRowId) return Status::Invalid("_ROW_ID is null; ", kStaleContext);
+      return Status::Invalid("Casting field '", f->name(), "' with null values to non-nullable");
+    }
+    arrays.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(update_schema, batch.num_rows(), std::move(arrays));
+}
+
+Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (batch->num_rows() == 0) {
+    // Still validate the columns: an empty batch with a wrong schema is a wrong source.
+    return impl_->Conform(*batch).status();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto conformed, impl_->Conform(*batch));
+  if (!impl_->index || impl_->index->groups().empty()) {
+    return Status::Invalid("target '", impl_->target,
+                           "' has no rows; every _ROW_ID in the source is foreign.");
+  }
+  const auto& ids = static_cast<const arrow::Int64Array&>(*conformed->column(0));
+  ARROW_ASSIGN_OR_RAISE(auto owners, impl_->index->Route(ids, kStaleContext));
+  // Cut the batch into runs of one owner; sources sorted by row id give few, long runs.
+  const int64_t n = conformed->num_rows();
+  std::vector<std::vector<int64_t>> scattered;  // owner -> row indices, for unsorted input
+  int64_t run_start = 0;
+  std::vector<std::pair<int32_t, std::pair<int64_t, int64_t>>> runs;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (i == n || owners[i] != owners[run_start]) {
+      runs.push_back({owners[run_start], {run_start, i - run_start}});
+      run_start = i;
+    }
+  }
+  if (runs.size() <= 64 || runs.size() * 8 <= static_cast<size_t>(n)) {
+    for (const auto& [g, span] : runs) {
+      impl_->routed[g].push_back(conformed->Slice(span.first, span.second));
+    }
+  } else {
+    // Interleaved owners: gather each owner's rows with one Take.
+    std::map<int32_t, std::vector<int64_t>> rows_of;
+    for (int64_t i = 0; i < n; ++i) rows_of[owners[i]].push_back(i);
+    for (auto& [g, rows] : rows_of) {
+      arrow::Int64Builder b;
+      ARROW_RETURN_NOT_OK(b.AppendValues(rows));
+      ARROW_ASSIGN_OR_RAISE(auto indices, b.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(conformed, indices));
+      impl_->routed[g].push_back(taken.record_batch());
+    }
+  }
+  impl_->rows += n;
+  return Status::OK();
+}
+
+Status RowIdUpdate::AddAll(arrow::RecordBatchReader* reader) {
+  // The source's columns are checked even when it yields no batch.
+  ARROW_ASSIGN_OR_RAISE(auto empty, arrow::RecordBatch::MakeEmpty(reader->schema()));
+  ARROW_RETURN_NOT_OK(impl_->Conform(*empty).status());
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+    if (!batch) return Status::OK();
+    ARROW_RETURN_NOT_OK(Add(batch));
+  }
+}
+
+Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
+                                                     std::vector<std::string>* written) const {
+  const RowIdIndex::Group& group = index->groups()[g];
+  const int64_t start = group.range.from;
+  const int64_t n = group.range.count();
+  ARROW_ASSIGN_OR_RAISE(auto source, arrow::Table::FromRecordBatches(update_schema, routed[g]));
+  ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks());
+  const auto& ids = static_cast<const arrow::Int64Array&>(*source->column(0)->chunk(0));
+  const int64_t m = ids.length();
+  // Order the updates by position; equal neighbours are duplicate ids.
+  std::vector<int64_t> order(static_cast<size_t>(m));
+  std::iota(order.begin(), order.end(), 0);
+  const int64_t* id_values = ids.raw_values();
+  std::sort(order.begin(), order.end(),
+            [&](int64_t a, int64_t b) { return id_values[a] < id_values[b]; });
+  for (int64_t k = 1; k < m; ++k) {
+    if (id_values[order[k]] == id_values[order[k - 1]]) {
+      return Status::Invalid("MERGE matched multiple source rows to the same target _ROW_ID. "
+                             "Deduplicate the source before merging.");
+    }
+  }
+  arrow::Int64Builder order_builder;
+  ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
+  ARROW_ASSIGN_OR_RAISE(auto order_array, order_builder.Finish());
+
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  if (m == n) {
+    // Every row of the group is updated: no need to read the current values.
+    for (size_t c = 0; c < cols.size(); ++c) {
+      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array));
+      columns.push_back(sorted.make_array());
+    }
+  } else {
+    DataSplit split = index->SplitOf(g);
+    ARROW_ASSIGN_OR_RAISE(auto current, read->ReadGroup(split, group.files));
+    if (!current || current->num_rows() != n) {
+      return Status::IOError("could not read the current values of rows [", start, ", ",
+                             start + n - 1, "]");
+    }
+    // Take indices over concat(current, new values in position order): untouched rows keep
+    // their index, updated rows point past the current values.
+    arrow::Int64Builder idx;
+    ARROW_RETURN_NOT_OK(idx.Reserve(n));
+    int64_t k = 0;
+    for (int64_t pos = 0; pos < n; ++pos) {
+      if (k < m && id_values[order[k]] - start == pos) {
+        idx.UnsafeAppend(n + k);
+        ++k;
+      } else {
+        idx.UnsafeAppend(pos);
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array));
+      ARROW_ASSIGN_OR_RAISE(auto both,
+                            arrow::Concatenate({current->column(static_cast<int>(c)), sorted.make_array()}));
+      ARROW_ASSIGN_OR_RAISE(auto merged, cp::Take(both, indices));
+      columns.push_back(merged.make_array());
+    }
+  }
+  std::vector<std::shared_ptr<arrow::Field>> out_fields(update_schema->fields().begin() + 1,
+                                                        update_schema->fields().end());
+  auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
+  ARROW_ASSIGN_OR_RAISE(auto writer, AppendWriter::MakeForRowIds(table, cols, group.partition,
+                                                                   group.bucket_dir, start));
+
+  Status st = writer->Write(batch);
+  auto paths = writer->written_paths();
+  written->insert(written->end(), paths.begin(), paths.end());
+  ARROW_RETURN_NOT_OK(st);
+  ARROW_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+  if (messages.size() != 1 || messages[0].new_files.size() != 1) {
+    return Status::Invalid("an update of one group must produce exactly one file");
+  }
+  CommitMessage msg = std::move(messages[0]);
+  msg.check_from_snapshot = index->snapshot_id();
+  return msg;
+}
+
+Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
+  std::vector<size_t> touched;
+  for (size_t g = 0; g < impl_->routed.size(); ++g) {
+    if (!impl_->routed[g].empty()) touched.push_back(g);
+  }
+  if (touched.empty()) return std::vector<CommitMessage>{};
+  ReadOptions ro;
+  ro.fields = impl_->cols;
+  ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(impl_->table, ro));
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min<int>(threads, static_cast<int>(touched.size()));
+
+  std::vector<std::optional<CommitMessage>> results(touched.size());
+  std::vector<Status> errors(touched.size());
+  std::vector<std::vector<std::string>> written(touched.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&]() {
+    while (!failed.load()) {
+      size_t i = next.fetch_add(1);
+      if (i >= touched.size()) return;
+      auto r = impl_->UpdateGroup(touched[i], read, &written[i]);
+      if (r.ok()) {
+        results[i] = std::move(r).ValueUnsafe();
+        impl_->routed[touched[i]].clear();  // release the routed rows early
+      } else {
+        errors[i] = r.status();
+        failed.store(true);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failed.load()) {
+    for (const auto& paths : written) {
+      for (const auto& p : paths) (void)impl_->table->file_io()->DeleteFile(p);
+    }
+    for (const auto& st : errors) {
+      if (!st.ok()) return st;
+    }
+  }
+  std::vector<CommitMessage> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace paimon_rowid

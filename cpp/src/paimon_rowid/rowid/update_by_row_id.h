@@ -1,0 +1,75 @@
+// update_by_row_id: overwrite some columns of rows addressed by _ROW_ID (DESIGN §3).
+//
+// Cost model: one manifest read to build the RowIdIndex of the pinned base snapshot; the
+// source is cast and routed to groups by binary search (no sort, no join, no scan of the
+// target); then, per touched group, only the update columns' current values of that group are
+// read (skipped when every row of the group is updated), the new values are scattered in by
+// position, and one partial-column file is written with the group's first_row_id, row count
+// and _WRITE_COLS = update columns. Groups are processed in parallel; peak memory is the
+// routed source plus the groups in flight.
+//
+// Errors follow pypaimon's validations (types and messages, behaviour doc §1.2). Every file
+// written by a failed update is deleted.
+//
+// Thread-safety: one thread drives an RowIdUpdate; Finish uses a pool internally.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/rowid/row_id_index.h"
+
+namespace paimon_rowid {
+
+/// The checks pypaimon runs before touching the source (behaviour doc §1.2 rows 2–8):
+/// non-empty columns, data evolution and row tracking on, deletion vectors off, and each
+/// column an existing, non-blob, non-partition field. `target` names the table in messages.
+/// Returns the de-duplicated columns (order kept).
+Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
+                                                       const std::vector<std::string>& update_cols,
+                                                       const std::string& target,
+                                                       const std::string& operation);
+
+class RowIdUpdate {
+ public:
+  /// Pins the latest snapshot of `table` as the base. `update_cols` must be validated.
+  static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,
+                                                   std::vector<std::string> update_cols,
+                                                   std::string target);
+  /// Uses an index built elsewhere (e.g. shipped from a driver) instead of reading manifests.
+  static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,
+                                                   std::vector<std::string> update_cols,
+                                                   std::string target,
+                                                   std::shared_ptr<const RowIdIndex> index);
+  ~RowIdUpdate();
+
+  /// The Arrow schema rows are cast to: _ROW_ID int64 not null, then the update columns with
+  /// the table's types and nullability.
+  const std::shared_ptr<arrow::Schema>& update_schema() const;
+  /// The base snapshot id (nullopt for a table without snapshots).
+  std::optional<int64_t> base_snapshot_id() const;
+
+  /// Selects [_ROW_ID] + update columns from `batch` (extra columns ignored), casts them
+  /// (safe cast; nulls in NOT NULL columns are errors) and routes the rows to their groups.
+  Status Add(const std::shared_ptr<arrow::RecordBatch>& batch);
+  Status AddAll(arrow::RecordBatchReader* reader);
+
+  /// Rows added so far.
+  int64_t num_rows() const;
+
+  /// Writes one partial-column file per touched group (`threads` workers) and returns one
+  /// commit message per group, each carrying the base snapshot for conflict detection. On
+  /// error every file written is deleted.
+  Result<std::vector<CommitMessage>> Finish(int threads = 0);
+
+ private:
+  RowIdUpdate();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,92 @@
+"""The row-id jobs, embedded: no Ray, no cluster, one process and a C++ thread pool.
+
+``update_by_row_id`` and ``read_by_row_id`` take the same arguments as
+``pypaimon.ray.update_by_row_id`` / ``read_by_row_id`` (``num_partitions`` sets the number of
+threads; ``ray_remote_args`` is accepted and ignored) and raise the same errors. Sources may
+be a pyarrow Table / RecordBatch / RecordBatchReader, a pandas DataFrame, or any object with
+``__arrow_c_stream__`` (polars, DuckDB, ...).
+
+Costs: one manifest read of the pinned snapshot to build the row-id index; routing is a
+binary search per id in C++; an update reads only the update columns of the touched groups
+(nothing when a group is fully rewritten) and writes one partial-column file per group; a
+read decodes only the row groups holding wanted ids, only the projected columns.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Dict, List, Mapping, Optional
+
+import pyarrow as pa
+
+from . import _row_id_jobs as jobs
+from ._arrow import stream_reader
+from ._lib import native
+
+__all__ = ["update_by_row_id", "read_by_row_id", "update_columns_by_row_id"]
+
+
+def _threads(num_partitions: Optional[int]) -> int:
+    if num_partitions is None:
+        return 0  # the C++ default: one worker per core
+    return max(1, int(num_partitions))
+
+
+def update_columns_by_row_id(table, source: Any, update_cols: List[str], target: str,
+                             threads: int = 0, index: Any = None):
+    """Routes and writes an update; returns (native commit messages, rows). Nothing is
+    committed; on error every written file has been deleted."""
+    reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
+    return native().update_by_row_id(table._native, reader, list(update_cols), target,
+                                     threads, index)
+
+
+def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any], *,
+                     update_cols: List[str], num_partitions: Optional[int] = None,
+                     ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
+    """Overwrites ``update_cols`` of the rows whose ``_ROW_ID`` the source carries and makes
+    exactly one commit. Returns ``{"num_updated": n}`` (source rows). An empty source makes
+    no commit. Failed updates leave no files behind."""
+    if not update_cols:
+        raise ValueError("update_cols must be non-empty.")
+    update_cols = jobs.dedupe(update_cols)
+    table = jobs.load_table(target, catalog_options)
+    update_cols = native().validate_update_columns(table._native, update_cols, target,
+                                                   "update_by_row_id")
+    messages, rows = update_columns_by_row_id(table, source, update_cols, target,
+                                              _threads(num_partitions))
+    if not messages:
+        return {"num_updated": int(rows)}
+    committer = native().Committer(table._native, str(uuid.uuid4()), None)
+    committer.commit(messages)
+    return {"num_updated": int(rows)}
+
+
+def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any], *,
+                   projection: List[str], row_id_col: Optional[str] = None,
+                   dynamic_options: Optional[Dict[str, str]] = None,
+                   num_partitions: Optional[int] = None,
+                   ray_remote_args: Optional[Dict[str, Any]] = None) -> pa.Table:
+    """Reads ``projection`` for the distinct row ids in ``row_ids[row_id_col]`` (default
+    ``_ROW_ID``) and returns a pyarrow Table of ``(*projection, _ROW_ID)``: one row per
+    distinct id, grouped by file group, ascending within a group. Typed and empty when the
+    source is empty."""
+    if not projection:
+        raise ValueError("projection must be non-empty.")
+    projection = jobs.dedupe(projection)
+    row_id_col = row_id_col or jobs.ROW_ID
+    table = jobs.load_table(target, catalog_options)
+    jobs.check_table(table, target, "read_by_row_id")
+    jobs.check_dynamic_options(dynamic_options)
+    table, snapshot = jobs.resolve_read_table(table, target, projection, dynamic_options)
+    reader = jobs.source_reader(row_ids, "read_by_row_id", "the target row ids")
+    if row_id_col not in reader.schema.names:
+        raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
+    schema = jobs.read_output_schema(table, projection)
+    if jobs.table_is_empty(snapshot):
+        if any(batch.num_rows for batch in reader):
+            raise jobs.foreign_ids_error(target)
+        return schema.empty_table()
+    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    capsule = native().read_by_row_id(table._native, reader, row_id_col, projection, index)
+    result = stream_reader(capsule).read_all()
+    return result if result.num_rows else schema.empty_table()

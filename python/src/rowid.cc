@@ -1,0 +1,156 @@
+// Row-id job bindings: the RowIdIndex (built once, shipped to Ray workers as bytes),
+// update_by_row_id and read_by_row_id kernels. Ids and values enter as Arrow C streams;
+// results leave as Arrow C streams or native commit messages.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "arrow/api.h"
+#include "arrow/compute/api.h"
+#include "common.h"
+#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/row_id_index.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"
+
+namespace paimon_rowid::python {
+namespace {
+
+using IndexPtr = std::shared_ptr<const RowIdIndex>;
+
+// Collects the int64 ids of column `column` of every batch of `reader`.
+Result<std::vector<std::shared_ptr<arrow::Array>>> CollectIds(arrow::RecordBatchReader* reader,
+                                                              const std::string& column) {
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  std::vector<std::shared_ptr<arrow::Array>> out;
+  if (reader->schema()->GetFieldIndex(column) < 0) {
+    return Status::Invalid("row_ids source is missing the '", column, "' column.");
+  }
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+    if (!batch) break;
+    auto ids = batch->GetColumnByName(column);
+    if (ids->type_id() != arrow::Type::INT64) {
+      ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*ids, arrow::int64()));
+      ids = cast;
+    }
+    out.push_back(std::move(ids));
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterRowId(nb::module_& m) {
+  nb::class_<RowIdIndex>(m, "RowIdIndex")
+      .def_static("build",
+                  [](std::shared_ptr<Table> table, std::optional<int64_t> snapshot_id) {
+                    return WithoutGil([&]() -> Result<std::shared_ptr<RowIdIndex>> {
+                      std::optional<Snapshot> snap;
+                      if (snapshot_id) {
+                        ARROW_ASSIGN_OR_RAISE(snap, table->SnapshotById(*snapshot_id));
+                      } else {
+                        ARROW_ASSIGN_OR_RAISE(snap, table->ResolveSnapshot());
+                      }
+                      if (!snap) return Status::Invalid("table has no snapshot");
+                      return RowIdIndex::Build(table, *snap);
+                    });
+                  },
+                  nb::arg("table"), nb::arg("snapshot_id").none())
+      .def_prop_ro("snapshot_id", &RowIdIndex::snapshot_id)
+      .def_prop_ro("num_groups", [](const RowIdIndex& i) { return i.groups().size(); })
+      .def_prop_ro("total_rows", &RowIdIndex::total_rows)
+      .def("group_ranges",
+           [](const RowIdIndex& i) {
+             std::vector<std::pair<int64_t, int64_t>> out;
+             for (const auto& g : i.groups()) out.emplace_back(g.range.from, g.range.to);
+             return out;
+           })
+      .def("valid_ranges",
+           [](const RowIdIndex& i) {
+             std::vector<std::pair<int64_t, int64_t>> out;
+             for (const auto& r : i.valid_ranges()) out.emplace_back(r.from, r.to);
+             return out;
+           })
+      .def("route",
+           [](const RowIdIndex& i, nb::handle ids, std::string context) {
+             auto array = ImportArrayFrom(ids);
+             if (array->type_id() != arrow::Type::INT64) {
+               throw nb::type_error("route() takes an int64 array");
+             }
+             auto owners = WithoutGil([&] {
+               return i.Route(static_cast<const arrow::Int64Array&>(*array), context);
+             });
+             arrow::Int32Builder b;
+             Check(b.AppendValues(owners));
+             return ToPyArrow(Unwrap(b.Finish()));
+           })
+      .def("serialize",
+           [](const RowIdIndex& i) {
+             auto bytes = WithoutGil([&] { return i.Serialize(); });
+             return nb::bytes(bytes.data(), bytes.size());
+           })
+      .def_static("deserialize", [](nb::bytes data) {
+        std::string copy(data.c_str(), data.size());
+        return WithoutGil([&] { return RowIdIndex::Deserialize(copy); });
+      });
+
+  m.def("validate_update_columns",
+        [](std::shared_ptr<Table> table, std::vector<std::string> cols, std::string target,
+           std::string operation) {
+          return Unwrap(ValidateUpdateColumns(*table, cols, target, operation));
+        });
+
+  m.def(
+      "update_by_row_id",
+      [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
+         std::string target, int threads, std::optional<IndexPtr> index) {
+        auto reader = ImportStreamFrom(source);
+        return WithoutGil([&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
+          std::unique_ptr<RowIdUpdate> update;
+          if (index && *index) {
+            ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target, *index));
+          } else {
+            ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target));
+          }
+          ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
+          ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
+          std::vector<std::shared_ptr<CommitMessage>> out;
+          for (auto& msg : messages) out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
+          return std::make_pair(std::move(out), update->num_rows());
+        });
+      },
+      nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
+      nb::arg("threads") = 0, nb::arg("index").none() = nb::none());
+
+  m.def(
+      "read_by_row_id",
+      [](std::shared_ptr<Table> table, nb::handle source, std::string row_id_col,
+         std::vector<std::string> projection, IndexPtr index) {
+        auto reader = ImportStreamFrom(source);
+        auto stream = WithoutGil([&]() -> Result<std::shared_ptr<arrow::RecordBatchReader>> {
+          ARROW_ASSIGN_OR_RAISE(auto ids, CollectIds(reader.get(), row_id_col));
+          ARROW_ASSIGN_OR_RAISE(auto read, RowIdRead::Make(table, projection, index));
+          return read->Read(ids);
+        });
+        return ExportStreamCapsule(std::move(stream));
+      },
+      nb::arg("table"), nb::arg("source"), nb::arg("row_id_col"), nb::arg("projection"),
+      nb::arg("index"));
+
+  m.def("read_by_row_id_schema", [](std::shared_ptr<Table> table, std::vector<std::string> projection) {
+    if (std::find(projection.begin(), projection.end(), "_ROW_ID") == projection.end()) {
+      projection.push_back("_ROW_ID");
+    }
+    auto schema = Unwrap(TableRead::OutputSchema(*table, projection));
+    return ExportSchemaCapsule(*schema);
+  });
+}
+
+}  // namespace paimon_rowid::python
