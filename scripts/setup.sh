@@ -25,7 +25,7 @@ fi
 
 echo "== pip install build and test dependencies"
 $PY -m pip install -q --disable-pip-version-check \
-  'pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23' 'pandas>=1.5' \
+  'pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23' 'pandas>=1.5,<3' \
   'pytest>=7' 'pytest-timeout>=2.1' 'psutil>=5.9' 'ray[data]>=2.50,<3'
 
 echo "== pip install paimon-rowid (C++ core + native module)"

@@ -189,7 +189,10 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     builder.compression_level(options.compression_level);
   }
   if (options.write_page_index) builder.enable_write_page_index();
-  auto arrow_props = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+  // No ARROW:schema in the footer, like Java: Arrow's reader restores fixed_size_list from it
+  // and then rejects null VECTOR rows (GH: "Expected all lists to be of size=n"); readers map
+  // Parquet types to the table's types themselves.
+  auto arrow_props = parquet::ArrowWriterProperties::Builder().build();
   std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
   out->impl_->sink = sink;
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {

@@ -26,11 +26,76 @@ Status EnsureComputeInitialized() {
 // other physical representations (INT96 / NANOS timestamps, FLBA decimals, binary for
 // large_binary): a safe cast first, then an unsafe one for lossy-but-intended conversions
 // such as nanosecond timestamps read into microsecond columns.
+// list -> fixed_size_list (VECTOR): Arrow's cast rejects null slots (their length is 0), so
+// null rows get `size` null placeholder values; a non-null row of another length is an error.
+Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arrow::Array>& array,
+                                                      const arrow::FixedSizeListType& type,
+                                                      const std::string& name) {
+  const int32_t size = type.list_size();
+  std::shared_ptr<arrow::Array> values;
+  std::vector<int64_t> starts(static_cast<size_t>(array->length()));
+  std::vector<int64_t> lengths(static_cast<size_t>(array->length()));
+  if (array->type_id() == arrow::Type::LIST) {
+    const auto& list = static_cast<const arrow::ListArray&>(*array);
+    values = list.values();
+    for (int64_t i = 0; i < list.length(); ++i) {
+      starts[i] = list.value_offset(i);
+      lengths[i] = list.value_length(i);
+    }
+  } else {
+    const auto& list = static_cast<const arrow::LargeListArray&>(*array);
+    values = list.values();
+    for (int64_t i = 0; i < list.length(); ++i) {
+      starts[i] = list.value_offset(i);
+      lengths[i] = list.value_length(i);
+    }
+  }
+  arrow::Int64Builder indices;
+  ARROW_RETURN_NOT_OK(indices.Reserve(array->length() * size));
+  for (int64_t i = 0; i < array->length(); ++i) {
+    if (array->IsNull(i)) {
+      ARROW_RETURN_NOT_OK(indices.AppendNulls(size));
+      continue;
+    }
+    if (lengths[i] != size) {
+      return Status::Invalid("VECTOR column '", name, "' holds a value of length ", lengths[i],
+                             " where ", size, " is required");
+    }
+    for (int32_t k = 0; k < size; ++k) indices.UnsafeAppend(starts[i] + k);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, index_array));
+  std::shared_ptr<arrow::Array> flat = taken.make_array();
+  if (!flat->type()->Equals(*type.value_type())) {
+    ARROW_ASSIGN_OR_RAISE(flat, cp::Cast(*flat, type.value_type()));
+  }
+  std::shared_ptr<arrow::Buffer> validity;
+  if (array->null_count() > 0) {
+    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length()));
+    for (int64_t i = 0; i < array->length(); ++i) {
+      arrow::bit_util::SetBitTo(validity->mutable_data(), i, array->IsValid(i));
+    }
+  }
+  return std::make_shared<arrow::FixedSizeListArray>(
+      arrow::fixed_size_list(type.value_field(), size), array->length(), flat, validity,
+      array->null_count());
+}
+
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column,
     const std::shared_ptr<arrow::DataType>& type, const std::string& name,
     const std::string& path) {
   if (column->type()->Equals(*type)) return column;
+  if (type->id() == arrow::Type::FIXED_SIZE_LIST &&
+      (column->type()->id() == arrow::Type::LIST || column->type()->id() == arrow::Type::LARGE_LIST)) {
+    arrow::ArrayVector chunks;
+    for (const auto& chunk : column->chunks()) {
+      ARROW_ASSIGN_OR_RAISE(auto converted,
+                            ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name));
+      chunks.push_back(std::move(converted));
+    }
+    return std::make_shared<arrow::ChunkedArray>(std::move(chunks), type);
+  }
   auto safe = cp::Cast(column, type, cp::CastOptions::Safe());
   if (safe.ok()) return safe->chunked_array();
   auto unsafe = cp::Cast(column, type, cp::CastOptions::Unsafe());

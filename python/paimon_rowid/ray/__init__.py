@@ -1,0 +1,10 @@
+"""paimon_rowid on Ray: the row-id jobs for users who outgrow one machine.
+
+Same signatures and errors as ``pypaimon.ray``. The driver plans in C++ (one manifest read),
+ships the compact row-id index once through the object store, and commits once; workers run
+the C++ kernels on Arrow blocks and return commit messages. Requires ``ray>=2.50``.
+"""
+from .row_ids import read_by_row_id, update_by_row_id
+from ..ranges import process_row_id_ranges
+
+__all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges"]

@@ -1,0 +1,304 @@
+"""update_by_row_id / read_by_row_id on Ray.
+
+Routing avoids a sort-based shuffle of the source: each source block is routed in C++ to
+contiguous buckets of file groups (binary search over the shipped index) by one scatter task,
+and one apply task per bucket gathers its parts and runs the C++ update kernel. The number of
+scatter tasks in flight is capped. Files are unique per attempt; metadata travels only in task
+return values; the driver makes the one commit, and deletes every written file if anything
+failed.
+
+read_by_row_id stays lazy (the source runs when the result is consumed): ids are routed to
+buckets by a map step and grouped per bucket (only the 12-byte (bucket, id) rows move), then
+each bucket is read by the C++ kernel with set semantics.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Dict, List, Mapping, Optional
+
+import pyarrow as pa
+
+from .. import _row_id_jobs as jobs
+from .._lib import native
+
+MIN_RAY = (2, 50)
+_BUCKET = "__paimon_rowid_bucket"
+
+
+def _ray():
+    import ray
+    version = tuple(int(p) for p in ray.__version__.split(".")[:2] if p.isdigit())
+    if version < MIN_RAY:
+        raise RuntimeError(f"this Ray operation requires ray>=2.50; installed ray is {ray.__version__}.")
+    return ray
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """Ray wraps worker errors; callers see the innermost exception, like pypaimon."""
+    seen = set()
+    while id(error) not in seen:
+        seen.add(id(error))
+        nxt = getattr(error, "cause", None) or error.__cause__
+        if nxt is None or not isinstance(nxt, BaseException):
+            break
+        error = nxt
+    return error
+
+
+def _to_dataset(ray, source: Any, operation: str, what: str):
+    import ray.data
+    if isinstance(source, str):
+        raise ValueError(
+            f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
+            f"pyarrow.Table / pandas.DataFrame carrying {what}.")
+    if isinstance(source, ray.data.Dataset):
+        return source
+    if isinstance(source, pa.Table):
+        return ray.data.from_arrow(source)
+    try:
+        import pandas as pd
+        if isinstance(source, pd.DataFrame):
+            return ray.data.from_pandas(source)
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError("source must be a ray.data.Dataset, a Paimon table identifier string, a "
+                    f"pyarrow.Table, or a pandas.DataFrame; got {type(source).__name__}.")
+
+
+def _resolve_partitions(ray, num_partitions: Optional[int], num_groups: int) -> int:
+    if num_partitions is None:
+        try:
+            num_partitions = int(ray.cluster_resources().get("CPU", 4)) * 2
+        except Exception:  # noqa: BLE001 - Ray not initialised yet
+            num_partitions = 4
+    return max(1, min(int(num_partitions), max(1, num_groups)))
+
+
+# ---------------------------------------------------------------------------- worker side
+
+_INDEX_CACHE: Dict[bytes, Any] = {}
+
+
+def _index(index_bytes: bytes):
+    key = index_bytes[:64] + len(index_bytes).to_bytes(8, "little")
+    idx = _INDEX_CACHE.get(key)
+    if idx is None:
+        _INDEX_CACHE.clear()
+        idx = native().RowIdIndex.deserialize(index_bytes)
+        _INDEX_CACHE[key] = idx
+    return idx
+
+
+def _bucket_of(index, ids: pa.Array, buckets: int, context: str) -> pa.Array:
+    owners = index.route(ids, context).to_numpy()
+    return pa.array((owners.astype("int64") * buckets // max(1, index.num_groups)).astype("int32"))
+
+
+def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: int):
+    """Routes one source block; returns one table per bucket (possibly empty)."""
+    import pyarrow.compute as pc
+    block = block.select(columns)
+    ids = block.column(0).combine_chunks()
+    if ids.type != pa.int64():
+        ids = ids.cast(pa.int64())
+    if ids.null_count:
+        raise ValueError("_ROW_ID is null; planner snapshot is stale or matched rows come from "
+                         "a different table.")
+    bucket = _bucket_of(_index(index_bytes), ids, buckets,
+                        "planner snapshot is stale or matched rows come from a different table.")
+    parts = []
+    for b in range(buckets):
+        parts.append(block.filter(pc.equal(bucket, b)))
+    return parts if buckets > 1 else parts[0]
+
+
+def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
+           columns: List[str], *parts: pa.Table):
+    """Runs the C++ update kernel on one bucket; returns (serialized messages, rows)."""
+    tables = [p for p in parts if p.num_rows]
+    if not tables:
+        return [], 0
+    table = jobs.load_table(target, catalog_options)
+    data = pa.concat_tables(tables, promote_options="permissive")
+    messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
+                                               _index(index_bytes))
+    return [m.serialize() for m in messages], rows
+
+
+# ---------------------------------------------------------------------------- update
+
+def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], *,
+                     update_cols: List[str], num_partitions: Optional[int] = None,
+                     ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
+    """Overwrites ``update_cols`` of the rows addressed by the source's ``_ROW_ID`` with one
+    commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``."""
+    ray = _ray()
+    if not update_cols:
+        raise ValueError("update_cols must be non-empty.")
+    update_cols = jobs.dedupe(update_cols)
+    table = jobs.load_table(target, catalog_options)
+    update_cols = native().validate_update_columns(table._native, update_cols, target,
+                                                   "update_by_row_id")
+    ds = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
+    names = ds.schema().names
+    missing = [c for c in [jobs.ROW_ID] + update_cols if c not in names]
+    if missing:
+        raise ValueError(f"source is missing columns {missing}; it must carry _ROW_ID and "
+                         f"{update_cols}.")
+    snapshot = table.latest_snapshot()
+    if jobs.table_is_empty(snapshot):
+        if ds.limit(1).count() > 0:
+            raise jobs.foreign_ids_error(target)
+        return {"num_updated": 0}
+    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
+    index_ref = ray.put(index.serialize())
+    columns = [jobs.ROW_ID] + update_cols
+    remote_args = dict(ray_remote_args or {})
+    scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
+    apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
+
+    apply_refs = []
+    messages: List[Any] = []
+    rows = 0
+    try:
+        block_refs = ds.select_columns(columns).to_arrow_refs()
+        # Scatter with a cap on tasks in flight (2 per CPU), one output per bucket.
+        cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+        parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
+        in_flight: List[Any] = []
+        for ref in block_refs:
+            out = scatter.options(num_returns=buckets).remote(ref, index_ref, columns, buckets)
+            outs = out if buckets > 1 else [out]
+            for b, part in enumerate(outs):
+                parts_by_bucket[b].append(part)
+            in_flight.append(outs[0])
+            if len(in_flight) >= cap:
+                _, in_flight = ray.wait(in_flight, num_returns=1)
+        apply_refs = [apply.remote(index_ref, dict(catalog_options), target, columns, *parts)
+                      for parts in parts_by_bucket if parts]
+        results = ray.get(apply_refs)
+    except Exception as error:  # noqa: BLE001
+        _abort_written(ray, table, apply_refs)
+        inner = _innermost(error)
+        if inner is error:
+            raise
+        raise inner from error
+    for serialized, n in results:
+        messages.extend(native().CommitMessage.deserialize(m) for m in serialized)
+        rows += n
+    if not messages:
+        return {"num_updated": int(rows)}
+    committer = native().Committer(table._native, str(uuid.uuid4()), None)
+    committer.commit(messages)  # deletes the files itself when it finally fails
+    return {"num_updated": int(rows)}
+
+
+def _abort_written(ray, table, apply_refs) -> None:
+    """Deletes the files of apply tasks that succeeded when another one failed."""
+    if not apply_refs:
+        return
+    ready, _ = ray.wait(apply_refs, num_returns=len(apply_refs))
+    written = []
+    for ref in ready:
+        try:
+            serialized, _ = ray.get(ref)
+        except Exception:  # noqa: BLE001 - the failed task already cleaned up its own files
+            continue
+        written.extend(native().CommitMessage.deserialize(m) for m in serialized)
+    if written:
+        native().Committer(table._native, str(uuid.uuid4()), None).abort(written)
+
+
+# ---------------------------------------------------------------------------- read
+
+class _RouteIds:
+    def __init__(self, index_ref, row_id_col: str, buckets: int):
+        self._index_ref = index_ref
+        self._col = row_id_col
+        self._buckets = buckets
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        import ray
+        if self._col not in batch.column_names:
+            raise ValueError(f"row_ids source is missing the {self._col!r} column.")
+        ids = batch.column(self._col).combine_chunks()
+        if ids.type != pa.int64():
+            ids = ids.cast(pa.int64())
+        if ids.null_count:
+            raise ValueError("_ROW_ID is null; the planner snapshot is stale or the row ids come "
+                             "from a different table.")
+        index = _index(ray.get(self._index_ref))
+        bucket = _bucket_of(index, ids, self._buckets, "the planner snapshot is stale or the "
+                            "row ids come from a different table.")
+        return pa.table({_BUCKET: bucket, jobs.ROW_ID: ids})
+
+
+class _ReadBucket:
+    def __init__(self, index_ref, catalog_options, target, dynamic_options, projection):
+        self._index_ref = index_ref
+        self._catalog_options = dict(catalog_options)
+        self._target = target
+        self._dynamic = dict(dynamic_options or {})
+        self._projection = list(projection)
+
+    def __call__(self, group: pa.Table) -> pa.Table:
+        import ray
+        from .._arrow import stream_reader
+        table = jobs.load_table(self._target, self._catalog_options)
+        if self._dynamic:
+            table = table.copy(self._dynamic)
+        index = _index(ray.get(self._index_ref))
+        capsule = native().read_by_row_id(table._native, group.select([jobs.ROW_ID]),
+                                          jobs.ROW_ID, self._projection, index)
+        return stream_reader(capsule).read_all()
+
+
+def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *,
+                   projection: List[str], row_id_col: Optional[str] = None,
+                   dynamic_options: Optional[Dict[str, str]] = None,
+                   num_partitions: Optional[int] = None,
+                   ray_remote_args: Optional[Dict[str, Any]] = None):
+    """A lazy ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
+    ``row_ids[row_id_col]``. Only planning runs here; the source runs when the result is
+    consumed (except for the empty-target check)."""
+    ray = _ray()
+    import ray.data
+    if not projection:
+        raise ValueError("projection must be non-empty.")
+    projection = jobs.dedupe(projection)
+    row_id_col = row_id_col or jobs.ROW_ID
+    table = jobs.load_table(target, catalog_options)
+    jobs.check_table(table, target, "read_by_row_id")
+    jobs.check_dynamic_options(dynamic_options)
+    table, snapshot = jobs.resolve_read_table(table, target, projection, dynamic_options)
+    ds = _to_dataset(ray, row_ids, "read_by_row_id", "the target row ids")
+    known = ds.schema(fetch_if_missing=False)
+    if known is not None and row_id_col not in known.names:
+        raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
+    out_schema = jobs.read_output_schema(table, projection)
+    empty = ray.data.from_arrow(out_schema.empty_table())
+    if jobs.table_is_empty(snapshot):
+        if ds.limit(1).count() > 0:
+            raise jobs.foreign_ids_error(target)
+        return empty
+    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
+    index_ref = ray.put(index.serialize())
+    pinned = {"scan.snapshot-id": str(snapshot["id"])}
+    for key in jobs.TIME_TRAVEL_KEYS:
+        if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
+            pinned[key] = None
+    extra = {k: v for k, v in (dynamic_options or {}).items() if k not in jobs.TIME_TRAVEL_KEYS}
+    extra.update({k: v for k, v in pinned.items() if v is not None})
+    remote_args = dict(ray_remote_args or {})
+    routed = ds.map_batches(_RouteIds(index_ref, row_id_col, buckets), batch_format="pyarrow",
+                            **remote_args)
+    reader = _ReadBucket(index_ref, catalog_options, target, extra, projection)
+
+    def read_bucket(group: pa.Table) -> pa.Table:
+        return reader(group)
+
+    result = routed.groupby(_BUCKET, num_partitions=buckets).map_groups(
+        read_bucket, batch_format="pyarrow", **remote_args)
+    return result.union(empty)
