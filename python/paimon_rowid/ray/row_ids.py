@@ -297,8 +297,19 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     reader = _ReadBucket(index_ref, catalog_options, target, extra, projection)
 
     def read_bucket(group: pa.Table) -> pa.Table:
+        import pyarrow.compute as pc
+        if jobs.ROW_ID not in group.column_names:
+            return out_schema.empty_table()
+        group = group.filter(pc.greater_equal(group[jobs.ROW_ID], 0))  # drop the sentinel
+        if group.num_rows == 0:
+            return out_schema.empty_table()
         return reader(group)
 
+    # Ray's hash shuffle loses the schema of an empty input and then fails to sort it; one
+    # sentinel row (id -1, filtered out above) keeps every shuffle typed.
+    sentinel = ray.data.from_arrow(pa.table({_BUCKET: pa.array([0], pa.int32()),
+                                             jobs.ROW_ID: pa.array([-1], pa.int64())}))
+    routed = routed.union(sentinel)
     result = routed.groupby(_BUCKET, num_partitions=buckets).map_groups(
         read_bucket, batch_format="pyarrow", **remote_args)
     return result.union(empty)
