@@ -1,0 +1,298 @@
+"""``python -m bench --size small|medium|large --out results.json``: runs every workload with
+ours and pypaimon alternately (one warm-up round each, then ``--rounds`` timed rounds each),
+checks that both give the same result, and writes the JSON and ``bench/RESULTS.md``."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from bench import data, registry, report
+from bench.runner import REPO, JobFailed, Side, make_sides, oracle_python, run_job
+
+DATA_VERSION = 1  # bump when data.py changes what it generates
+
+
+class Context:
+    """What ``Workload.prepare`` / ``skip_reason`` may use: sizes, inputs, cached fixtures."""
+
+    def __init__(self, size: str, params: Dict[str, Any], work_dir: Path,
+                 sides: Dict[str, Side], timeout_s: float) -> None:
+        self.size, self.params, self.work_dir = size, params, work_dir
+        self.sides, self.timeout_s = sides, timeout_s
+        self.log_dir = work_dir / "logs"
+
+    def input_path(self, name: str) -> Path:
+        path = self.work_dir / "inputs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def fixture(self, name: str, key: Dict[str, Any], build: Callable[[Path], None]) -> Path:
+        """A directory built once by ``build`` and reused while ``key`` is unchanged (also
+        across runs sharing the work dir)."""
+        directory = self.work_dir / "fixtures" / name
+        stamp = directory / ".key"
+        key_text = json.dumps({**key, "data_version": DATA_VERSION}, sort_keys=True)
+        if stamp.exists() and stamp.read_text() == key_text:
+            return directory
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+        started = time.perf_counter()
+        print(f"  [fixture] building {name} ...", flush=True)
+        build(directory)
+        print(f"  [fixture] {name} built in {time.perf_counter() - started:.1f} s", flush=True)
+        stamp.write_text(key_text)
+        return directory
+
+    def _inputs(self, name: str, key: Dict[str, Any], make: Callable[[Path], List[str]]):
+        directory = self.fixture(name, key, make)
+        return sorted(str(p) for p in directory.glob("*.arrow"))
+
+    def _pypaimon_table(self, name: str, key: Dict[str, Any], inputs: List[str],
+                        schema: str) -> str:
+        """A table written by pypaimon (the neutral writer) from ``inputs``, one commit each."""
+        def build(directory: Path) -> None:
+            run_job(self.sides["pypaimon"], {
+                "workload": "bulk_write", "verify": False,
+                "args": {"inputs": inputs, "warehouse": str(directory / "wh"), "schema": schema},
+            }, self.log_dir / f"fixture-{name}.log", self.timeout_s)
+        key = {**key, "writer": self.sides["pypaimon"].python}
+        return str(self.fixture(name, key, build) / "wh")
+
+    def base_inputs(self) -> List[str]:
+        p = self.params
+        key = {"rows": p["rows"], "commits": p["commits"]}
+        return self._inputs("base_inputs", key,
+                            lambda d: data.base_inputs(d, p["rows"], p["commits"]))
+
+    def base_table(self) -> str:
+        """The (id, x, y, s) table every scan, update and read workload starts from."""
+        p = self.params
+        return self._pypaimon_table("base_table", {"rows": p["rows"], "commits": p["commits"]},
+                                    self.base_inputs(), "base")
+
+    def blob_table(self, rows: int, commits: int, payload_bytes: int, name: str) -> str:
+        key = {"rows": rows, "commits": commits, "payload_bytes": payload_bytes}
+        inputs = self._inputs(name + "_inputs", key,
+                              lambda d: data.blob_inputs(d, rows, commits, payload_bytes))
+        return self._pypaimon_table(name, key, inputs, "blob")
+
+    def try_job(self, engine: str, workload: registry.Workload,
+                args: Dict[str, Any]) -> Optional[str]:
+        """Runs one verified round; None if it worked, else the error's first line."""
+        try:
+            run_job(self.sides[engine], {"workload": workload.name, "args": args, "verify": True},
+                    self.log_dir / f"probe-{workload.name}-{engine}.log", self.timeout_s)
+            return None
+        except JobFailed as error:
+            return str(error).splitlines()[0].split(": ", 1)[-1]
+
+
+def _median(values: List[float]) -> Optional[float]:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _side_stats(rounds: List[Dict[str, Any]]) -> Dict[str, Any]:
+    op = [r["op_s"] for r in rounds]
+    stats = {
+        "rounds": len(rounds), "op_s": op, "median_s": _median(op), "min_s": min(op),
+        "max_s": max(op), "proc_median_s": _median([r["proc_s"] for r in rounds]),
+        "import_median_s": _median([r["import_s"] for r in rounds]),
+        "imports_during_op": max(r["imports_during_op"] for r in rounds),
+        "peak_rss": _median([r["peak_rss"] for r in rounds]),
+        "op_peak_rss": _median([r.get("op_peak_rss") for r in rounds]),
+        "rss_before_op": _median([r.get("rss_before_op") for r in rounds]),
+    }
+    for key in ("rchar", "wchar", "read_bytes", "write_bytes", "syscr", "syscw"):
+        stats[key] = _median([r["io"].get(key) for r in rounds])
+    return stats
+
+
+class Bench:
+    def __init__(self, ctx: Context, rounds: int, verify: str, keep_work: bool) -> None:
+        self.ctx, self.rounds, self.verify, self.keep_work = ctx, rounds, verify, keep_work
+        self.engine_info: Dict[str, Any] = {}
+
+    def _round(self, workload, args, engine: str, tag: str, verify: bool,
+               preimport: List[str] = ()) -> Dict[str, Any]:
+        round_dir = self.ctx.work_dir / "rounds" / workload.name / f"{engine}-{tag}"
+        shutil.rmtree(round_dir, ignore_errors=True)
+        round_dir.mkdir(parents=True)
+        try:
+            job = {"workload": workload.name, "verify": verify, "preimport": list(preimport),
+                   "args": workload.round_args(self.ctx, args, round_dir)}
+            log = self.ctx.log_dir / workload.name / f"{engine}-{tag}.log"
+            reply = run_job(self.ctx.sides[engine], job, log, self.ctx.timeout_s)
+        finally:
+            if not self.keep_work:
+                shutil.rmtree(round_dir, ignore_errors=True)
+        self.engine_info.setdefault(engine, reply.get("engine_info"))
+        check = (f" check {reply['digest']['hash']}" if "digest" in reply else "")
+        print(f"    {engine:<13} {tag:<7} {reply['op_s']:9.3f} s  (process "
+              f"{reply['proc_s']:.2f} s, {reply['imports_during_op']} lazy imports){check}",
+              flush=True)
+        return reply
+
+    def run_pair(self, workload, args, pair) -> Dict[str, Any]:
+        result: Dict[str, Any] = {"candidate": pair[0], "baseline": pair[1]}
+        replies: Dict[str, List[Dict[str, Any]]] = {engine: [] for engine in pair}
+        checks: List[Dict[str, Any]] = []
+        preimport: Dict[str, List[str]] = {}
+        try:
+            for engine in pair:  # warm-up: page cache and lazy imports; always verified
+                reply = self._round(workload, args, engine, "warmup", True)
+                preimport[engine] = reply.pop("imported_during_op")
+                result.setdefault("warmup_s", {})[engine] = reply["op_s"]
+                checks.append({"engine": engine, "round": "warmup", **reply})
+            for i in range(self.rounds):
+                for engine in (pair if i % 2 == 0 else pair[::-1]):
+                    reply = self._round(workload, args, engine, f"r{i + 1}",
+                                        self.verify == "all", preimport[engine])
+                    reply.pop("imported_during_op")
+                    replies[engine].append(reply)
+                    if "digest" in reply:
+                        checks.append({"engine": engine, "round": f"r{i + 1}", **reply})
+        except JobFailed as error:
+            unavailable = error.reply.get("unavailable")
+            result.update(status="skipped" if unavailable else "failed", reason=str(error),
+                          log=str(error.log))
+            print(("    skipped: " if unavailable else "    FAILED: ") + str(error), flush=True)
+            return result
+        hashes = {c["digest"]["hash"] for c in checks}
+        problems = sorted({f"{c['engine']}: {p}" for c in checks for p in c.get("problems", [])})
+        result["match"] = len(hashes) == 1
+        result["digest"] = checks[0]["digest"]
+        result["problems"] = problems
+        if not result["match"]:
+            result["digests"] = [{"engine": c["engine"], "round": c["round"], **c["digest"]}
+                                 for c in checks]
+        result["status"] = "ok" if result["match"] and not problems else "mismatch"
+        result["sides"] = {engine: _side_stats(replies[engine]) for engine in pair}
+        cand, base = (result["sides"][e]["median_s"] for e in pair)
+        result["ratio"] = cand / base if base else None
+        result["speedup"] = base / cand if cand else None
+        if workload.target is not None and result["speedup"] is not None:
+            result["target_met"] = result["speedup"] >= workload.target.speedup
+        verdict = "results match" if result["status"] == "ok" else "RESULTS DIFFER " + "; ".join(
+            problems or ["digests differ"])
+        print(f"    => {pair[0]} {cand:.3f} s vs {pair[1]} {base:.3f} s: ratio "
+              f"{result['ratio']:.3f} (speedup {result['speedup']:.1f}x), {verdict}", flush=True)
+        return result
+
+    def run_workload(self, workload, use_ray: bool) -> Dict[str, Any]:
+        p = self.ctx.params
+        entry = {"name": workload.name, "title": workload.title(p), "group": workload.group,
+                 "description": workload.description,
+                 "target": None if workload.target is None else {
+                     "speedup": workload.target.speedup, "source": workload.target.source}}
+        print(f"\n== {workload.name}: {entry['title']}", flush=True)
+        started = time.perf_counter()
+        try:
+            reason = workload.skip_reason(self.ctx)
+        except JobFailed as error:
+            reason = f"capability check failed: {error}"
+        if reason:
+            print(f"  skipped: {reason}", flush=True)
+            entry.update(status="skipped", reason=reason, pairs=[])
+            return entry
+        try:
+            args = workload.prepare(self.ctx)
+        except JobFailed as error:
+            print(f"  FAILED preparing: {error}", flush=True)
+            entry.update(status="failed", reason=f"prepare: {error}", pairs=[])
+            return entry
+        pairs = list(workload.pairs) + (list(workload.ray_pairs) if use_ray else [])
+        entry["pairs"] = [self.run_pair(workload, args, pair) for pair in pairs]
+        statuses = [r["status"] for r in entry["pairs"]]
+        entry["status"] = ("failed" if "failed" in statuses else
+                           "mismatch" if "mismatch" in statuses else
+                           "ok" if "ok" in statuses else "skipped")
+        entry["elapsed_s"] = time.perf_counter() - started
+        return entry
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--size", choices=sorted(registry.SIZES), default="small")
+    parser.add_argument("--out", default=None, help="JSON results (default: none)")
+    parser.add_argument("--markdown", default=str(REPO / "bench" / "RESULTS.md"),
+                        help="markdown report to regenerate ('' for none)")
+    parser.add_argument("--workloads", default="",
+                        help="comma-separated names or groups (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="timed rounds per side (default: the size's, 5)")
+    parser.add_argument("--verify", choices=["all", "first"], default=None,
+                        help="check results every round, or only in the warm-up round")
+    parser.add_argument("--dev", action="store_true",
+                        help="ours = the source tree's python/ (ahead of any installed package)")
+    parser.add_argument("--ray", action="store_true",
+                        help="also run the Ray pairs (ours-ray vs pypaimon-ray) where defined")
+    parser.add_argument("--ours-python", default=sys.executable)
+    parser.add_argument("--pypaimon-python", default=str(oracle_python()))
+    parser.add_argument("--work-dir", default=None,
+                        help="inputs, fixtures and logs (default: $TMPDIR/paimon-rowid-bench-"
+                             "<size>; fixtures are reused across runs)")
+    parser.add_argument("--keep-work", action="store_true", help="keep each round's warehouse")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per round")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    selected = registry.workloads()
+    if args.list:
+        for w in selected:
+            print(f"{w.name:<18} {w.group:<16} {w.title(registry.SIZES[args.size])}")
+        return 0
+    if args.workloads:
+        wanted = set(args.workloads.split(","))
+        selected = [w for w in selected if w.name in wanted or w.group in wanted]
+        unknown = wanted - {w.name for w in selected} - {w.group for w in selected}
+        if unknown:
+            print(f"unknown workloads: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+    if not Path(args.pypaimon_python).exists():
+        print(f"pypaimon's python {args.pypaimon_python} is missing: run scripts/setup.sh or "
+              "set PAIMON_ROWID_ORACLE_VENV / --pypaimon-python", file=sys.stderr)
+        return 2
+    params = dict(registry.SIZES[args.size])
+    rounds = args.rounds or params["rounds"]
+    if rounds < 5:
+        print(f"warning: {rounds} timed rounds (< 5): medians are not meaningful")
+    work_dir = Path(args.work_dir or Path(tempfile.gettempdir()) /
+                    f"paimon-rowid-bench-{args.size}").resolve()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work_dir / "rounds", ignore_errors=True)
+    sides = make_sides(args.ours_python, args.pypaimon_python, args.dev)
+    ctx = Context(args.size, params, work_dir, sides, args.timeout)
+    bench = Bench(ctx, rounds, args.verify or params["verify"], args.keep_work)
+
+    started, machine = time.time(), report.machine()
+    print(f"bench: size {args.size}, {rounds} rounds, work dir {work_dir}, ours = "
+          f"{'dev tree' if args.dev else 'installed package'}", flush=True)
+    entries = [bench.run_workload(w, args.ray) for w in selected]
+    machine["load_avg_end"] = report.load_avg()
+    results = {
+        "size": args.size, "params": params, "rounds": rounds, "verify": bench.verify,
+        "dev": args.dev, "ray": args.ray, "started": time.strftime(
+            "%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),
+        "elapsed_s": time.time() - started, "machine": machine,
+        "engines": bench.engine_info, "workloads": entries,
+        "ok": all(e["status"] in ("ok", "skipped") for e in entries),
+    }
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
+    print("\n" + report.summary_table(results))
+    print(f"\nbench: {'OK' if results['ok'] else 'FAILED'} in {results['elapsed_s']:.0f} s",
+          flush=True)
+    return 0 if results["ok"] else 1

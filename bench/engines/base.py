@@ -1,0 +1,104 @@
+"""What ours and pypaimon share: pypaimon's API shape (CatalogFactory, Schema, write builder,
+read builder with projection / filter / row ranges)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import pyarrow as pa
+
+from bench.engines import EngineUnavailable
+
+
+def build_predicate(builder, spec: Sequence[Any]):
+    """``["and"|"or", [spec, ...]]`` or ``[method, field, *args]`` (a PredicateBuilder method
+    name and its positional arguments after the field)."""
+    method = spec[0]
+    if method in ("and", "or"):
+        children = [build_predicate(builder, child) for child in spec[1]]
+        return (builder.and_predicates if method == "and" else builder.or_predicates)(children)
+    return getattr(builder, method)(spec[1], *spec[2:])
+
+
+class Engine:
+    """Subclasses set ``name`` and ``lib`` (the imported top-level module)."""
+
+    name = ""
+    lib: Any = None
+
+    def describe(self) -> Dict[str, Any]:
+        return {"engine": self.name, "library": self.lib.__name__,
+                "library_file": os.path.dirname(self.lib.__file__),
+                "version": getattr(self.lib, "__version__", None),
+                "pyarrow": pa.__version__}
+
+    # -- tables ------------------------------------------------------------------------------
+    def catalog(self, warehouse: str):
+        return self.lib.CatalogFactory.create({"warehouse": warehouse})
+
+    def create_table(self, warehouse: str, identifier: str, schema: pa.Schema,
+                     options: Mapping[str, str]) -> None:
+        catalog = self.catalog(warehouse)
+        catalog.create_database(identifier.split(".", 1)[0], True)
+        catalog.create_table(identifier, self.lib.Schema.from_pyarrow_schema(
+            schema, options=dict(options)), False)
+
+    def get_table(self, warehouse: str, identifier: str):
+        return self.catalog(warehouse).get_table(identifier)
+
+    def conform(self, table, data: pa.Table) -> pa.Table:
+        """What a caller must do to the data before ``write_arrow`` (nothing for ours)."""
+        return data
+
+    def write_commits(self, table, batches: List[pa.Table]) -> None:
+        """One write + commit per batch."""
+        for data in batches:
+            builder = table.new_batch_write_builder()
+            write, commit = builder.new_write(), builder.new_commit()
+            try:
+                write.write_arrow(self.conform(table, data))
+                commit.commit(write.prepare_commit())
+            finally:
+                write.close()
+                commit.close()
+
+    def scan(self, table, projection: Optional[List[str]] = None,
+             filter: Optional[Sequence[Any]] = None) -> pa.Table:
+        builder = table.new_read_builder()
+        if projection is not None:
+            builder.with_projection(list(projection))
+        if filter is not None:
+            builder.with_filter(build_predicate(builder.new_predicate_builder(), filter))
+        return builder.new_read().to_arrow(builder.new_scan().plan().splits())
+
+    # -- row-id jobs -------------------------------------------------------------------------
+    def update_by_row_id(self, warehouse: str, identifier: str, data: pa.Table,
+                         columns: List[str]) -> None:
+        raise NotImplementedError
+
+    def read_by_row_id(self, warehouse: str, identifier: str, row_ids: pa.Table,
+                       projection: List[str]) -> pa.Table:
+        """``(*projection, _ROW_ID)`` for the distinct ids of ``row_ids["_ROW_ID"]``, any order."""
+        raise NotImplementedError
+
+
+class RayMixin:
+    """Starts a local Ray (untimed, in ``start``) and turns Datasets back into Arrow tables."""
+
+    def start_ray(self) -> None:
+        try:
+            import ray
+        except ImportError as error:
+            raise EngineUnavailable(f"ray is not importable here: {error}") from error
+        self.ray = ray
+        if not ray.is_initialized():
+            ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+
+    def dataset(self, data: pa.Table):
+        return self.ray.data.from_arrow(data)
+
+    def to_arrow(self, dataset) -> pa.Table:
+        refs = dataset.to_arrow_refs()
+        tables = [t for t in self.ray.get(refs) if t.num_rows]
+        return pa.concat_tables(tables) if tables else dataset.schema().empty_table()

@@ -1,0 +1,62 @@
+"""paimon_rowid: the embedded row-id jobs, and the Ray ones when paimon_rowid.ray exists."""
+from __future__ import annotations
+
+from typing import List
+
+import pyarrow as pa
+
+from bench.engines import EngineUnavailable
+from bench.engines.base import Engine, RayMixin
+
+try:
+    import paimon_rowid
+    from paimon_rowid import row_ids as _row_ids
+except ImportError as _error:  # pragma: no cover - reported by the orchestrator
+    raise EngineUnavailable(f"paimon_rowid is not importable: {_error}") from _error
+
+
+class Ours(Engine):
+    name = "ours"
+    lib = paimon_rowid
+
+    def describe(self):
+        info = super().describe()
+        try:
+            from paimon_rowid._lib import native
+            info["native_module"] = native().__file__
+        except Exception as error:  # noqa: BLE001 - descriptive only
+            info["native_module"] = f"unavailable: {error}"
+        return info
+
+    def update_by_row_id(self, warehouse, identifier, data, columns: List[str]) -> None:
+        _row_ids.update_by_row_id(identifier, data, {"warehouse": warehouse},
+                                  update_cols=list(columns))
+
+    def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
+        return _row_ids.read_by_row_id(identifier, row_ids, {"warehouse": warehouse},
+                                       projection=list(projection))
+
+
+class OursRay(RayMixin, Ours):
+    """Hook for paimon_rowid.ray (same signatures as pypaimon.ray)."""
+    name = "ours-ray"
+
+    def __init__(self) -> None:
+        try:
+            from paimon_rowid import ray as ray_api
+        except ImportError as error:
+            raise EngineUnavailable(f"paimon_rowid.ray is not importable: {error}") from error
+        missing = [f for f in ("update_by_row_id", "read_by_row_id") if not hasattr(ray_api, f)]
+        if missing:
+            raise EngineUnavailable(f"paimon_rowid.ray lacks {', '.join(missing)}")
+        self.ray_api = ray_api
+        self.start_ray()
+
+    def update_by_row_id(self, warehouse, identifier, data, columns) -> None:
+        self.ray_api.update_by_row_id(identifier, self.dataset(data), {"warehouse": warehouse},
+                                      update_cols=list(columns))
+
+    def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
+        return self.to_arrow(self.ray_api.read_by_row_id(
+            identifier, self.dataset(row_ids), {"warehouse": warehouse},
+            projection=list(projection)))

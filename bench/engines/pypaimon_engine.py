@@ -1,0 +1,76 @@
+"""pypaimon 2.1.0. Without Ray the baselines are the table-level calls a pypaimon user makes:
+``new_update().with_update_type(cols).update_by_arrow_with_row_id(data)`` + commit, and a read
+restricted with ``with_row_ranges`` (ids turned into ranges with pypaimon's ``Range.to_ranges``,
+as pypaimon.ray's read_by_row_id does per group)."""
+from __future__ import annotations
+
+from typing import List
+
+import pyarrow as pa
+
+from bench.engines import EngineUnavailable
+from bench.engines.base import Engine, RayMixin
+
+try:
+    import pypaimon
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    from pypaimon.utils.range import Range
+except ImportError as _error:  # pragma: no cover - reported by the orchestrator
+    raise EngineUnavailable(f"pypaimon is not importable: {_error}") from _error
+
+ROW_ID = "_ROW_ID"
+
+
+class Pypaimon(Engine):
+    name = "pypaimon"
+    lib = pypaimon
+
+    def describe(self):
+        info = super().describe()
+        from importlib import metadata
+        info["version"] = metadata.version("pypaimon")
+        return info
+
+    def conform(self, table, data: pa.Table) -> pa.Table:
+        # pypaimon's write_arrow demands the table's exact Arrow schema.
+        target = PyarrowFieldParser.from_paimon_schema(table.fields)
+        if data.schema.names != target.names:
+            data = data.select(target.names)
+        return data if data.schema.equals(target) else data.cast(target)
+
+    def update_by_row_id(self, warehouse, identifier, data, columns: List[str]) -> None:
+        table = self.get_table(warehouse, identifier)
+        builder = table.new_batch_write_builder()
+        update = builder.new_update().with_update_type(list(columns))
+        messages = update.update_by_arrow_with_row_id(data)
+        commit = builder.new_commit()
+        try:
+            commit.commit(messages)
+        finally:
+            commit.close()
+
+    def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
+        table = self.get_table(warehouse, identifier)
+        builder = table.new_read_builder().with_projection(list(projection) + [ROW_ID])
+        ranges = Range.to_ranges(list(set(row_ids.column(ROW_ID).to_pylist())))
+        scan = builder.new_scan()
+        scan.with_row_ranges(ranges)
+        return builder.new_read().to_arrow(scan.plan().splits())
+
+
+class PypaimonRay(RayMixin, Pypaimon):
+    name = "pypaimon-ray"
+
+    def __init__(self) -> None:
+        self.start_ray()
+        from pypaimon import ray as ray_api
+        self.ray_api = ray_api
+
+    def update_by_row_id(self, warehouse, identifier, data, columns) -> None:
+        self.ray_api.update_by_row_id(identifier, self.dataset(data), {"warehouse": warehouse},
+                                      update_cols=list(columns))
+
+    def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
+        return self.to_arrow(self.ray_api.read_by_row_id(
+            identifier, self.dataset(row_ids), {"warehouse": warehouse},
+            projection=list(projection)))
