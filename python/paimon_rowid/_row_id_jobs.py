@@ -52,9 +52,18 @@ def source_reader(source: Any, operation: str, what: str,
         raise ValueError(
             f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
             f"pyarrow.Table / pandas.DataFrame carrying {what}.")
+    if type(source).__module__.startswith("ray.data") and not allow_ray:
+        # Iterating a Dataset would run the whole Ray pipeline only to fail on its rows.
+        raise TypeError(
+            f"{operation} (embedded) does not take a ray.data.Dataset; use "
+            f"paimon_rowid.ray.{operation}, or pass a pyarrow.Table / pandas.DataFrame / "
+            f"Arrow stream carrying {what}.")
     try:
+        if isinstance(source, (list, tuple)) and not (
+                source and all(isinstance(b, pa.RecordBatch) for b in source)):
+            raise TypeError(type(source).__name__)  # only a list of record batches is a table
         return to_record_batch_reader(source)
-    except TypeError:
+    except (TypeError, AttributeError):  # AttributeError: an iterable of non-batches
         raise TypeError(
             "source must be a ray.data.Dataset, a Paimon table identifier string, a "
             "pyarrow.Table, or a pandas.DataFrame (or any Arrow stream); got "

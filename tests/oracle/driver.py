@@ -21,6 +21,15 @@ Commands:
   files          snapshot_id=None (latest)      -> manifest lists, manifests and data files the
                                                    snapshot reads (data files relative to the table)
   batch          commands=[...]                 -> [reply, ...] (one reply per command, as below)
+  entries        snapshot_id=None (latest), delta=false
+                                                -> the snapshot's manifest entries (all live
+                                                   files, or with delta=true the snapshot's own
+                                                   ADD/DELETE entries): kind, partition,
+                                                   bucket, file_name, first_row_id, row_count,
+                                                   write_cols, min/max_sequence_number,
+                                                   file_source, schema_id
+  truncate_partitions  partitions=[{key: value}, ...]   -> {"snapshot_id": int|None}
+  add_columns    schema_ipc (the new columns, appended in order)    -> {}
 Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
 method is a PredicateBuilder method name and args are its positional arguments after the field,
 literals encoded with literals.py.
@@ -212,10 +221,75 @@ def cmd_batch(cmd):
     return replies
 
 
+def _entry_dict(entry):
+    meta = entry.file
+    partition = [v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
+                 for v in entry.partition.values]  # JSON-safe (dates, decimals: str)
+    return {"kind": int(entry.kind), "partition": partition,
+            "bucket": entry.bucket, "file_name": meta.file_name,
+            "first_row_id": meta.first_row_id, "row_count": meta.row_count,
+            "write_cols": None if meta.write_cols is None else list(meta.write_cols),
+            "min_sequence_number": meta.min_sequence_number,
+            "max_sequence_number": meta.max_sequence_number,
+            "file_source": meta.file_source, "schema_id": meta.schema_id}
+
+
+def cmd_entries(cmd):
+    """Manifest entries of a snapshot (default latest): with delta=true only the entries the
+    snapshot itself added/deleted, else the merged live files (kind 0 = ADD)."""
+    from pypaimon.manifest.manifest_file_manager import ManifestFileManager
+    from pypaimon.manifest.manifest_list_manager import ManifestListManager
+    table = _table(cmd)
+    manager = table.snapshot_manager()
+    snapshot_id = cmd.get("snapshot_id")
+    snapshot = (manager.get_latest_snapshot() if snapshot_id is None
+                else manager.get_snapshot_by_id(int(snapshot_id)))
+    if snapshot is None:
+        return None
+    lists = ManifestListManager(table)
+    files = ManifestFileManager(table)
+    if cmd.get("delta"):
+        entries = []
+        for manifest in lists.read_delta(snapshot):
+            entries.extend(files.read(manifest.file_name))
+        return [_entry_dict(e) for e in entries]
+    live = {}
+    for manifest in lists.read_all(snapshot):
+        for entry in files.read(manifest.file_name):
+            key = (tuple(entry.partition.values), entry.bucket, entry.file.file_name)
+            if int(entry.kind) == 0:
+                live[key] = entry
+            else:
+                live.pop(key, None)
+    return [_entry_dict(e) for e in live.values()]
+
+
+def cmd_truncate_partitions(cmd):
+    table = _table(cmd)
+    commit = table.new_batch_write_builder().new_commit()
+    try:
+        commit.truncate_partitions([dict(p) for p in cmd["partitions"]])
+    finally:
+        commit.close()
+    return {"snapshot_id": _latest_snapshot_id(table)}
+
+
+def cmd_add_columns(cmd):
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    from pypaimon.schema.schema_change import SchemaChange
+    changes = [SchemaChange.add_column(f.name, PyarrowFieldParser.to_paimon_type(f.type,
+                                                                             f.nullable))
+               for f in _read_ipc(cmd["schema_ipc"]).schema]
+    _catalog(cmd).alter_table(cmd["identifier"], changes, False)
+    return {}
+
+
 COMMANDS = {
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
     "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files, "batch": cmd_batch,
+    "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
+    "add_columns": cmd_add_columns,
 }
 
 
