@@ -162,7 +162,7 @@ class Bench:
         except JobFailed as error:
             unavailable = error.reply.get("unavailable")
             result.update(status="skipped" if unavailable else "failed", reason=str(error),
-                          log=str(error.log))
+                          log=str(error.log), unavailable_engine=unavailable and error.engine)
             print(("    skipped: " if unavailable else "    FAILED: ") + str(error), flush=True)
             return result
         hashes = {c["digest"]["hash"] for c in checks}
@@ -209,7 +209,16 @@ class Bench:
             entry.update(status="failed", reason=f"prepare: {error}", pairs=[])
             return entry
         pairs = list(workload.pairs) + (list(workload.ray_pairs) if use_ray else [])
-        entry["pairs"] = [self.run_pair(workload, args, pair) for pair in pairs]
+        entry["pairs"] = []
+        for pair in pairs:
+            result = self.run_pair(workload, args, pair)
+            fallback = registry.FALLBACK_BASELINE.get(pair[1])
+            if result.get("unavailable_engine") == pair[1] and fallback:
+                reason = result["reason"].splitlines()[0]
+                print(f"    comparing {pair[0]} with {fallback} instead", flush=True)
+                result = self.run_pair(workload, args, (pair[0], fallback))
+                result.update(note=f"{pair[1]} unavailable", note_reason=reason)
+            entry["pairs"].append(result)
         statuses = [r["status"] for r in entry["pairs"]]
         entry["status"] = ("failed" if "failed" in statuses else
                            "mismatch" if "mismatch" in statuses else

@@ -56,8 +56,8 @@ def table_digest(table: pa.Table, sort_by: Optional[Sequence[str]] = None) -> Di
     sorted by ``sort_by`` (row order otherwise counts)."""
     if sort_by:
         table = table.sort_by([(k, "ascending") for k in sort_by])
-    column_hashes = {name: _column_digest(col)
-                     for name, col in zip(table.column_names, table.columns)}
+    column_hashes = {f.name: _column_digest(table.column(i))
+                     for i, f in enumerate(table.schema)}
     whole = hashlib.sha256(str(table.num_rows).encode())
     columns = [[f.name, _type_name(f.type)] for f in table.schema]
     for name, type_name in columns:

@@ -95,6 +95,8 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
                         ("**pass**" if pair.get("target_met") else "**miss**"))
             name = w["title"] + ("" if pair["candidate"] == "ours" else
                                  f" ({pair['candidate']} vs {pair['baseline']})")
+            if pair.get("note"):
+                name += f" [{pair['note']}]"
             rows.append([
                 name, "yes" if pair["status"] == "ok" else "**NO**",
                 _s(cand["median_s"]), _s(base["median_s"]),
@@ -130,7 +132,8 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         "",
         f"- **size** `{results['size']}` ({p['rows']:,} base rows in {p['commits']} commits); "
         f"{results['rounds']} timed rounds per side after one warm-up round each, sides "
-        f"alternating; results checked {'every round' if results['verify'] == 'all' else 'in the warm-up round'}; "
+        f"alternating; results checked "
+        f"{'every round' if results['verify'] == 'all' else 'in the warm-up round'}; "
         f"run took {results['elapsed_s']:.0f} s, started {results['started']}",
         f"- **machine** {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, Linux "
         f"{m['kernel']}; load average {m['load_avg_start']} at start, "
@@ -140,7 +143,8 @@ def markdown(results: Dict[str, Any], workloads) -> str:
     ]
     for name, info in sorted(engines.items()):
         if info:
-            extra = f", native module `{info['native_module']}`" if info.get("native_module") else ""
+            native = info.get("native_module")
+            extra = f", native module `{native}`" if native else ""
             out.append(f"- **{name}** {info['library']} {info.get('version') or ''} from "
                        f"`{info['library_file']}`, pyarrow {info['pyarrow']}{extra}")
     out += [
@@ -164,14 +168,19 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         "",
     ]
     for w in workloads:
-        target = "" if w.target is None else f" Target: ≥ {w.target.speedup:g}× ({w.target.source})."
+        target = ("" if w.target is None else
+                  f" Target: ≥ {w.target.speedup:g}× ({w.target.source}).")
         out.append(f"- `{w.name}` — {w.title(p)}: {w.description}{target}")
     for number, title, what in LATER:
         out.append(f"- ({number}, not yet built) {title}: {what}.")
     skipped = [(w, pair) for w in results["workloads"] for pair in (w.get("pairs") or [w])
                if pair.get("status") in ("skipped", "failed")]
+    notes = [(w, pair) for w in results["workloads"] for pair in (w.get("pairs") or [])
+             if pair.get("note")]
+    skipped += [(w, {"candidate": pair["candidate"], "status": pair["note"],
+                     "reason": pair["note_reason"]}) for w, pair in notes]
     if skipped:
-        out += ["", "## Skipped or failed", ""]
+        out += ["", "## Skipped, failed or substituted", ""]
         for w, pair in skipped:
             reason = pair.get("reason", "").strip().splitlines()
             out.append(f"- `{w['name']}` ({pair.get('candidate', 'all')}): "

@@ -47,8 +47,10 @@ def make_sides(ours_python: str, pypaimon_python: str, dev: bool) -> Dict[str, S
 
 
 class JobFailed(RuntimeError):
-    def __init__(self, message: str, reply: Optional[Dict[str, Any]], log: Path) -> None:
+    def __init__(self, engine: str, message: str, reply: Optional[Dict[str, Any]],
+                 log: Path) -> None:
         super().__init__(message)
+        self.engine = engine
         self.reply = reply or {}
         self.log = log
 
@@ -82,6 +84,7 @@ def run_job(side: Side, job: Dict[str, Any], log: Path, timeout_s: float) -> Dic
     if reply is None or not reply.get("ok"):
         tail = log.read_text(errors="replace").strip().splitlines()[-15:]
         message = reply["error"] if reply else "worker gave no result"
-        raise JobFailed(f"{side.engine}: {message}\n    " + "\n    ".join(tail), reply, log)
+        raise JobFailed(side.engine, f"{side.engine}: {message}\n    " + "\n    ".join(tail),
+                        reply, log)
     reply["proc_s"] = proc_s
     return reply

@@ -9,8 +9,10 @@ Libraries import modules lazily on first use (pypaimon pulls in ~1,100 modules â
 polars, fastavro, asyncio â€” inside its first scan). A fresh process per round would charge
 that to every round, so the reply lists the modules the operation imported
 (``imported_during_op``); the orchestrator passes the warm-up round's list as ``preimport`` to
-the timed rounds. Timed rounds thus measure the work, not first-call imports. Prints one line ``BENCH-RESULT <json>`` on stdout, also on failure
-(``{"ok": false, "error": ...}``); anything else on stdout/stderr is the log.
+the timed rounds. Timed rounds thus measure the work, not first-call imports.
+
+Prints one line ``BENCH-RESULT <json>`` on stdout, also on failure (``{"ok": false, "error":
+...}``); anything else on stdout/stderr is the log.
 """
 from __future__ import annotations
 
