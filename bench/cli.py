@@ -236,6 +236,8 @@ def parse_args(argv):
     parser.add_argument("--workloads", default="",
                         help="comma-separated names or groups (default: all)")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--render", metavar="JSON", default=None,
+                        help="only rewrite --markdown from an earlier run's --out file")
     parser.add_argument("--rounds", type=int, default=None,
                         help="timed rounds per side (default: the size's, 5)")
     parser.add_argument("--verify", choices=["all", "first"], default=None,
@@ -260,6 +262,10 @@ def main(argv=None) -> int:
     if args.list:
         for w in selected:
             print(f"{w.name:<18} {w.group:<16} {w.title(registry.SIZES[args.size])}")
+        return 0
+    if args.render:
+        results = json.loads(Path(args.render).read_text())
+        Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
         return 0
     if args.workloads:
         wanted = set(args.workloads.split(","))
