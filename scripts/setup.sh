@@ -14,7 +14,7 @@ SUDO=""
 if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
 
 need_apt=""
-for pkg in g++ cmake ninja-build libgtest-dev nlohmann-json3-dev; do
+for pkg in g++ cmake ninja-build libgtest-dev nlohmann-json3-dev openjdk-17-jdk-headless maven; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
 done
 if [ -n "$need_apt" ]; then

@@ -236,10 +236,6 @@ def test_update_uncastable_value_refused(wh, case):
                                                          NotImplementedError), column)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: uncastable update values raise TypeError; "
-                   "pypaimon raises pyarrow's ArrowInvalid (a ValueError) / "
-                   "ArrowNotImplementedError (a NotImplementedError), so `except ValueError` "
-                   "code misses ours (cpp rowid/update_by_row_id.cc Conform)")
 @pytest.mark.parametrize("case", list(CAST_FAILURES), ids=list(CAST_FAILURES))
 def test_update_uncastable_value_exception_class(wh, case):
     source, column, pypaimon_class = CAST_FAILURES[case]

@@ -53,4 +53,5 @@ ERROR_CLASSES = {
     "DatabaseNotExist": DatabaseNotExistException,
     "DatabaseAlreadyExist": DatabaseAlreadyExistException,
     "CommitConflict": CommitConflictException,
+    "RowIdConflict": CommitConflictException,
 }

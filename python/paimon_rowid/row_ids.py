@@ -24,6 +24,10 @@ from ._lib import native
 
 __all__ = ["update_by_row_id", "read_by_row_id", "update_columns_by_row_id"]
 
+# An update that loses a data-evolution conflict only because a concurrent commit changed
+# OTHER rows of the same groups/columns is re-planned on the new snapshot this many times.
+MAX_REBASES = 5
+
 
 def _threads(num_partitions: Optional[int]) -> int:
     if num_partitions is None:
@@ -45,19 +49,22 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
                      ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows whose ``_ROW_ID`` the source carries and makes
     exactly one commit. Returns ``{"num_updated": n}`` (source rows). An empty source makes
-    no commit. Failed updates leave no files behind."""
+    no commit. Failed updates leave no files behind.
+
+    Beyond pypaimon: when the commit loses a conflict only because another writer changed the
+    same columns of the same file groups on *other* rows, the update is re-planned on the new
+    snapshot and committed again (both writers' rows are kept); if the other writer changed
+    any of *these* rows' update columns, ``CommitConflictException`` is raised."""
     if not update_cols:
         raise ValueError("update_cols must be non-empty.")
     update_cols = jobs.dedupe(update_cols)
     table = jobs.load_table(target, catalog_options)
     update_cols = native().validate_update_columns(table._native, update_cols, target,
                                                    "update_by_row_id")
-    messages, rows = update_columns_by_row_id(table, source, update_cols, target,
-                                              _threads(num_partitions))
-    if not messages:
-        return {"num_updated": int(rows)}
-    committer = native().Committer(table._native, str(uuid.uuid4()), None)
-    committer.commit(messages)
+    reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
+    rows, _snapshot_id, _rebases = native().update_by_row_id_commit(
+        table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
+        MAX_REBASES)
     return {"num_updated": int(rows)}
 
 

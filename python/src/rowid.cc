@@ -130,6 +130,21 @@ void RegisterRowId(nb::module_& m) {
       nb::arg("threads") = 0, nb::arg("index").none() = nb::none());
 
   m.def(
+      "update_by_row_id_commit",
+      [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
+         std::string target, std::string commit_user, int threads, int max_rebases) {
+        auto reader = ImportStreamFrom(source);
+        auto outcome = WithoutGil([&]() -> Result<UpdateOutcome> {
+          ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, target));
+          ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
+          return CommitUpdate(update.get(), table, commit_user, threads, max_rebases);
+        });
+        return std::make_tuple(outcome.num_updated, outcome.snapshot_id, outcome.rebases);
+      },
+      nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
+      nb::arg("commit_user"), nb::arg("threads") = 0, nb::arg("max_rebases") = 5);
+
+  m.def(
       "read_by_row_id",
       [](std::shared_ptr<Table> table, nb::handle source, std::string row_id_col,
          std::vector<std::string> projection, IndexPtr index) {

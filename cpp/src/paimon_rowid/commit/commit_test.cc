@@ -157,7 +157,7 @@ TEST(ConflictTest, UpdatesOfTheSameColumnConflict) {
   auto result = Committer::Make(fx.table()).ValueOrDie()->Commit(second);
   ASSERT_FALSE(result.ok());
   ASSERT_NE(GetErrorKind(result.status()), nullptr);
-  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitConflict);
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kRowIdConflict);
   // The failed update's files are gone.
   for (const auto& f : second[0].new_files) {
     auto path = DataFilePath(*fx.table(), second[0].partition, 0, f).ValueOrDie();
@@ -177,7 +177,7 @@ TEST(ConflictTest, RowIdExistence) {
   auto wrong_range = NameUpdate(fx, 1, 7);  // 7 rows for a 10-row group
   auto result = Committer::Make(fx.table()).ValueOrDie()->Commit(wrong_range);
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitConflict);
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kRowIdConflict);
   EXPECT_TRUE(Committer::Make(fx.table()).ValueOrDie()->Commit(NameUpdate(fx, 1)).ok());
 }
 

@@ -12,7 +12,7 @@ namespace {
 bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
 
 Status Conflict(std::string msg) {
-  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict, std::move(msg));
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kRowIdConflict, std::move(msg));
 }
 
 std::string Describe(const DataFileMeta& f) {

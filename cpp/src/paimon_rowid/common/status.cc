@@ -28,6 +28,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "TableAlreadyExist";
     case ErrorKind::kCommitConflict:
       return "CommitConflict";
+    case ErrorKind::kRowIdConflict:
+      return "RowIdConflict";
   }
   return "Unknown";
 }

@@ -21,6 +21,9 @@ enum class ErrorKind {
   kTableNotExist,
   kTableAlreadyExist,
   kCommitConflict,
+  /// A data-evolution conflict of an update with a concurrent commit on the same file groups
+  /// (format doc §5.6): rebasable when the concurrent commit did not change the same rows.
+  kRowIdConflict,
 };
 
 /// Returns the name used by the Python error map ("TableNotExist", ...).

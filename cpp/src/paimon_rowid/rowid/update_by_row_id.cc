@@ -9,7 +9,9 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/write/append_writer.h"
 
 namespace paimon_rowid {
@@ -66,9 +68,12 @@ struct RowIdUpdate::Impl {
   std::shared_ptr<arrow::Schema> update_schema;
   // Routed rows per group: slices of cast batches.
   std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> routed;
+  // Every cast batch, kept so a rebase can re-route them.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> added;
   int64_t rows = 0;
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
+  Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed);
   Result<CommitMessage> UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
                                     std::vector<std::string>* written) const;
 };
@@ -152,9 +157,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
     if (!column->type()->Equals(*f->type())) {
       auto cast = cp::Cast(*column, f->type(), cp::CastOptions::Safe());
       if (!cast.ok()) {
-        return Status::TypeError("cannot cast column '", f->name(), "' from ",
-                                 column->type()->ToString(), " to ", f->type()->ToString(), ": ",
-                                 cast.status().message());
+        // Keep Arrow's code (Invalid for overflow/unparsable, NotImplemented for impossible
+        // casts), as pypaimon surfaces pyarrow's ArrowInvalid / ArrowNotImplementedError.
+        return Status(cast.status().code(),
+                      "cannot cast column '" + f->name() + "' from " + column->type()->ToString() +
+                          " to " + f->type()->ToString() + ": " + cast.status().message());
       }
       column = *cast;
     }
@@ -173,12 +180,19 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
     return impl_->Conform(*batch).status();
   }
   ARROW_ASSIGN_OR_RAISE(auto conformed, impl_->Conform(*batch));
-  if (!impl_->index || impl_->index->groups().empty()) {
-    return Status::Invalid("target '", impl_->target,
+  ARROW_RETURN_NOT_OK(impl_->Route(conformed));
+  impl_->added.push_back(conformed);
+  impl_->rows += conformed->num_rows();
+  return Status::OK();
+}
+
+Status RowIdUpdate::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& conformed) {
+  if (!index || index->groups().empty()) {
+    return Status::Invalid("target '", target,
                            "' has no rows; every _ROW_ID in the source is foreign.");
   }
   const auto& ids = static_cast<const arrow::Int64Array&>(*conformed->column(0));
-  ARROW_ASSIGN_OR_RAISE(auto owners, impl_->index->Route(ids, kStaleContext));
+  ARROW_ASSIGN_OR_RAISE(auto owners, index->Route(ids, kStaleContext));
   // Cut the batch into runs of one owner; sources sorted by row id give few, long runs.
   const int64_t n = conformed->num_rows();
   std::vector<std::vector<int64_t>> scattered;  // owner -> row indices, for unsorted input
@@ -192,7 +206,7 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
   }
   if (runs.size() <= 64 || runs.size() * 8 <= static_cast<size_t>(n)) {
     for (const auto& [g, span] : runs) {
-      impl_->routed[g].push_back(conformed->Slice(span.first, span.second));
+      routed[g].push_back(conformed->Slice(span.first, span.second));
     }
   } else {
     // Interleaved owners: gather each owner's rows with one Take.
@@ -203,10 +217,9 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
       ARROW_RETURN_NOT_OK(b.AppendValues(rows));
       ARROW_ASSIGN_OR_RAISE(auto indices, b.Finish());
       ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(conformed, indices));
-      impl_->routed[g].push_back(taken.record_batch());
+      routed[g].push_back(taken.record_batch());
     }
   }
-  impl_->rows += n;
   return Status::OK();
 }
 
@@ -326,7 +339,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
       auto r = impl_->UpdateGroup(touched[i], read, &written[i]);
       if (r.ok()) {
         results[i] = std::move(r).ValueUnsafe();
-        impl_->routed[touched[i]].clear();  // release the routed rows early
       } else {
         errors[i] = r.status();
         failed.store(true);
@@ -348,6 +360,71 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   std::vector<CommitMessage> out;
   for (auto& r : results) out.push_back(std::move(*r));
   return out;
+}
+
+Status RowIdUpdate::Rebase() {
+  Impl& impl = *impl_;
+  ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->LatestSnapshot());
+  if (!latest || !impl.base) return Status::Invalid("cannot rebase an update without snapshots");
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
+                        RowIdIndex::Build(impl.table, *latest));
+  // True-conflict check: the updated rows' current values at the base and at the latest
+  // snapshot must be equal for every update column.
+  std::vector<std::shared_ptr<arrow::Array>> ids;
+  for (const auto& batch : impl.added) ids.push_back(batch->column(0));
+  auto read_at = [&](const Snapshot& snap,
+                     std::shared_ptr<const RowIdIndex> index) -> Result<std::shared_ptr<arrow::Table>> {
+    ARROW_ASSIGN_OR_RAISE(auto pinned,
+                          impl.table->Copy({{options::kScanSnapshotId, std::to_string(snap.id)},
+                                            {options::kScanTagName, std::nullopt}}));
+    ARROW_ASSIGN_OR_RAISE(auto read, RowIdRead::Make(pinned, impl.cols, std::move(index)));
+    ARROW_ASSIGN_OR_RAISE(auto reader, read->Read(ids));
+    ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+    ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId)));
+    ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted));
+    return taken.table();
+  };
+  ARROW_ASSIGN_OR_RAISE(auto before, read_at(*impl.base, impl.index));
+  ARROW_ASSIGN_OR_RAISE(auto after, read_at(*latest, latest_index));
+  if (!before->Equals(*after)) {
+    std::string columns;
+    for (const auto& c : impl.cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
+    return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                         "update_by_row_id conflicts with snapshot " + std::to_string(latest->id) +
+                             ", which changed some of the same rows in column(s) " + columns +
+                             " since snapshot " + std::to_string(impl.base->id) +
+                             "; re-run the update on the latest data");
+  }
+  impl.index = std::move(latest_index);
+  impl.base = std::move(latest);
+  impl.routed.assign(impl.index->groups().size(), {});
+  for (const auto& batch : impl.added) ARROW_RETURN_NOT_OK(impl.Route(batch));
+  return Status::OK();
+}
+
+Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
+                                   std::string commit_user, int threads, int max_rebases) {
+  UpdateOutcome outcome;
+  outcome.num_updated = update->num_rows();
+  CommitOptions options;
+  options.commit_user = std::move(commit_user);
+  ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, options));
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
+    if (messages.empty()) return outcome;
+    auto committed = committer->Commit(messages);
+    if (committed.ok()) {
+      outcome.snapshot_id = *committed;
+      return outcome;
+    }
+    const ErrorKind* kind = GetErrorKind(committed.status());
+    if (kind == nullptr || *kind != ErrorKind::kRowIdConflict || outcome.rebases >= max_rebases) {
+      return committed.status();
+    }
+    // The committer deleted this attempt's files; move onto the latest snapshot and redo.
+    ARROW_RETURN_NOT_OK(update->Rebase());
+    ++outcome.rebases;
+  }
 }
 
 }  // namespace paimon_rowid

@@ -63,13 +63,33 @@ class RowIdUpdate {
 
   /// Writes one partial-column file per touched group (`threads` workers) and returns one
   /// commit message per group, each carrying the base snapshot for conflict detection. On
-  /// error every file written is deleted.
+  /// error every file written is deleted. May be called again after Rebase.
   Result<std::vector<CommitMessage>> Finish(int threads = 0);
+
+  /// Moves the update onto the latest snapshot L after its commit lost a data-evolution
+  /// conflict: if any updated row has, in L, a value of an update column that differs from
+  /// the base snapshot's, a concurrent commit changed the same rows and columns and the
+  /// result is a kCommitConflict error naming them; otherwise the rows are re-routed with
+  /// L's index (group boundaries may have moved) and L becomes the base.
+  Status Rebase();
 
  private:
   RowIdUpdate();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Finishes `update` and commits it as one APPEND snapshot. An update that loses a conflict
+/// only because a concurrent commit wrote the same columns of the same groups on OTHER rows
+/// is rebased (Rebase) and retried, up to `max_rebases` times, so both writers' rows are
+/// kept; a true conflict fails clearly. On failure nothing of the update stays on disk.
+struct UpdateOutcome {
+  int64_t num_updated = 0;
+  std::optional<int64_t> snapshot_id;  // nullopt when nothing was written
+  int rebases = 0;
+};
+Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
+                                   std::string commit_user, int threads = 0,
+                                   int max_rebases = 5);
 
 }  // namespace paimon_rowid

@@ -1,0 +1,140 @@
+#include <gtest/gtest.h>
+
+#include "arrow/api.h"
+#include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/row_id_index.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"
+#include "paimon_rowid/write/test_util.h"
+
+namespace paimon_rowid {
+namespace {
+
+using testing::WriteFixture;
+
+std::shared_ptr<arrow::RecordBatch> NameUpdates(const std::vector<int64_t>& ids,
+                                                const std::string& prefix) {
+  arrow::Int64Builder id_builder;
+  arrow::StringBuilder name_builder;
+  for (int64_t id : ids) {
+    EXPECT_TRUE(id_builder.Append(id).ok());
+    EXPECT_TRUE(name_builder.Append(prefix + std::to_string(id)).ok());
+  }
+  auto schema = arrow::schema({arrow::field("_ROW_ID", arrow::int64()),
+                               arrow::field("name", arrow::utf8())});
+  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(ids.size()),
+                                  {id_builder.Finish().ValueOrDie(), name_builder.Finish().ValueOrDie()});
+}
+
+std::vector<std::string> Names(const std::shared_ptr<arrow::Table>& t) {
+  std::vector<std::string> out;
+  for (const auto& chunk : t->GetColumnByName("name")->chunks()) {
+    auto arr = std::static_pointer_cast<arrow::StringArray>(chunk);
+    for (int64_t i = 0; i < arr->length(); ++i) out.push_back(arr->GetString(i));
+  }
+  return out;
+}
+
+std::unique_ptr<RowIdUpdate> MakeUpdate(WriteFixture& fx, const std::vector<int64_t>& ids,
+                                        const std::string& prefix) {
+  auto update = RowIdUpdate::Make(fx.table(), {"name"}, "db.t").ValueOrDie();
+  EXPECT_TRUE(update->Add(NameUpdates(ids, prefix)).ok());
+  return update;
+}
+
+TEST(RowIdIndexTest, RoutesAndRejects) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 5));
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
+  ASSERT_EQ(index->groups().size(), 2u);
+  EXPECT_EQ(index->ValidRangesString(), "['[0, 14]']");
+  arrow::Int64Builder b;
+  ASSERT_TRUE(b.AppendValues({14, 0, 9, 10}).ok());
+  auto ids = std::static_pointer_cast<arrow::Int64Array>(b.Finish().ValueOrDie());
+  auto owners = index->Route(*ids, "ctx").ValueOrDie();
+  EXPECT_EQ(owners, (std::vector<int32_t>{1, 0, 0, 1}));
+  arrow::Int64Builder bad;
+  ASSERT_TRUE(bad.AppendValues({3, 15}).ok());
+  auto bad_ids = std::static_pointer_cast<arrow::Int64Array>(bad.Finish().ValueOrDie());
+  auto st = index->Route(*bad_ids, "ctx").status();
+  EXPECT_TRUE(st.IsInvalid());
+  EXPECT_NE(st.message().find("_ROW_ID 15 does not belong to any valid range"), std::string::npos);
+  // Serialization round trip.
+  auto copy = RowIdIndex::Deserialize(index->Serialize().ValueOrDie()).ValueOrDie();
+  EXPECT_EQ(copy->groups().size(), 2u);
+  EXPECT_EQ(copy->valid_ranges(), index->valid_ranges());
+}
+
+TEST(RowIdUpdateTest, UpdatesOnlyTouchedGroupsAndReads) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 10));
+  auto update = MakeUpdate(fx, {12, 3, 19}, "new-");
+  auto outcome = CommitUpdate(update.get(), fx.table(), "u1").ValueOrDie();
+  EXPECT_EQ(outcome.num_updated, 3);
+  EXPECT_EQ(outcome.snapshot_id, 3);
+  auto names = Names(fx.ReadAll({"name"}));
+  ASSERT_EQ(names.size(), 20u);
+  EXPECT_EQ(names[3], "new-3");
+  EXPECT_EQ(names[4], "name-4");
+  EXPECT_EQ(names[12], "new-12");
+  EXPECT_EQ(names[19], "new-19");
+
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
+  auto read = RowIdRead::Make(fx.table(), {"name"}, index).ValueOrDie();
+  arrow::Int64Builder b;
+  ASSERT_TRUE(b.AppendValues({19, 3, 3, 4}).ok());
+  auto reader = read->Read({b.Finish().ValueOrDie()}).ValueOrDie();
+  auto got = reader->ToTable().ValueOrDie();
+  EXPECT_EQ(Names(got), (std::vector<std::string>{"new-3", "name-4", "new-19"}));
+  EXPECT_EQ(WriteFixture::Int64s(got, "_ROW_ID"), (std::vector<int64_t>{3, 4, 19}));
+}
+
+TEST(RowIdUpdateTest, DuplicateIdsFailAndLeaveNothing) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 10));
+  auto before = WriteFixture::Files(fx.table_path());
+  auto update = MakeUpdate(fx, {1, 12, 12}, "x-");
+  auto st = CommitUpdate(update.get(), fx.table(), "u").status();
+  EXPECT_TRUE(st.IsInvalid());
+  EXPECT_NE(st.message().find("Deduplicate the source"), std::string::npos);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
+}
+
+TEST(RowIdUpdateTest, RebasesOverAConcurrentUpdateOfOtherRows) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto ours = MakeUpdate(fx, {1, 2}, "ours-");   // planned on snapshot 1
+  auto theirs = MakeUpdate(fx, {7}, "theirs-");  // the same group and column, other rows
+  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  auto outcome = CommitUpdate(ours.get(), fx.table(), "us");
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->rebases, 1);
+  auto names = Names(fx.ReadAll({"name"}));
+  EXPECT_EQ(names[1], "ours-1");
+  EXPECT_EQ(names[2], "ours-2");
+  EXPECT_EQ(names[7], "theirs-7");  // both writers' rows are kept
+  EXPECT_EQ(names[8], "name-8");
+}
+
+TEST(RowIdUpdateTest, TrueConflictFailsAndLeavesNothing) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto ours = MakeUpdate(fx, {1, 2}, "ours-");
+  auto theirs = MakeUpdate(fx, {2}, "theirs-");  // changes one of our rows
+  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  auto before = WriteFixture::Files(fx.table_path());
+  auto st = CommitUpdate(ours.get(), fx.table(), "us").status();
+  ASSERT_FALSE(st.ok());
+  ASSERT_NE(GetErrorKind(st), nullptr);
+  EXPECT_EQ(*GetErrorKind(st), ErrorKind::kCommitConflict);
+  EXPECT_NE(st.message().find("changed some of the same rows"), std::string::npos);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
+  EXPECT_EQ(Names(fx.ReadAll({"name"}))[2], "theirs-2");
+}
+
+}  // namespace
+}  // namespace paimon_rowid
