@@ -8,6 +8,7 @@
 #include "arrow/compute/api.h"
 #include "arrow/compute/initialize.h"
 #include "paimon_rowid/format/parquet_io.h"
+#include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -149,7 +150,7 @@ class GroupStreamReader : public arrow::RecordBatchReader {
         group_ = 0;
         continue;
       }
-      ARROW_ASSIGN_OR_RAISE(auto batch, read_->ReadGroup(split, split.groups[group_]));
+      ARROW_ASSIGN_OR_RAISE(auto batch, read_->ReadGroup(split, split.groups[group_], remaining_));
       ++group_;
       if (!batch || batch->num_rows() == 0) continue;
       if (remaining_) {
@@ -211,6 +212,16 @@ Result<std::shared_ptr<TableRead>> TableRead::Make(std::shared_ptr<const Table> 
     }
   }
   ARROW_ASSIGN_OR_RAISE(read->needed_schema_, OutputSchema(*table, read->needed_fields_));
+  ARROW_ASSIGN_OR_RAISE(read->blob_as_descriptor_,
+                        table->options().GetBool(options::kBlobAsDescriptor, false));
+  if (options.predicate) {
+    std::set<std::string> referenced;
+    options.predicate->CollectFields(&referenced);
+    for (const auto& name : referenced) {
+      const DataField* f = table->schema().FieldByName(name);
+      if (f != nullptr && f->type->holds_blob()) read->predicate_reads_blob_ = true;
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(read->partition_fields_, PartitionFields(table->schema()));
   read->schemas_ = std::make_shared<SchemaCache>(table);
   read->table_ = std::move(table);
@@ -228,6 +239,11 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> TableRead::Read(
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit& split,
                                                                  const FileGroup& group) const {
+  return ReadGroup(split, group, std::nullopt);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
+    const DataSplit& split, const FileGroup& group, std::optional<int64_t> max_rows) const {
   const TableSchema& schema = table_->schema();
   const RowRange range = GroupRange(group);
 
@@ -287,21 +303,33 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
     }
     if (!supply.columns.empty()) supplies.push_back(std::move(supply));
   }
+  // BLOB columns no normal file supplies come from the group's .blob files (one bunch per
+  // field, matched by field id through each file's own schema).
+  std::map<std::string, std::vector<BlobBunchFile>> blob_bunches;
   for (const auto& name : needed_fields_) {
     const DataField* tf = schema.FieldByName(name);
-    if (tf == nullptr || partition_names.count(name)) continue;
+    if (tf == nullptr || partition_names.count(name) || !tf->type->holds_blob()) continue;
     bool supplied = false;
     for (const auto& s : supplies) {
       for (const auto& c : s.columns) supplied |= c.first == name;
     }
-    if (!supplied && tf->type->holds_blob()) {
-      for (const auto& f : group) {
-        if (f.is_blob_file()) {
-          return Status::NotImplemented("reading BLOB column '", name,
-                                        "' stored in .blob files is not supported yet");
-        }
+    if (supplied) continue;
+    std::vector<BlobBunchFile> bunch;
+    for (const auto& f : group) {
+      if (!f.is_blob_file() || !f.write_cols || f.write_cols->empty() || !f.first_row_id) {
+        continue;
       }
+      ARROW_ASSIGN_OR_RAISE(auto file_schema, schemas_->Get(f.schema_id));
+      const DataField* ff = file_schema->FieldByName(f.write_cols->front());
+      if (ff == nullptr || ff->id != tf->id) continue;
+      bunch.push_back({&f, split.FilePath(f)});
     }
+    if (bunch.empty()) continue;
+    if (!tf->type->is_blob()) {
+      return Status::NotImplemented("reading ", tf->type->ToString(), " column '", name,
+                                    "' stored in .blob files is not supported yet");
+    }
+    blob_bunches.emplace(name, std::move(bunch));
   }
 
   for (const auto& s : supplies) {
@@ -373,6 +401,28 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
   }
   auto batch = arrow::RecordBatch::Make(needed_schema_, num_rows, std::move(arrays));
 
+  // Group-relative positions of the batch's rows; BLOB columns are fetched for these.
+  std::vector<int64_t> row_ids;
+  auto fetch_blobs = [&]() -> Status {
+    for (const auto& [name, bunch] : blob_bunches) {
+      ARROW_ASSIGN_OR_RAISE(auto values, ReadBlobBunch(*table_->file_io(), bunch, row_ids,
+                                                       blob_as_descriptor_));
+      const int index = needed_schema_->GetFieldIndex(name);
+      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), values));
+    }
+    return Status::OK();
+  };
+  if (!blob_bunches.empty()) {
+    row_ids.reserve(num_rows);
+    for (const auto& r : selection) {
+      for (int64_t p = r.from; p <= r.to; ++p) row_ids.push_back(range.from + p);
+    }
+    if (predicate_reads_blob_) {
+      ARROW_RETURN_NOT_OK(fetch_blobs());
+      blob_bunches.clear();
+    }
+  }
+
   if (options_.predicate) {
     ARROW_ASSIGN_OR_RAISE(auto expr, options_.predicate->ToExpression());
     ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*needed_schema_));
@@ -381,7 +431,20 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
     ARROW_ASSIGN_OR_RAISE(auto filtered,
                           cp::Filter(batch, mask, cp::FilterOptions(cp::FilterOptions::DROP)));
     batch = filtered.record_batch();
+    if (!blob_bunches.empty()) {
+      arrow::Int64Builder ids;
+      ARROW_RETURN_NOT_OK(ids.AppendValues(row_ids));
+      ARROW_ASSIGN_OR_RAISE(auto all_ids, ids.Finish());
+      ARROW_ASSIGN_OR_RAISE(auto kept, cp::Filter(all_ids, mask));
+      auto kept_array = std::static_pointer_cast<arrow::Int64Array>(kept.make_array());
+      row_ids.assign(kept_array->raw_values(), kept_array->raw_values() + kept_array->length());
+    }
   }
+  if (max_rows && batch->num_rows() > *max_rows) {
+    batch = batch->Slice(0, *max_rows);
+    if (row_ids.size() > static_cast<size_t>(*max_rows)) row_ids.resize(*max_rows);
+  }
+  if (!blob_bunches.empty()) ARROW_RETURN_NOT_OK(fetch_blobs());
   if (needed_schema_->num_fields() != output_schema_->num_fields()) {
     std::vector<int> indices(output_schema_->num_fields());
     for (int i = 0; i < output_schema_->num_fields(); ++i) indices[i] = i;

@@ -10,6 +10,12 @@
 // Only the rows inside the split's row ranges are read: row groups without selected rows
 // are never decoded. Predicates filter rows exactly after the merge.
 //
+// BLOB columns stored in `.blob` files (format doc §5.3 step 6, read/blob_reader.h) are
+// fetched last, by byte range, for the rows that survive: row ranges, the predicate (unless
+// it references a BLOB column, in which case payloads of all selected rows are fetched
+// first) and the limit. With option `blob-as-descriptor` = true they are BlobDescriptor
+// bytes pointing into the .blob files and no payload byte is read.
+//
 // Thread-safety: a TableRead is immutable; Read/ReadGroup may run concurrently.
 #pragma once
 
@@ -47,6 +53,11 @@ class TableRead {
   /// The rows of one group of `split` (output schema), or nullptr when none is selected.
   Result<std::shared_ptr<arrow::RecordBatch>> ReadGroup(const DataSplit& split,
                                                         const FileGroup& group) const;
+  /// As above, keeping at most `max_rows` rows (after the predicate); BLOB payloads of rows
+  /// beyond it are never fetched.
+  Result<std::shared_ptr<arrow::RecordBatch>> ReadGroup(const DataSplit& split,
+                                                        const FileGroup& group,
+                                                        std::optional<int64_t> max_rows) const;
 
   /// The Arrow schema of the given output fields of `table` (pypaimon's types).
   static Result<std::shared_ptr<arrow::Schema>> OutputSchema(const Table& table,
@@ -61,6 +72,8 @@ class TableRead {
   std::shared_ptr<arrow::Schema> needed_schema_;
   std::vector<DataField> partition_fields_;
   std::shared_ptr<SchemaCache> schemas_;
+  bool blob_as_descriptor_ = false;
+  bool predicate_reads_blob_ = false;  // the predicate references a BLOB column
 };
 
 }  // namespace paimon_rowid

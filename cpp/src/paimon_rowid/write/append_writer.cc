@@ -20,6 +20,7 @@
 #include "paimon_rowid/commit/stats.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/write/blob_writer.h"
 
 namespace paimon_rowid {
 namespace {
@@ -101,6 +102,8 @@ struct PartitionWriter {
   std::string partition;  // serialized BinaryRow
   std::string dir;        // bucket directory
   std::unique_ptr<OpenFile> current;
+  // One per .blob-stored field (Impl::blob_index order); flushed when `current` closes.
+  std::vector<std::unique_ptr<BlobFieldWriter>> blobs;
   std::vector<DataFileMeta> done;
 };
 
@@ -114,10 +117,15 @@ struct AppendWriter::Impl {
   std::vector<int> partition_index;                     // into write_fields, key order
   std::vector<DataField> partition_fields;
   std::vector<int> stats_index;                         // into write_fields
+  std::set<std::string> descriptor_fields;              // BLOB fields stored inline
+  std::vector<int> normal_index;                        // into write_fields: Parquet columns
+  std::vector<int> blob_index;                          // into write_fields: .blob columns
+  std::optional<std::vector<std::string>> normal_write_cols;  // _WRITE_COLS of Parquet files
   std::vector<std::string> stats_names;
   std::vector<std::shared_ptr<arrow::DataType>> stats_types;
 
   int64_t target_file_size = kDefaultTargetFileSize;
+  int64_t blob_target_file_size = kDefaultTargetFileSize;
   int64_t block_size = kDefaultBlockSize;
   ParquetWriteOptions parquet;
   std::string prefix = "data-";
@@ -147,18 +155,28 @@ struct AppendWriter::Impl {
   Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
   Status CloseFile(PartitionWriter* pw);
   Status DeleteAll();
-  // Input/file schemas and the stats columns, from write_fields.
-  void DeriveSchemas();
+  // Input/file schemas, the stats columns and the Parquet/.blob split, from write_fields.
+  Status DeriveSchemas();
+  std::string NewFileName(const std::string& extension);
 };
 
-void AppendWriter::Impl::DeriveSchemas() {
+Status AppendWriter::Impl::DeriveSchemas() {
   arrow::FieldVector input_fields, file_fields;
   stats_index.clear();
   stats_names.clear();
   stats_types.clear();
+  normal_index.clear();
+  blob_index.clear();
+  std::vector<std::string> normal_names;
   for (size_t i = 0; i < write_fields.size(); ++i) {
     const DataField& f = write_fields[i];
     input_fields.push_back(f.ToArrow()->WithMetadata(nullptr));
+    if (f.type->holds_blob() && !descriptor_fields.count(f.name)) {
+      blob_index.push_back(static_cast<int>(i));
+      continue;
+    }
+    normal_index.push_back(static_cast<int>(i));
+    normal_names.push_back(f.name);
     file_fields.push_back(f.ToArrowWithFieldIds());
     if (SupportsStats(*f.type)) {
       stats_index.push_back(static_cast<int>(i));
@@ -168,6 +186,21 @@ void AppendWriter::Impl::DeriveSchemas() {
   }
   input_schema = arrow::schema(input_fields);
   file_schema = arrow::schema(file_fields);
+  if (blob_index.empty()) {
+    normal_write_cols = write_cols;
+  } else {
+    // A table with .blob columns: the Parquet file lists its columns explicitly (§5.1).
+    if (normal_index.empty()) {
+      return Status::Invalid("a write of table '", table->identifier().FullName(),
+                             "' must include at least one non-BLOB column");
+    }
+    normal_write_cols = normal_names;
+  }
+  return Status::OK();
+}
+
+std::string AppendWriter::Impl::NewFileName(const std::string& ext) {
+  return prefix + uuid + "-" + std::to_string(file_counter++) + ext;
 }
 
 AppendWriter::AppendWriter() : impl_(std::make_unique<Impl>()) {}
@@ -210,10 +243,10 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
     for (auto& f : SplitList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
   }
   for (const auto& f : schema.fields) {
-    if (f.type->holds_blob() && !(f.type->is_blob() && descriptor_fields.count(f.name))) {
-      return Status::NotImplemented(
-          "table '", name, "' has BLOB column '", f.name,
-          "' stored in .blob files, which paimon-rowid cannot write yet");
+    if (f.type->holds_blob() && !f.type->is_blob()) {
+      return Status::NotImplemented("table '", name, "' has column '", f.name, "' of type ",
+                                    f.type->ToString(),
+                                    "; paimon-rowid writes scalar BLOB columns only");
     }
   }
 
@@ -221,6 +254,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   Impl& impl = *out->impl_;
   impl.table = table;
   impl.io = table->file_io();
+  impl.descriptor_fields = std::move(descriptor_fields);
 
   // The write type.
   if (write_cols) {
@@ -247,7 +281,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   } else {
     impl.write_fields = schema.fields;
   }
-  impl.DeriveSchemas();
+  ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
   ARROW_ASSIGN_OR_RAISE(impl.partition_fields, PartitionFields(schema));
   for (const auto& key : schema.partition_keys) {
     for (size_t i = 0; i < impl.write_fields.size(); ++i) {
@@ -259,6 +293,11 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   ARROW_ASSIGN_OR_RAISE(impl.target_file_size,
                         opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
   if (impl.target_file_size <= 0) return Status::Invalid("target-file-size must be positive");
+  ARROW_ASSIGN_OR_RAISE(impl.blob_target_file_size,
+                        opts.GetMemorySize(options::kBlobTargetFileSize, impl.target_file_size));
+  if (impl.blob_target_file_size <= 0) {
+    return Status::Invalid("blob.target-file-size must be positive");
+  }
   ARROW_ASSIGN_OR_RAISE(impl.block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
   impl.block_size = std::max<int64_t>(1, std::min(impl.block_size, impl.target_file_size));
   std::string codec = Lower(opts.GetOr("parquet.compression",
@@ -294,7 +333,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
   Impl& impl = *writer->impl_;
   impl.write_fields.resize(write_cols.size());
   impl.write_cols = write_cols;
-  impl.DeriveSchemas();
+  ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
   impl.partition_index.clear();
   impl.target_file_size = std::numeric_limits<int64_t>::max();
   impl.fixed = Impl::FixedTarget{std::move(partition), std::move(bucket_dir), first_row_id};
@@ -345,6 +384,16 @@ Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
       return Status::Invalid("Column '", f.name, "' is NOT NULL (", f.type->ToString(),
                              ") but the input has ", column->null_count(), " null value(s)");
     }
+    if (f.type->root() == TypeRoot::kVector) {
+      // A non-null vector has no null elements (format doc §6.4).
+      const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*column);
+      ARROW_ASSIGN_OR_RAISE(auto elements, vectors.Flatten());
+      if (elements->null_count() > 0) {
+        return Status::Invalid("Column '", f.name, "' (", f.type->ToString(), ") has ",
+                               elements->null_count(),
+                               " null element(s) inside non-null vectors");
+      }
+    }
     columns.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(input_schema, batch.num_rows(), std::move(columns));
@@ -366,6 +415,11 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
                   : table->BucketPath(
                         JavaPartitionPath(partition_fields, values, default_partition_name),
                         /*bucket=*/0);
+  for (int idx : blob_index) {
+    pw->blobs.push_back(std::make_unique<BlobFieldWriter>(
+        io, pw->dir, write_fields[idx].name, table->schema().id, blob_target_file_size,
+        [this] { return NewFileName(".blob"); }, &paths));
+  }
   PartitionWriter* raw = pw.get();
   order.push_back(bytes);
   partitions.emplace(bytes, std::move(pw));
@@ -419,7 +473,7 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
 
 Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row) {
   auto file = std::make_unique<OpenFile>();
-  file->name = prefix + uuid + "-" + std::to_string(file_counter++) + extension;
+  file->name = NewFileName(extension);
   file->path = JoinPath(pw->dir, file->name);
   ParquetWriteOptions opts = parquet;
   file->row_group_rows = std::clamp<int64_t>(
@@ -454,25 +508,51 @@ Status AppendWriter::Impl::CloseFile(PartitionWriter* pw) {
   meta.creation_time_millis = LocalMillisAsUtc();
   meta.delete_row_count = 0;
   meta.file_source = static_cast<int32_t>(FileSource::kAppend);
-  meta.write_cols = write_cols;
+  meta.write_cols = normal_write_cols;
   if (fixed) meta.first_row_id = fixed->first_row_id;
+  const int64_t normal_rows = meta.row_count;
+  const auto creation_time = meta.creation_time_millis;
   pw->done.push_back(std::move(meta));
+  // The blob files of this normal file follow it, field by field (format doc §4.3).
+  for (auto& blob : pw->blobs) {
+    std::vector<DataFileMeta> metas;
+    ARROW_RETURN_NOT_OK(blob->Flush(&metas));
+    int64_t rows = 0;
+    for (auto& m : metas) {
+      rows += m.row_count;
+      m.creation_time_millis = creation_time;
+      pw->done.push_back(std::move(m));
+    }
+    if (rows != normal_rows) {
+      return Status::Invalid("internal: blob files hold ", rows, " rows for a data file of ",
+                             normal_rows);
+    }
+  }
   return Status::OK();
 }
 
 Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
                                           const std::shared_ptr<arrow::RecordBatch>& batch) {
-  ARROW_ASSIGN_OR_RAISE(int64_t batch_bytes, arrow::util::ReferencedBufferSize(*batch));
+  // The Parquet part of the rows; .blob columns go to their own writers.
+  std::shared_ptr<arrow::RecordBatch> normal = batch;
+  if (!blob_index.empty()) {
+    ARROW_ASSIGN_OR_RAISE(normal, batch->SelectColumns(normal_index));
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t batch_bytes, arrow::util::ReferencedBufferSize(*normal));
   double raw_per_row = static_cast<double>(batch_bytes) / static_cast<double>(batch->num_rows());
   // Slices small enough that a file overshoots its target by at most ~1/8.
   int64_t chunk_rows = std::clamp<int64_t>(
       static_cast<int64_t>(static_cast<double>(target_file_size) / 8.0 / std::max(1.0, raw_per_row)),
       1, kMaxChunkRows);
   for (int64_t offset = 0; offset < batch->num_rows(); offset += chunk_rows) {
-    auto chunk = batch->Slice(offset, std::min(chunk_rows, batch->num_rows() - offset));
+    const int64_t length = std::min(chunk_rows, batch->num_rows() - offset);
+    auto chunk = batch->Slice(offset, length);
     if (!pw->current) ARROW_RETURN_NOT_OK(OpenNewFile(pw, raw_per_row));
     OpenFile& file = *pw->current;
-    ARROW_RETURN_NOT_OK(file.writer->Write(*chunk));
+    ARROW_RETURN_NOT_OK(file.writer->Write(*normal->Slice(offset, length)));
+    for (size_t k = 0; k < blob_index.size(); ++k) {
+      ARROW_RETURN_NOT_OK(pw->blobs[k]->Append(*chunk->column(blob_index[k])));
+    }
     std::vector<std::shared_ptr<arrow::Array>> stats_columns;
     for (int idx : stats_index) stats_columns.push_back(chunk->column(idx));
     ARROW_RETURN_NOT_OK(file.stats->Update(stats_columns));
@@ -489,6 +569,7 @@ Status AppendWriter::Impl::DeleteAll() {
       (void)pw->current->writer->Close();
       pw->current.reset();
     }
+    for (auto& blob : pw->blobs) blob->Discard();
     pw->done.clear();
   }
   Status first;

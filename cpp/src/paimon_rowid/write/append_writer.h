@@ -19,8 +19,15 @@
 // 0 so the committer stamps them; no first_row_id (assigned at commit); _WRITE_COLS null for
 // a full-row write, the written columns for a partial-column write.
 //
-// Tables with BLOB columns stored in .blob files are NotImplemented (BLOB descriptor fields,
-// stored inline, are written like BYTES).
+// BLOB columns (format doc §6) are not part of the Parquet file: each goes to rolling `.blob`
+// files (write/blob_writer.h, `blob.target-file-size`, default target-file-size) that close
+// with their Parquet file and follow it in the commit message, so they inherit its row ids.
+// The Parquet file then lists its columns in _WRITE_COLS; each blob file has
+// _WRITE_COLS = [field], no stats, sequence numbers 0. Input BLOB values that are serialized
+// BlobDescriptors are resolved and their bytes copied. BLOB descriptor fields
+// (`blob-descriptor-field`, stored inline) are written like BYTES. ARRAY<BLOB> and
+// MAP<K, BLOB> columns are NotImplemented. VECTOR values must have the declared length
+// (TypeError otherwise) and no null elements (Invalid).
 //
 // Thread-safety: one thread at a time. Nothing is visible to readers until the messages of
 // PrepareCommit are committed.

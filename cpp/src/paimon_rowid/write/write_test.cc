@@ -214,7 +214,7 @@ TEST(SchemaValidationTest, RowTrackingRules) {
   EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());  // BLOB needs both options
 }
 
-TEST(AppendWriterTest, BlobTablesAreNotImplemented) {
+TEST(AppendWriterTest, BlobColumnsInBlobFilesAndInline) {
   testing::TempDir dir;
   auto catalog = Catalog::Make({{"warehouse", dir.path()}}).ValueOrDie();
   ASSERT_TRUE(catalog->CreateDatabase("db", false).ok());
@@ -224,7 +224,14 @@ TEST(AppendWriterTest, BlobTablesAreNotImplemented) {
   s.options = DeOptions();
   ASSERT_TRUE(catalog->CreateTable("db.b", s, false).ok());
   auto table = catalog->GetTable("db.b").ValueOrDie();
-  EXPECT_TRUE(AppendWriter::Make(table).status().IsNotImplemented());
+  EXPECT_TRUE(AppendWriter::Make(table).ok());
+  // Only BLOB columns: nothing for the data file.
+  EXPECT_TRUE(AppendWriter::Make(table, std::vector<std::string>{"pic"}).status().IsInvalid());
+  TableSchema arr = s;
+  arr.fields[1].type = DataType::Array(DataType::Atomic(TypeRoot::kBlob));
+  ASSERT_TRUE(catalog->CreateTable("db.a", arr, false).ok());
+  EXPECT_TRUE(
+      AppendWriter::Make(catalog->GetTable("db.a").ValueOrDie()).status().IsNotImplemented());
   s.options["blob-descriptor-field"] = "pic";
   ASSERT_TRUE(catalog->CreateTable("db.d", s, false).ok());
   EXPECT_TRUE(AppendWriter::Make(catalog->GetTable("db.d").ValueOrDie()).ok());
