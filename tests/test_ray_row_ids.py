@@ -149,3 +149,19 @@ def test_process_row_id_ranges_batches(ray_session, warehouse):
                                   processor=batches.append)
     with pytest.raises(ValueError, match="callable"):
         process_row_id_ranges("db.t", {"warehouse": warehouse}, rows_per_commit=1, processor=3)
+
+
+def test_table_read_to_ray(ray_session, warehouse):
+    table = _make_table(warehouse, partitioned=True)
+    rb = table.new_read_builder().with_projection(["id", "x", "_ROW_ID"])
+    rb.with_filter(rb.new_predicate_builder().less_than("id", 60))
+    read = rb.new_read()
+    splits = rb.new_scan().plan().splits()
+    ds = read.to_ray(splits, concurrency=2, ray_remote_args={"num_cpus": 1})
+    assert ds.limit(1).count() == 1
+    rows = pa.concat_tables([b for b in ray.get(ds.to_arrow_refs()) if b.num_columns])
+    assert rows.sort_by("_ROW_ID").equals(read.to_arrow(splits).sort_by("_ROW_ID"))
+    empty = read.to_ray([])
+    assert empty.count() == 0 and empty.schema().names == ["id", "x", "_ROW_ID"]
+    with pytest.raises(ValueError):
+        read.to_ray(splits, override_num_blocks=0)

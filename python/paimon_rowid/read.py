@@ -139,6 +139,21 @@ class TableRead:
         reader = self.to_arrow_batch_reader(splits)
         return reader.read_all()
 
+    def output_schema(self) -> pa.Schema:
+        """The Arrow schema every read of this TableRead produces."""
+        return self._table.read_schema(self._read_fields)
+
+    def to_ray(self, splits: Sequence[Split], *, ray_remote_args: Optional[dict] = None,
+               concurrency: Optional[int] = None, override_num_blocks: Optional[int] = None,
+               **read_args: Any):
+        """A lazy ``ray.data.Dataset`` of the splits' rows. Splits are packed into read tasks
+        by row count; each task reads its splits with the native reader (no manifest reads on
+        workers). No splits give a typed empty Dataset; the limit is re-applied."""
+        from .ray.datasource import splits_to_ray
+        return splits_to_ray(self, splits, ray_remote_args=ray_remote_args,
+                             concurrency=concurrency, override_num_blocks=override_num_blocks,
+                             **read_args)
+
     def to_pandas(self, splits: Sequence[Split]):
         """All rows as a pandas DataFrame (materialises the result)."""
         return self.to_arrow(splits).to_pandas()

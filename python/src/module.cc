@@ -91,11 +91,24 @@ NB_MODULE(_native, m) {
              if (!snap) return std::nullopt;
              return snap->ToJson();
            })
-      .def("resolve_snapshot_json", [](const Table& t) -> std::optional<std::string> {
-        auto snap = Unwrap(t.ResolveSnapshot());
-        if (!snap) return std::nullopt;
-        return snap->ToJson();
-      });
+      .def("resolve_snapshot_json",
+           [](const Table& t) -> std::optional<std::string> {
+             auto snap = Unwrap(t.ResolveSnapshot());
+             if (!snap) return std::nullopt;
+             return snap->ToJson();
+           })
+      // Pickling (for Ray workers): a table is its identifier, directory and options.
+      .def("__getstate__",
+           [](const Table& t) {
+             return std::make_tuple(t.identifier().FullName(), t.path(), t.options().values());
+           })
+      .def("__setstate__",
+           [](Table& self, const std::tuple<std::string, std::string,
+                                            std::map<std::string, std::string>>& state) {
+             auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
+             auto table = Unwrap(Table::Open(FileIO::Local(), id, std::get<1>(state), std::get<2>(state)));
+             new (&self) Table(*table);
+           });
 
   nb::class_<Catalog>(m, "Catalog")
       .def("__init__",

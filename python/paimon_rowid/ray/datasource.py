@@ -1,0 +1,85 @@
+"""A Ray Data datasource over planned splits: ``TableRead.to_ray``.
+
+The driver plans (one manifest read); each read task receives a bin of serialized splits
+(packed greedily by row count) and streams them through the native reader, so workers never
+read manifests.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+import pyarrow as pa
+
+
+def _bins(sizes: Sequence[int], count: int) -> List[List[int]]:
+    """Greedy knapsack: biggest first into the lightest bin."""
+    count = max(1, min(count, len(sizes)))
+    bins: List[List[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for i in sorted(range(len(sizes)), key=lambda k: -sizes[k]):
+        b = loads.index(min(loads))
+        bins[b].append(i)
+        loads[b] += max(1, sizes[i])
+    return [sorted(b) for b in bins if b]
+
+
+def _make_datasource(native_table: Any, read_fields: List[str], predicate: Any,
+                     limit: Optional[int], splits: List[Any], schema: pa.Schema):
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import Datasource, ReadTask
+
+    class PaimonSplitsDatasource(Datasource):
+        def estimate_inmemory_data_size(self) -> Optional[int]:
+            return None
+
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None):
+            sizes = [s.row_count for s in splits]
+            tasks = []
+            for members in _bins(sizes, parallelism):
+                payload = [splits[i].serialize() for i in members]
+                rows = sum(sizes[i] for i in members)
+
+                def read_fn(payload=payload):
+                    from .._arrow import stream_reader
+                    from .._lib import native
+                    natives = [native().Split.deserialize(b) for b in payload]
+                    capsule = native().read(native_table, natives, read_fields, predicate, limit)
+                    for batch in stream_reader(capsule):
+                        if batch.num_rows:
+                            yield pa.Table.from_batches([batch])
+
+                meta = BlockMetadata(num_rows=None if predicate is not None else rows,
+                                     size_bytes=None, exec_stats=None, input_files=None)
+                tasks.append(ReadTask(read_fn, meta, schema=schema,
+                                      per_task_row_limit=per_task_row_limit))
+            return tasks
+
+    return PaimonSplitsDatasource()
+
+
+def splits_to_ray(table_read, splits: Sequence[Any], *,
+                  ray_remote_args: Optional[Dict[str, Any]] = None,
+                  concurrency: Optional[int] = None,
+                  override_num_blocks: Optional[int] = None, **read_args: Any):
+    """See ``TableRead.to_ray``."""
+    import ray.data
+    if override_num_blocks is not None and override_num_blocks < 1:
+        raise ValueError(f"override_num_blocks must be at least 1, got {override_num_blocks}")
+    schema = table_read.output_schema()
+    native_splits = table_read._native_splits(splits)
+    if not native_splits:
+        return ray.data.from_arrow(schema.empty_table())
+    predicate = None if table_read._predicate is None else table_read._predicate.to_native()
+    source = _make_datasource(table_read._table._native, table_read._read_fields, predicate,
+                              table_read._limit, native_splits, schema)
+    kwargs: Dict[str, Any] = dict(read_args)
+    if ray_remote_args:
+        kwargs["ray_remote_args"] = ray_remote_args
+    if concurrency is not None:
+        kwargs["concurrency"] = concurrency
+    if override_num_blocks is not None:
+        kwargs["override_num_blocks"] = override_num_blocks
+    ds = ray.data.read_datasource(source, **kwargs)
+    if table_read._limit is not None:
+        ds = ds.limit(table_read._limit)
+    return ds
