@@ -5,6 +5,7 @@ tracking and data evolution, with pypaimon's API shape.
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
+from .blob import BlobDescriptor, map_with_blobs
 from .catalog import Catalog, CatalogFactory
 from .exceptions import (CatalogException, CommitConflictException,
                          DatabaseAlreadyExistException, DatabaseNotExistException,
@@ -21,5 +22,5 @@ __all__ = [
     "Table", "ReadBuilder", "TableScan", "Plan", "Split", "TableRead", "Predicate",
     "PredicateBuilder", "CatalogException", "DatabaseNotExistException",
     "DatabaseAlreadyExistException", "TableNotExistException", "TableAlreadyExistException",
-    "CommitConflictException",
+    "CommitConflictException", "BlobDescriptor", "map_with_blobs",
 ]

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "arrow/array.h"
+#include "arrow/builder.h"
 #include "arrow/compute/api_vector.h"
 #include "arrow/compute/cast.h"
 #include "arrow/compute/exec.h"
@@ -61,6 +62,42 @@ int64_t LocalMillisAsUtc() {
   std::tm local{};
   localtime_r(&secs, &local);
   return millis + static_cast<int64_t>(local.tm_gmtoff) * 1000;
+}
+
+// Parquet C++ cannot write a null fixed_size_list slot ("Lists with non-zero length null
+// components"), so VECTOR columns are written as the LIST they are in Parquet anyway (format
+// doc §6.4), with null slots of length 0; readers cast them back to fixed_size_list.
+std::shared_ptr<arrow::Field> VectorFieldAsList(const std::shared_ptr<arrow::Field>& field) {
+  const auto& fsl = static_cast<const arrow::FixedSizeListType&>(*field->type());
+  return arrow::field(field->name(), arrow::list(fsl.value_field()), field->nullable(),
+                      field->metadata());
+}
+
+Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
+  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(array);
+  const int32_t size = vectors.value_length();
+  arrow::Int32Builder offsets;
+  ARROW_RETURN_NOT_OK(offsets.Reserve(vectors.length() + 1));
+  arrow::Int64Builder take;
+  int32_t offset = 0;
+  offsets.UnsafeAppend(0);
+  for (int64_t i = 0; i < vectors.length(); ++i) {
+    if (vectors.IsValid(i)) {
+      for (int32_t k = 0; k < size; ++k) {
+        ARROW_RETURN_NOT_OK(take.Append(vectors.value_offset(i) + k));
+      }
+      offset += size;
+    }
+    offsets.UnsafeAppend(offset);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(*vectors.values(), *indices));
+  ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
+  auto type = arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
+  return std::make_shared<arrow::ListArray>(
+      type, vectors.length(), offset_array->data()->buffers[1], values,
+      vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
+      /*offset=*/0);
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -158,6 +195,8 @@ struct AppendWriter::Impl {
   // Input/file schemas, the stats columns and the Parquet/.blob split, from write_fields.
   Status DeriveSchemas();
   std::string NewFileName(const std::string& extension);
+  // The Parquet-bound columns of `batch` in the file schema's types (VECTOR as LIST).
+  Result<std::shared_ptr<arrow::RecordBatch>> ForParquet(const arrow::RecordBatch& batch) const;
 };
 
 Status AppendWriter::Impl::DeriveSchemas() {
@@ -177,7 +216,9 @@ Status AppendWriter::Impl::DeriveSchemas() {
     }
     normal_index.push_back(static_cast<int>(i));
     normal_names.push_back(f.name);
-    file_fields.push_back(f.ToArrowWithFieldIds());
+    file_fields.push_back(f.type->root() == TypeRoot::kVector
+                              ? VectorFieldAsList(f.ToArrowWithFieldIds())
+                              : f.ToArrowWithFieldIds());
     if (SupportsStats(*f.type)) {
       stats_index.push_back(static_cast<int>(i));
       stats_names.push_back(f.name);
@@ -197,6 +238,25 @@ Status AppendWriter::Impl::DeriveSchemas() {
     normal_write_cols = normal_names;
   }
   return Status::OK();
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::ForParquet(
+    const arrow::RecordBatch& batch) const {
+  bool has_vector = false;
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    has_vector |= batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST;
+  }
+  if (!has_vector) return arrow::RecordBatch::Make(file_schema, batch.num_rows(), batch.columns());
+  arrow::ArrayVector columns;
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    if (batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST) {
+      ARROW_ASSIGN_OR_RAISE(auto list, VectorAsList(*batch.column(i)));
+      columns.push_back(std::move(list));
+    } else {
+      columns.push_back(batch.column(i));
+    }
+  }
+  return arrow::RecordBatch::Make(file_schema, batch.num_rows(), std::move(columns));
 }
 
 std::string AppendWriter::Impl::NewFileName(const std::string& ext) {
@@ -549,7 +609,8 @@ Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
     auto chunk = batch->Slice(offset, length);
     if (!pw->current) ARROW_RETURN_NOT_OK(OpenNewFile(pw, raw_per_row));
     OpenFile& file = *pw->current;
-    ARROW_RETURN_NOT_OK(file.writer->Write(*normal->Slice(offset, length)));
+    ARROW_ASSIGN_OR_RAISE(auto parquet_batch, ForParquet(*normal->Slice(offset, length)));
+    ARROW_RETURN_NOT_OK(file.writer->Write(*parquet_batch));
     for (size_t k = 0; k < blob_index.size(); ++k) {
       ARROW_RETURN_NOT_OK(pw->blobs[k]->Append(*chunk->column(blob_index[k])));
     }
