@@ -124,3 +124,19 @@ def foreign_ids_error(target: str) -> ValueError:
 def read_output_schema(table: Table, projection: Sequence[str]) -> pa.Schema:
     from ._arrow import capsule_schema
     return capsule_schema(native().read_by_row_id_schema(table._native, list(projection)))
+
+
+def prepare_read(target: str, catalog_options: Mapping[str, Any], projection: Sequence[str],
+                 row_id_col: Optional[str], dynamic_options: Optional[Mapping[str, Any]]):
+    """The driver-side checks of read_by_row_id, in pypaimon's order, shared by the embedded
+    and the Ray path. Returns (table pinned to the snapshot, snapshot or None, projection,
+    row_id_col)."""
+    if not projection:
+        raise ValueError("projection must be non-empty.")
+    projection = dedupe(projection)
+    row_id_col = row_id_col or ROW_ID
+    table = load_table(target, catalog_options)
+    check_table(table, target, "read_by_row_id")
+    check_dynamic_options(dynamic_options)
+    table, snapshot = resolve_read_table(table, target, projection, dynamic_options)
+    return table, snapshot, projection, row_id_col

@@ -77,14 +77,8 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
     ``_ROW_ID``) and returns a pyarrow Table of ``(*projection, _ROW_ID)``: one row per
     distinct id, grouped by file group, ascending within a group. Typed and empty when the
     source is empty."""
-    if not projection:
-        raise ValueError("projection must be non-empty.")
-    projection = jobs.dedupe(projection)
-    row_id_col = row_id_col or jobs.ROW_ID
-    table = jobs.load_table(target, catalog_options)
-    jobs.check_table(table, target, "read_by_row_id")
-    jobs.check_dynamic_options(dynamic_options)
-    table, snapshot = jobs.resolve_read_table(table, target, projection, dynamic_options)
+    table, snapshot, projection, row_id_col = jobs.prepare_read(
+        target, catalog_options, projection, row_id_col, dynamic_options)
     reader = jobs.source_reader(row_ids, "read_by_row_id", "the target row ids")
     if row_id_col not in reader.schema.names:
         raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")

@@ -264,14 +264,8 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     consumed (except for the empty-target check)."""
     ray = _ray()
     import ray.data
-    if not projection:
-        raise ValueError("projection must be non-empty.")
-    projection = jobs.dedupe(projection)
-    row_id_col = row_id_col or jobs.ROW_ID
-    table = jobs.load_table(target, catalog_options)
-    jobs.check_table(table, target, "read_by_row_id")
-    jobs.check_dynamic_options(dynamic_options)
-    table, snapshot = jobs.resolve_read_table(table, target, projection, dynamic_options)
+    table, snapshot, projection, row_id_col = jobs.prepare_read(
+        target, catalog_options, projection, row_id_col, dynamic_options)
     ds = _to_dataset(ray, row_ids, "read_by_row_id", "the target row ids")
     known = ds.schema(fetch_if_missing=False)
     if known is not None and row_id_col not in known.names:

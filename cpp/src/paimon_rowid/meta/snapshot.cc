@@ -1,5 +1,7 @@
 #include "paimon_rowid/meta/snapshot.h"
 
+#include "paimon_rowid/common/json_text.h"
+
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -132,55 +134,6 @@ ordered_json SnapshotToJson(const Snapshot& s) {
   return out;
 }
 
-// Jackson's DefaultPrettyPrinter layout (as Java's JsonSerdeUtil writes snapshots): one key
-// per line, two spaces per level, " : " separators, inline arrays "[ 1, 2 ]", "{ }", "[ ]".
-void WriteJackson(const ordered_json& value, int nesting, std::string* out) {
-  auto indent = [&](int level) {
-    out->push_back('\n');
-    out->append(static_cast<size_t>(level) * 2, ' ');
-  };
-  constexpr auto kReplace = ordered_json::error_handler_t::replace;
-  if (value.is_object()) {
-    if (value.empty()) {
-      out->append("{ }");
-      return;
-    }
-    out->push_back('{');
-    bool first = true;
-    for (const auto& [key, child] : value.items()) {
-      if (!first) out->push_back(',');
-      first = false;
-      indent(nesting + 1);
-      out->append(ordered_json(key).dump(-1, ' ', false, kReplace));
-      out->append(" : ");
-      WriteJackson(child, nesting + 1, out);
-    }
-    indent(nesting);
-    out->push_back('}');
-  } else if (value.is_array()) {
-    if (value.empty()) {
-      out->append("[ ]");
-      return;
-    }
-    out->append("[ ");
-    bool first = true;
-    for (const auto& child : value) {
-      if (!first) out->append(", ");
-      first = false;
-      WriteJackson(child, nesting, out);
-    }
-    out->append(" ]");
-  } else {
-    out->append(value.dump(-1, ' ', false, kReplace));
-  }
-}
-
-std::string ToJackson(const ordered_json& value) {
-  std::string out;
-  WriteJackson(value, 0, &out);
-  return out;
-}
-
 }  // namespace
 
 Result<Snapshot> Snapshot::FromJson(std::string_view text) {
@@ -192,7 +145,7 @@ Result<Snapshot> Snapshot::FromJson(std::string_view text) {
   }
 }
 
-std::string Snapshot::ToJson() const { return ToJackson(SnapshotToJson(*this)); }
+std::string Snapshot::ToJson() const { return ToJacksonText(SnapshotToJson(*this)); }
 
 Result<Tag> Tag::FromJson(std::string_view text) {
   try {
@@ -246,7 +199,7 @@ std::string Tag::ToJson() const {
     ordered_json retained = ordered_json::parse(*tag_time_retained, nullptr, false);
     if (retained.is_number()) out["tagTimeRetained"] = std::move(retained);
   }
-  return ToJackson(out);
+  return ToJacksonText(out);
 }
 
 }  // namespace paimon_rowid

@@ -1,5 +1,7 @@
 #include "paimon_rowid/types/table_schema.h"
 
+#include "paimon_rowid/common/json_text.h"
+
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -99,50 +101,6 @@ Result<TableSchema> ParseSchema(const json& root) {
   return schema;
 }
 
-// Jackson's DefaultPrettyPrinter layout, which Java Paimon uses for schema and snapshot
-// files: objects one key per line indented by two spaces per level with " : " between key
-// and value, arrays inline ("[ 1, 2 ]", "[ {" ... "}, {" ... "} ]"), empty containers
-// "{ }" and "[ ]".
-void WriteJackson(const ordered_json& value, int nesting, std::string* out) {
-  auto indent = [&](int level) {
-    out->push_back('\n');
-    out->append(static_cast<size_t>(level) * 2, ' ');
-  };
-  if (value.is_object()) {
-    if (value.empty()) {
-      out->append("{ }");
-      return;
-    }
-    out->push_back('{');
-    bool first = true;
-    for (const auto& [key, child] : value.items()) {
-      if (!first) out->push_back(',');
-      first = false;
-      indent(nesting + 1);
-      out->append(ordered_json(key).dump(-1, ' ', false, ordered_json::error_handler_t::replace));
-      out->append(" : ");
-      WriteJackson(child, nesting + 1, out);
-    }
-    indent(nesting);
-    out->push_back('}');
-  } else if (value.is_array()) {
-    if (value.empty()) {
-      out->append("[ ]");
-      return;
-    }
-    out->append("[ ");
-    bool first = true;
-    for (const auto& child : value) {
-      if (!first) out->append(", ");
-      first = false;
-      WriteJackson(child, nesting, out);
-    }
-    out->append(" ]");
-  } else {
-    out->append(value.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
-  }
-}
-
 }  // namespace
 
 Result<TableSchema> TableSchema::FromJson(std::string_view text) {
@@ -171,9 +129,7 @@ std::string TableSchema::ToJson() const {
   root["options"] = std::move(options_json);
   if (comment) root["comment"] = *comment;
   root["timeMillis"] = time_millis;
-  std::string out;
-  WriteJackson(root, 0, &out);
-  return out;
+  return ToJacksonText(root);
 }
 
 std::vector<std::string> TableSchema::field_names() const {
