@@ -143,6 +143,7 @@ NB_MODULE(_native, m) {
            })
       .def("create_table",
            [](const Catalog& c, const std::string& id, const std::string& schema_json, bool ignore) {
+             // CreateTable validates the schema (catalog/schema_validation.h) before writing.
              auto schema = Unwrap(TableSchema::FromJson(schema_json));
              Check(c.CreateTable(id, std::move(schema), ignore));
            })

@@ -14,7 +14,7 @@
 #include "paimon_rowid/commit/commit_message.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/write/append_writer.h"
-#include "paimon_rowid/write/schema_validation.h"
+#include "paimon_rowid/catalog/schema_validation.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -49,23 +49,6 @@ void RegisterWrite(nb::module_& m) {
         Check(ValidateTableSchema(schema));
       },
       "Raises when the schema JSON is not a valid table for this engine (format doc §9).");
-
-  // Table creation validates the schema first (Catalog.create_table replaced in place).
-  nb::handle catalog_type = nb::type<Catalog>();
-  if (catalog_type.is_valid()) {
-    // Remove the plain binding first: nanobind would otherwise chain ours as an overload
-    // behind it, and the original would keep winning.
-    if (nb::hasattr(catalog_type, "create_table")) nb::delattr(catalog_type, "create_table");
-    nb::setattr(catalog_type, "create_table",
-                nb::cpp_function(
-                    [](const Catalog& c, const std::string& id, const std::string& schema_json,
-                       bool ignore) {
-                      auto schema = Unwrap(TableSchema::FromJson(schema_json));
-                      Check(ValidateTableSchema(schema));
-                      WithoutGil([&] { return c.CreateTable(id, std::move(schema), ignore); });
-                    },
-                    nb::is_method(), nb::name("create_table"), nb::scope(catalog_type)));
-  }
 
   nb::class_<CommitMessage>(m, "CommitMessage")
       .def_prop_ro("partition",

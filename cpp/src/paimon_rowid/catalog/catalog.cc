@@ -1,5 +1,7 @@
 #include "paimon_rowid/catalog/catalog.h"
 
+#include "paimon_rowid/catalog/schema_validation.h"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -74,47 +76,16 @@ Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {
 
 // The checks Java's SchemaValidation applies to an append table with row tracking, plus
 // the structural ones a hand-built TableSchema could violate.
+// Field ids must be assigned and unique; the table rules are ValidateTableSchema's.
 Status ValidateNewSchema(const TableSchema& schema) {
-  std::set<std::string> names;
   std::set<int32_t> ids;
   for (const auto& f : schema.fields) {
-    if (f.name.empty()) return Status::Invalid("field names must not be empty");
-    if (!f.type) return Status::Invalid("field '", f.name, "' has no type");
-    if (system_fields::IsSystemField(f.name)) {
-      return Status::Invalid("field name '", f.name, "' is reserved for a system field");
-    }
-    if (!names.insert(f.name).second) {
-      return Status::Invalid("Table column names must be unique, '", f.name, "' is duplicated");
-    }
     if (f.id < 0 || !ids.insert(f.id).second) {
       return Status::Invalid("field '", f.name, "' has an unassigned or duplicated id ", f.id,
                              " (see AssignFieldIds)");
     }
   }
-  for (const auto& key : schema.partition_keys) {
-    if (names.count(key) == 0) {
-      return Status::Invalid("partition key '", key, "' is not a column of the table");
-    }
-    const DataField* f = schema.FieldByName(key);
-    if (f->type->holds_blob() || f->type->is_nested()) {
-      return Status::Invalid("partition key '", key, "' must be of an atomic, non-BLOB type");
-    }
-  }
-  if (!schema.primary_keys.empty()) {
-    return Status::NotImplemented("primary-key tables are not supported; only append tables");
-  }
-  Options opts = schema.table_options();
-  ARROW_ASSIGN_OR_RAISE(bool row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
-  ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
-  ARROW_ASSIGN_OR_RAISE(int64_t bucket, opts.GetInt(options::kBucket, -1));
-  if (row_tracking && bucket != -1) {
-    return Status::Invalid(
-        "Cannot define bucket for row tracking table, it only supports bucket = -1");
-  }
-  if (data_evolution && !row_tracking) {
-    return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");
-  }
-  return Status::OK();
+  return ValidateTableSchema(schema);
 }
 
 }  // namespace

@@ -35,6 +35,19 @@ Result<std::pair<int64_t, std::string>> SplitNumberUnit(const std::string& key,
 
 }  // namespace
 
+std::vector<std::string> SplitOptionList(const std::string& value) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find(',', start);
+    if (end == std::string::npos) end = value.size();
+    std::string item = Trim(value.substr(start, end - start));
+    if (!item.empty()) out.push_back(std::move(item));
+    start = end + 1;
+  }
+  return out;
+}
+
 std::optional<std::string> Options::Get(const std::string& key) const {
   auto it = values_.find(key);
   if (it == values_.end()) return std::nullopt;

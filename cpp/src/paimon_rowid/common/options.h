@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "paimon_rowid/common/status.h"
 
@@ -39,6 +40,9 @@ inline constexpr const char* kScanTimestamp = "scan.timestamp";
 inline constexpr const char* kScanWatermark = "scan.watermark";
 inline constexpr const char* kScanVersion = "scan.version";
 }  // namespace options
+
+/// Splits a comma-separated option value ("a, b,c") into trimmed, non-empty items.
+std::vector<std::string> SplitOptionList(const std::string& value);
 
 class Options {
  public:

@@ -36,17 +36,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
-
 std::string CompressionExtension(const std::string& codec) {
   if (codec == "zstd") return "zst";
   if (codec == "gzip") return "gz";
@@ -300,7 +289,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   }
   std::set<std::string> descriptor_fields;
   for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
-    for (auto& f : SplitList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
+    for (auto& f : SplitOptionList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
   }
   for (const auto& f : schema.fields) {
     if (f.type->holds_blob() && !f.type->is_blob()) {

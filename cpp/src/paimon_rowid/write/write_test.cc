@@ -4,7 +4,7 @@
 
 #include "arrow/api.h"
 #include "paimon_rowid/codec/binary_row.h"
-#include "paimon_rowid/write/schema_validation.h"
+#include "paimon_rowid/catalog/schema_validation.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {

@@ -1,24 +1,8 @@
-#include "paimon_rowid/write/schema_validation.h"
+#include "paimon_rowid/catalog/schema_validation.h"
 
 #include <set>
-#include <sstream>
 
 namespace paimon_rowid {
-namespace {
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
-
-}  // namespace
-
 Status ValidateTableSchema(const TableSchema& schema) {
   std::set<std::string> names;
   for (const auto& f : schema.fields) {
@@ -90,7 +74,7 @@ Status ValidateTableSchema(const TableSchema& schema) {
   for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
     auto value = opts.Get(key);
     if (!value) continue;
-    for (const auto& name : SplitList(*value)) {
+    for (const auto& name : SplitOptionList(*value)) {
       const DataField* f = schema.FieldByName(name);
       if (f == nullptr || !f->type->is_blob()) {
         return Status::Invalid("'", key, "' names '", name, "', which is not a BLOB column");
