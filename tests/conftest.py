@@ -88,3 +88,14 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep(
             "=", f"{len(missing)} test(s) errored because paimon_rowid._native is not built",
             yellow=True)
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray (2 CPUs) per pytest session, shared by the Ray test files."""
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    yield ray
+    ray.shutdown()

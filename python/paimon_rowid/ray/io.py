@@ -1,0 +1,291 @@
+"""``read_paimon`` / ``write_paimon``: whole-table Ray Data reads and writes.
+
+``read_paimon`` plans on the driver (one manifest read) and reads through
+``TableRead.to_ray`` (read tasks stream planned splits through the native reader).
+
+``write_paimon`` writes through a Ray Data ``Datasink``: each write task runs the native
+append writer over its blocks and returns serialized commit messages; the driver commits them
+once, as one snapshot. Exactly-once cleanup: every task registers its messages with a small
+tracking actor *before* returning, so when anything fails (a source task, a write task, the
+job being cancelled) the driver closes the tracker and deletes every file any task wrote;
+tasks that finish after that find the tracker closed and delete their own files; a task that
+fails deletes its own files. A failed commit deletes its files itself, and the driver then
+deletes nothing (a commit can succeed even though its caller saw an error).
+
+Same signatures, validations and exception types as ``pypaimon.ray.read_paimon`` /
+``write_paimon``, except: ``overwrite=True`` is NotImplementedError (no overwrite commit yet)
+and projections must be lists of column names (no expression mappings).
+"""
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any, Dict, List, Optional, Sequence
+
+import pyarrow as pa
+
+from .blobs import BLOB_COLUMNS_ATTR
+
+__all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
+
+#: pypaimon's time-travel keys (mutually exclusive).
+_TIME_TRAVEL_KEYS = ("scan.version", "scan.snapshot-id", "scan.tag-name", "scan.watermark",
+                     "scan.timestamp", "scan.timestamp-millis")
+_PRECLUSTER_MODES = ("auto", "map_groups", "off")
+
+
+def _ray_data():
+    from .row_ids import _ray
+    _ray()
+    import ray.data
+    return ray.data
+
+
+def _load_table(table_identifier: str, catalog_options: Dict[str, Any]):
+    from ..catalog import CatalogFactory
+    return CatalogFactory.create(catalog_options).get_table(table_identifier)
+
+
+def _is_true(value: Any) -> bool:
+    return value is not None and str(value).strip().lower() == "true"
+
+
+# ---------------------------------------------------------------------------- read
+
+def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filter: Any = None,
+                projection: Optional[Sequence[str]] = None, limit: Optional[int] = None,
+                snapshot_id: Optional[int] = None, tag_name: Optional[str] = None,
+                dynamic_options: Optional[Dict[str, str]] = None,
+                ray_remote_args: Optional[Dict[str, Any]] = None,
+                concurrency: Optional[int] = None, override_num_blocks: Optional[int] = None,
+                **read_args: Any):
+    """A lazy ``ray.data.Dataset`` of the table's rows (or of ``snapshot_id`` / ``tag_name``).
+
+    ``filter`` is a ``paimon_rowid`` Predicate, ``projection`` a list of column names
+    (``_ROW_ID`` / ``_SEQUENCE_NUMBER`` appear only when projected; unknown names are
+    dropped, as in ``with_projection``), ``limit`` caps the total row count, and
+    ``dynamic_options`` overlay the table options (e.g. ``{'blob-as-descriptor': 'true'}``;
+    the result is then tagged with its BLOB columns for ``map_with_blobs``). The remaining
+    arguments go to ``ray.data.read_datasource``. Planning (one manifest read) happens here;
+    a plan without splits gives a typed empty Dataset.
+
+    ValueError: both ``snapshot_id`` and ``tag_name``; ``override_num_blocks`` < 1; an empty
+    identifier or None ``catalog_options``; a time-travel key in ``dynamic_options`` together
+    with ``snapshot_id`` / ``tag_name``, or several of them."""
+    _ray_data()
+    if snapshot_id is not None and tag_name is not None:
+        raise ValueError("snapshot_id and tag_name cannot be set at the same time")
+    if override_num_blocks is not None and override_num_blocks < 1:
+        raise ValueError(f"override_num_blocks must be at least 1, got {override_num_blocks}")
+    if not table_identifier:
+        raise ValueError("table_identifier is required")
+    if catalog_options is None:
+        raise ValueError("catalog_options is required")
+    if dynamic_options:
+        travel = sorted(set(_TIME_TRAVEL_KEYS) & set(dynamic_options))
+        if travel and (snapshot_id is not None or tag_name is not None):
+            raise ValueError("snapshot_id/tag_name and dynamic_options time-travel keys cannot "
+                             f"be set at the same time, got: {', '.join(travel)}")
+        if len(travel) > 1:
+            raise ValueError("dynamic_options contains multiple time-travel keys which are "
+                             f"mutually exclusive: {', '.join(travel)}")
+    if projection is not None and isinstance(projection, dict):
+        raise NotImplementedError("read_paimon supports a list of column names as projection; "
+                                  "expression mappings are not supported")
+
+    table = _load_table(table_identifier, catalog_options)
+    options: Dict[str, Any] = {}
+    if snapshot_id is not None:
+        options["scan.snapshot-id"] = str(snapshot_id)
+    if tag_name is not None:
+        options["scan.tag-name"] = tag_name
+    options.update(dynamic_options or {})
+    if options:
+        table = table.copy(options)
+    builder = table.new_read_builder()
+    if filter is not None:
+        builder.with_filter(filter)
+    if projection is not None:
+        builder.with_projection(list(projection))
+    if limit is not None:
+        builder.with_limit(limit)
+    splits = builder.new_scan().plan().splits()
+    read = builder.new_read()
+    ds = read.to_ray(splits, ray_remote_args=ray_remote_args, concurrency=concurrency,
+                     override_num_blocks=override_num_blocks, **read_args)
+    if _is_true(table.options.get("blob-as-descriptor")):
+        blob_columns = [f.name for f in builder.read_type() if f.type.root == "BLOB"]
+        if blob_columns:
+            setattr(ds, BLOB_COLUMNS_ATTR, blob_columns)
+    return ds
+
+
+# ---------------------------------------------------------------------------- write
+
+@dataclasses.dataclass(frozen=True)
+class PaimonWriteResult:
+    """What ``write_paimon`` committed: the rows written and the new snapshot's id."""
+
+    row_count: int
+    snapshot_id: int
+
+
+class _MessageTracker:
+    """Ray actor: the commit messages every write task produced, until the job ends. Once
+    closed (the job failed), registrations are refused so late tasks delete their files."""
+
+    def __init__(self) -> None:
+        self._messages: List[bytes] = []
+        self._closed = False
+
+    def add(self, messages: List[bytes]) -> bool:
+        if self._closed:
+            return False
+        self._messages.extend(messages)
+        return True
+
+    def close(self) -> List[bytes]:
+        self._closed = True
+        messages, self._messages = self._messages, []
+        return messages
+
+
+_TRACKER_ACTOR = None  # the Ray actor class of _MessageTracker, made on first use
+
+
+def _abort(table, serialized: Sequence[bytes]) -> None:
+    from ..write import CommitMessage
+    messages = [CommitMessage.from_bytes(m) for m in serialized]
+    if messages:
+        table.new_batch_write_builder().new_commit().abort(messages)
+
+
+def _write_blocks(table, tracker, blocks) -> Dict[str, Any]:
+    """Worker side: one native append writer over the task's blocks."""
+    import ray
+    from ray.data.block import BlockAccessor
+    write = table.new_batch_write_builder().new_write()
+    rows = 0
+    try:
+        for block in blocks:
+            data = BlockAccessor.for_block(block).to_arrow()
+            if data.num_rows == 0:
+                continue
+            rows += data.num_rows
+            write.write_arrow(data)
+        messages = write.prepare_commit() if rows else []
+    except BaseException:
+        write.abort()
+        write.close()
+        raise
+    serialized = [m.to_bytes() for m in messages if not m.is_empty()]
+    try:
+        accepted = not serialized or ray.get(tracker.add.remote(serialized))
+    except BaseException:
+        write.abort()
+        write.close()
+        raise
+    if not accepted:
+        write.abort()
+        write.close()
+        raise RuntimeError("write_paimon was aborted; this task's files were deleted")
+    write.close()
+    return {"messages": serialized, "rows": rows}
+
+
+def _make_datasink(table, tracker):
+    from ray.data import Datasink
+
+    class PaimonRowIdDatasink(Datasink):
+        """Writes blocks with the native append writer; the driver commits once."""
+
+        def __init__(self) -> None:
+            self.table = table
+            self.tracker = tracker
+            self.result: Optional[PaimonWriteResult] = None
+            self.commit_started = False
+
+        def __getstate__(self) -> Dict[str, Any]:
+            return {"table": self.table, "tracker": self.tracker}
+
+        def __setstate__(self, state: Dict[str, Any]) -> None:
+            self.__dict__.update(state)
+            self.result = None
+            self.commit_started = True  # workers never commit or abort the job
+
+        def get_name(self) -> str:
+            return "PaimonRowId"
+
+        def write(self, blocks, ctx) -> Dict[str, Any]:
+            return _write_blocks(self.table, self.tracker, blocks)
+
+        def on_write_complete(self, write_result) -> None:
+            returns = getattr(write_result, "write_returns", write_result)
+            serialized = [m for r in returns if r for m in r["messages"]]
+            rows = sum(int(r["rows"]) for r in returns if r)
+            if not serialized:
+                return
+            from ..write import CommitMessage
+            builder = self.table.new_batch_write_builder()
+            self.commit_started = True  # from here on the committer owns the files
+            snapshot_id = builder.new_commit().commit(
+                [CommitMessage.from_bytes(m) for m in serialized])
+            if snapshot_id is not None:
+                self.result = PaimonWriteResult(row_count=rows, snapshot_id=int(snapshot_id))
+
+        def on_write_failed(self, error: Exception) -> None:
+            if self.commit_started:
+                return
+            import ray
+            _abort(self.table, ray.get(self.tracker.close.remote()))
+
+    return PaimonRowIdDatasink()
+
+
+def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str, str], *,
+                 overwrite: bool = False, concurrency: Optional[int] = None,
+                 ray_remote_args: Optional[Dict[str, Any]] = None,
+                 hash_fixed_precluster: str = "auto") -> Optional[PaimonWriteResult]:
+    """Appends ``dataset`` to the table as ONE snapshot; blocking. Returns
+    ``PaimonWriteResult(row_count, snapshot_id)``, or None when nothing was written (no
+    snapshot). Columns are matched by name and cast to the table's types (pypaimon demands the
+    exact schema). ``concurrency`` / ``ray_remote_args`` apply to the write tasks.
+
+    If any task or the commit fails, the error propagates and no file of this write remains.
+    Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster``,
+    NotImplementedError for ``overwrite=True``, catalog errors for a missing table, and the
+    innermost worker error (e.g. ValueError for a missing column) when a write task fails."""
+    ray_data = _ray_data()
+    import ray
+    if not isinstance(dataset, ray_data.Dataset):
+        raise TypeError(f"dataset must be a ray.data.Dataset, got {type(dataset).__name__}")
+    table = _load_table(table_identifier, catalog_options)
+    if hash_fixed_precluster not in _PRECLUSTER_MODES:
+        raise ValueError(f"hash_fixed_precluster must be one of {sorted(_PRECLUSTER_MODES)}, "
+                         f"got {hash_fixed_precluster!r}")
+    if overwrite:
+        raise NotImplementedError("write_paimon(overwrite=True) is not supported by "
+                                  "paimon_rowid yet")
+    from ray.exceptions import RayError
+
+    from .row_ids import _innermost
+    global _TRACKER_ACTOR
+    if _TRACKER_ACTOR is None:
+        _TRACKER_ACTOR = ray.remote(num_cpus=0)(_MessageTracker)
+    tracker = _TRACKER_ACTOR.remote()
+    try:
+        sink = _make_datasink(table, tracker)
+        try:
+            dataset.write_datasink(sink, concurrency=concurrency,
+                                   ray_remote_args=dict(ray_remote_args or {}))
+        except Exception as error:  # noqa: BLE001
+            # Surface the worker's own exception (e.g. the writer's ValueError); keep Ray's
+            # wrapper when the innermost is Ray's (UserCodeException drops the original
+            # exception and only the wrapper's text names it).
+            inner = _innermost(error) if isinstance(error, RayError) else error
+            if inner is error or isinstance(inner, RayError):
+                raise
+            raise inner from error
+        return sink.result
+    finally:
+        ray.kill(tracker)
