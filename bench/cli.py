@@ -55,14 +55,19 @@ class Context:
         return sorted(str(p) for p in directory.glob("*.arrow"))
 
     def _pypaimon_table(self, name: str, key: Dict[str, Any], inputs: List[str],
-                        schema: str) -> str:
-        """A table written by pypaimon (the neutral writer) from ``inputs``, one commit each."""
+                        schema: str, writer: str = "pypaimon",
+                        options: Optional[Dict[str, str]] = None) -> str:
+        """A table written from ``inputs``, one commit each, by pypaimon (the neutral writer)
+        unless ``writer`` says otherwise; ``options`` are extra table options."""
         def build(directory: Path) -> None:
-            run_job(self.sides["pypaimon"], {
+            run_job(self.sides[writer], {
                 "workload": "bulk_write", "verify": False,
-                "args": {"inputs": inputs, "warehouse": str(directory / "wh"), "schema": schema},
+                "args": {"inputs": inputs, "warehouse": str(directory / "wh"), "schema": schema,
+                         "options": options or {}},
             }, self.log_dir / f"fixture-{name}.log", self.timeout_s)
-        key = {**key, "writer": self.sides["pypaimon"].python}
+        key = {**key, "writer": self.sides[writer].python, "options": options or {}}
+        if writer != "pypaimon":
+            key["writer_env"] = self.sides[writer].env.get("PYTHONPATH", "")
         return str(self.fixture(name, key, build) / "wh")
 
     def base_inputs(self) -> List[str]:
@@ -82,6 +87,36 @@ class Context:
         inputs = self._inputs(name + "_inputs", key,
                               lambda d: data.blob_inputs(d, rows, commits, payload_bytes))
         return self._pypaimon_table(name, key, inputs, "blob")
+
+    def image_table(self, rows: int, commits: int, payload_bytes: int) -> str:
+        """6.: (id, image BLOB, embedding VECTOR<FLOAT, 64> NULL), all embeddings NULL.
+        Written by ours: pypaimon 2.1.0 writes a NULL VECTOR as a zero-length Parquet
+        fixed-size list that neither library can read back ("Expected all lists to be of
+        size=64 but index 1 had size=0"); ours writes a Parquet LIST, which both read."""
+        key = {"rows": rows, "commits": commits, "payload_bytes": payload_bytes}
+        inputs = self.image_inputs(rows, commits, payload_bytes)
+        return self._pypaimon_table("image_table", key, inputs, "image", writer="ours")
+
+    def image_inputs(self, rows: int, commits: int, payload_bytes: int) -> List[str]:
+        key = {"rows": rows, "commits": commits, "payload_bytes": payload_bytes}
+        return self._inputs("image_inputs", key,
+                            lambda d: data.image_inputs(d, rows, commits, payload_bytes))
+
+    def many_files_table(self, rows: int, commits: int, target_file_size: str) -> str:
+        """7.: an (id, x) table of many tiny files, written by ours with a small
+        ``target-file-size`` (pypaimon would take ~10 ms per file)."""
+        key = {"rows": rows, "commits": commits}
+        inputs = self._inputs("narrow_inputs", key,
+                              lambda d: data.narrow_inputs(d, rows, commits))
+        return self._pypaimon_table("many_files_table", {**key, "tfs": target_file_size},
+                                    inputs, "narrow", writer="ours",
+                                    options={"target-file-size": target_file_size})
+
+    def run_fixture_job(self, engine: str, workload: str, args: Dict[str, Any],
+                        name: str) -> Dict[str, Any]:
+        return run_job(self.sides[engine], {"workload": workload, "args": args,
+                                            "verify": False},
+                       self.log_dir / f"fixture-{name}.log", self.timeout_s)
 
     def try_job(self, engine: str, workload: registry.Workload,
                 args: Dict[str, Any]) -> Optional[str]:
@@ -112,12 +147,18 @@ def _side_stats(rounds: List[Dict[str, Any]]) -> Dict[str, Any]:
     }
     for key in ("rchar", "wchar", "read_bytes", "write_bytes", "syscr", "syscw"):
         stats[key] = _median([r["io"].get(key) for r in rounds])
+    names = sorted({k for r in rounds for k in (r.get("metrics") or {})})
+    if names:
+        stats["metrics"] = {k: _median([(r.get("metrics") or {}).get(k) for r in rounds])
+                            for k in names}
     return stats
 
 
 class Bench:
-    def __init__(self, ctx: Context, rounds: int, verify: str, keep_work: bool) -> None:
+    def __init__(self, ctx: Context, rounds: int, verify: str, keep_work: bool,
+                 rounds_forced: bool = False) -> None:
         self.ctx, self.rounds, self.verify, self.keep_work = ctx, rounds, verify, keep_work
+        self.rounds_forced = rounds_forced
         self.engine_info: Dict[str, Any] = {}
 
     def _round(self, workload, args, engine: str, tag: str, verify: bool,
@@ -151,7 +192,11 @@ class Bench:
                 preimport[engine] = reply.pop("imported_during_op")
                 result.setdefault("warmup_s", {})[engine] = reply["op_s"]
                 checks.append({"engine": engine, "round": "warmup", **reply})
-            for i in range(self.rounds):
+            rounds = self.rounds
+            if not self.rounds_forced and workload.rounds(self.ctx.params):
+                rounds = min(rounds, workload.rounds(self.ctx.params))
+            result["rounds"] = rounds
+            for i in range(rounds):
                 for engine in (pair if i % 2 == 0 else pair[::-1]):
                     reply = self._round(workload, args, engine, f"r{i + 1}",
                                         self.verify == "all", preimport[engine])
@@ -179,7 +224,8 @@ class Bench:
         result["ratio"] = cand / base if base else None
         result["speedup"] = base / cand if cand else None
         if workload.target is not None and result["speedup"] is not None:
-            result["target_met"] = result["speedup"] >= workload.target.speedup
+            result["target_met"] = workload.target.met(result["speedup"],
+                                                       result["sides"][pair[0]].get("metrics"))
         verdict = "results match" if result["status"] == "ok" else "RESULTS DIFFER " + "; ".join(
             problems or ["digests differ"])
         print(f"    => {pair[0]} {cand:.3f} s vs {pair[1]} {base:.3f} s: ratio "
@@ -190,8 +236,7 @@ class Bench:
         p = self.ctx.params
         entry = {"name": workload.name, "title": workload.title(p), "group": workload.group,
                  "description": workload.description,
-                 "target": None if workload.target is None else {
-                     "speedup": workload.target.speedup, "source": workload.target.source}}
+                 "target": None if workload.target is None else workload.target.describe()}
         print(f"\n== {workload.name}: {entry['title']}", flush=True)
         started = time.perf_counter()
         try:
@@ -237,7 +282,8 @@ def parse_args(argv):
                         help="comma-separated names or groups (default: all)")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
     parser.add_argument("--render", metavar="JSON", default=None,
-                        help="only rewrite --markdown from an earlier run's --out file")
+                        help="only rewrite --markdown from an earlier run's --out file "
+                             "(a,b,...: several runs of one size, merged)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="timed rounds per side (default: the size's, 5)")
     parser.add_argument("--verify", choices=["all", "first"], default=None,
@@ -263,8 +309,11 @@ def main(argv=None) -> int:
         for w in selected:
             print(f"{w.name:<18} {w.group:<16} {w.title(registry.SIZES[args.size])}")
         return 0
-    if args.render:
-        results = json.loads(Path(args.render).read_text())
+    if args.render:  # one results JSON, or several runs of one size merged (a,b,...)
+        runs = [json.loads(Path(p).read_text()) for p in args.render.split(",")]
+        results = runs[0]
+        for extra in runs[1:]:
+            results = report.merge(results, extra)
         Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
         return 0
     if args.workloads:
@@ -288,7 +337,8 @@ def main(argv=None) -> int:
     shutil.rmtree(work_dir / "rounds", ignore_errors=True)
     sides = make_sides(args.ours_python, args.pypaimon_python, args.dev)
     ctx = Context(args.size, params, work_dir, sides, args.timeout)
-    bench = Bench(ctx, rounds, args.verify or params["verify"], args.keep_work)
+    bench = Bench(ctx, rounds, args.verify or params["verify"], args.keep_work,
+                  rounds_forced=args.rounds is not None)
 
     started, machine = time.time(), report.machine()
     print(f"bench: size {args.size}, {rounds} rounds, work dir {work_dir}, ours = "

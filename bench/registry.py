@@ -24,13 +24,23 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 SIZES: Dict[str, Dict[str, Any]] = {
     "small": dict(rows=100_000, commits=10, update_fraction=0.01, clustered=100,
                   read_few=100, read_many=10_000, blob_rows=40_000, blob_commits=2,
-                  blob_reads=100, blob_bytes=1024, rounds=5, verify="all"),
+                  blob_reads=100, blob_bytes=1024, rounds=5, verify="all",
+                  image_rows=40_000, image_commits=4, image_bytes=1024, backfill_rounds=3,
+                  plan_files=2_000, plan_rows=128_000, plan_commits=4,
+                  plan_target_file_size="1 kb", plan_rows_per_commit=10_000, plan_rounds=3),
     "medium": dict(rows=1_000_000, commits=10, update_fraction=0.01, clustered=10_000,
                    read_few=10_000, read_many=100_000, blob_rows=400_000, blob_commits=4,
-                   blob_reads=10_000, blob_bytes=1024, rounds=5, verify="all"),
+                   blob_reads=10_000, blob_bytes=1024, rounds=5, verify="all",
+                   image_rows=400_000, image_commits=4, image_bytes=1024,
+                   plan_files=20_000, plan_rows=1_280_000, plan_commits=10,
+                   plan_target_file_size="1 kb", plan_rows_per_commit=100_000),
     "large": dict(rows=10_000_000, commits=10, update_fraction=0.01, clustered=10_000,
                   read_few=10_000, read_many=1_000_000, blob_rows=4_000_000, blob_commits=8,
-                  blob_reads=10_000, blob_bytes=1024, rounds=5, verify="first"),
+                  blob_reads=10_000, blob_bytes=1024, rounds=5, verify="first",
+                  read_many_rounds=2,
+                  image_rows=4_000_000, image_commits=4, image_bytes=1024, backfill_rounds=2,
+                  plan_files=100_000, plan_rows=6_400_000, plan_commits=10,
+                  plan_target_file_size="1 kb", plan_rows_per_commit=1_000_000),
 }
 
 IDENTIFIER = "bench.t"
@@ -43,9 +53,26 @@ FALLBACK_BASELINE = {"pypaimon-ray": "pypaimon"}
 
 @dataclass(frozen=True)
 class Target:
-    """``speedup`` = pypaimon median / ours median that the workload must reach."""
+    """``speedup`` = pypaimon median / ours median that the workload must reach; optionally
+    also ours' median ``metric`` (a ``Workload.metrics`` key) must stay <= ``limit``
+    (``limit_text`` says it in words)."""
     speedup: float
     source: str = "issue 7"
+    metric: Optional[str] = None
+    limit: Optional[float] = None
+    limit_text: str = ""
+
+    def met(self, speedup: float, metrics: Optional[Dict[str, float]]) -> bool:
+        if speedup < self.speedup:
+            return False
+        if self.metric is None:
+            return True
+        value = (metrics or {}).get(self.metric)
+        return value is not None and value <= self.limit
+
+    def describe(self) -> Dict[str, Any]:
+        return {"speedup": self.speedup, "source": self.source, "metric": self.metric,
+                "limit": self.limit, "limit_text": self.limit_text}
 
 
 class Workload:
@@ -64,6 +91,11 @@ class Workload:
         return self.name
 
     def skip_reason(self, ctx) -> Optional[str]:
+        return None
+
+    def rounds(self, p: Dict[str, Any]) -> Optional[int]:
+        """Fewer timed rounds for a slow workload at a size (None: the run's); an explicit
+        ``--rounds`` wins."""
         return None
 
     def prepare(self, ctx) -> Dict[str, Any]:
@@ -86,6 +118,13 @@ class Workload:
     def check(self, engine, state: Any, result: Any) -> Dict[str, Any]:
         """``{"digest": table_digest(...), "problems": [str, ...]}``."""
         raise NotImplementedError
+
+    # Extra per-round figures (every round, untimed): ``metrics`` returns {key: number};
+    # ``metric_labels`` names them for the report: {key: (label, "bytes"|"s"|"count")}.
+    metric_labels: Dict[str, Tuple[str, str]] = {}
+
+    def metrics(self, engine, state: Any, result: Any) -> Dict[str, float]:
+        return {}
 
 
 _REGISTRY: Dict[str, Workload] = {}

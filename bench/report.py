@@ -8,11 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from bench.runner import REPO
 
-LATER = [
-    ("6", "process_row_id_ranges backfill",
-     "an embedding-style backfill driven by process_row_id_ranges, and resume after a kill"),
-    ("7", "planning on 100k files", "plan / RowIdIndex build of a table with 100k data files"),
-]
+LATER: List = []  # (number, title, what) of issue-7 workloads not built yet
 
 
 def load_avg() -> Optional[List[float]]:
@@ -91,12 +87,14 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
             speed = pair["speedup"]
             goal = "–"
             if target is not None:
-                goal = (f"≥ {target['speedup']:g}× " +
-                        ("**pass**" if pair.get("target_met") else "**miss**"))
+                goal = _goal_text(target) + (
+                    " **pass**" if pair.get("target_met") else " **miss**")
             name = w["title"] + ("" if pair["candidate"] == "ours" else
                                  f" ({pair['candidate']} vs {pair['baseline']})")
             if pair.get("note"):
                 name += f" [{pair['note']}]"
+            if pair.get("rounds") and pair["rounds"] != results["rounds"]:
+                name += f" ({pair['rounds']} rounds)"
             rows.append([
                 name, "yes" if pair["status"] == "ok" else "**NO**",
                 _s(cand["median_s"]), _s(base["median_s"]),
@@ -108,6 +106,63 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
                            (pair["candidate"], pair["baseline"])),
             ])
     return rows
+
+
+def merge(first: Dict[str, Any], second: Dict[str, Any]) -> Dict[str, Any]:
+    """Two runs of the same size as one report: ``second``'s workloads replace or follow
+    ``first``'s; times add up; the machine and start are ``first``'s, load averages span."""
+    if first["size"] != second["size"]:
+        raise ValueError(f"cannot merge a {first['size']} run with a {second['size']} run")
+    names = {w["name"] for w in second["workloads"]}
+    merged = dict(first)
+    merged["workloads"] = [w for w in first["workloads"] if w["name"] not in names] + \
+        second["workloads"]
+    merged["elapsed_s"] = first["elapsed_s"] + second["elapsed_s"]
+    merged["engines"] = {**second.get("engines", {}), **first.get("engines", {})}
+    merged["machine"] = {**first["machine"],
+                         "load_avg_end": second["machine"].get("load_avg_end")}
+    merged["ok"] = first["ok"] and second["ok"]
+    merged["runs"] = first.get("runs", 1) + second.get("runs", 1)
+    return merged
+
+
+def _goal_text(target: Dict[str, Any]) -> str:
+    parts = [f"≥ {target['speedup']:g}×"] if target.get("speedup") else []
+    if target.get("limit_text"):
+        parts.append(target["limit_text"])
+    return ", ".join(parts) or "–"
+
+
+def _metric(value: Optional[float], kind: str) -> str:
+    if value is None:
+        return "–"
+    if kind == "bytes":
+        return _bytes(value)
+    if kind == "s":
+        return _s(value)
+    if kind == "fraction":
+        return f"{value:.2%}"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.3f}"
+
+
+def metrics_lines(results: Dict[str, Any], workloads) -> List[str]:
+    """One bullet per workload pair that reported extra metrics (medians over rounds)."""
+    labels = {w.name: w.metric_labels for w in workloads}
+    lines = []
+    for w in results["workloads"]:
+        for pair in w.get("pairs") or []:
+            sides = pair.get("sides") or {}
+            names = labels.get(w["name"]) or {}
+            if not names or not any((sides.get(e) or {}).get("metrics") for e in sides):
+                continue
+            cells = []
+            for key, (label, kind) in names.items():
+                values = [_metric(((sides.get(e) or {}).get("metrics") or {}).get(key), kind)
+                          for e in (pair["candidate"], pair["baseline"])]
+                cells.append(f"{label}: {values[0]} / {values[1]}")
+            lines.append(f"- `{w['name']}` ({pair['candidate']} / {pair['baseline']}): "
+                         + "; ".join(cells))
+    return lines
 
 
 HEADER = ["workload", "same result", "ours median s", "pypaimon median s",
@@ -134,7 +189,9 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         f"{results['rounds']} timed rounds per side after one warm-up round each, sides "
         f"alternating; results checked "
         f"{'every round' if results['verify'] == 'all' else 'in the warm-up round'}; "
-        f"run took {results['elapsed_s']:.0f} s, started {results['started']}",
+        f"run took {results['elapsed_s']:.0f} s"
+        f"{' in %d runs (merged)' % results['runs'] if results.get('runs', 1) > 1 else ''}, "
+        f"started {results['started']}",
         f"- **machine** {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, Linux "
         f"{m['kernel']}; load average {m['load_avg_start']} at start, "
         f"{m.get('load_avg_end')} at end",
@@ -164,12 +221,18 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         "",
         summary_table(results),
         "",
+    ]
+    extra = metrics_lines(results, workloads)
+    if extra:
+        out += ["## Workload figures (medians of the timed rounds, ours / pypaimon)", ""]
+        out += extra + [""]
+    out += [
         "## Workloads",
         "",
     ]
     for w in workloads:
         target = ("" if w.target is None else
-                  f" Target: ≥ {w.target.speedup:g}× ({w.target.source}).")
+                  f" Target: {_goal_text(w.target.describe())} ({w.target.source}).")
         out.append(f"- `{w.name}` — {w.title(p)}: {w.description}{target}")
     for number, title, what in LATER:
         out.append(f"- ({number}, not yet built) {title}: {what}.")

@@ -65,7 +65,8 @@ def run_job(job):
     reply = {"ok": True, "op_s": op_s, "import_s": import_s, "setup_s": setup_s, "io": io,
              "rss_before_op": rss_before, "op_peak_rss": op_hwm,
              "imports_during_op": len(imported), "imported_during_op": imported,
-             "engine_info": engine.describe()}
+             "engine_info": engine.describe(),
+             "metrics": workload.metrics(engine, state, result)}
     if job.get("verify"):
         started = time.perf_counter()
         reply.update(workload.check(engine, state, result))

@@ -3,7 +3,7 @@ read builder with projection / filter / row ranges)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
@@ -43,8 +43,11 @@ class Engine:
         catalog.create_table(identifier, self.lib.Schema.from_pyarrow_schema(
             schema, options=dict(options)), False)
 
-    def get_table(self, warehouse: str, identifier: str):
-        return self.catalog(warehouse).get_table(identifier)
+    def get_table(self, warehouse: str, identifier: str,
+                  options: Optional[Mapping[str, str]] = None):
+        """``options``: dynamic options applied with ``table.copy`` (e.g. blob-as-descriptor)."""
+        table = self.catalog(warehouse).get_table(identifier)
+        return table.copy(dict(options)) if options else table
 
     def conform(self, table, data: pa.Table) -> pa.Table:
         """What a caller must do to the data before ``write_arrow`` (nothing for ours)."""
@@ -63,13 +66,19 @@ class Engine:
                 commit.close()
 
     def scan(self, table, projection: Optional[List[str]] = None,
-             filter: Optional[Sequence[Any]] = None) -> pa.Table:
+             filter: Optional[Sequence[Any]] = None, row_ranges: Optional[List[Any]] = None
+             ) -> pa.Table:
+        """``row_ranges``: the library's own ``Range`` objects (as ``process_row_id_ranges``
+        hands them to a processor), pushed down with ``scan.with_row_ranges``."""
         builder = table.new_read_builder()
         if projection is not None:
             builder.with_projection(list(projection))
         if filter is not None:
             builder.with_filter(build_predicate(builder.new_predicate_builder(), filter))
-        return builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        scan = builder.new_scan()
+        if row_ranges is not None:
+            scan.with_row_ranges(list(row_ranges))
+        return builder.new_read().to_arrow(scan.plan().splits())
 
     # -- row-id jobs -------------------------------------------------------------------------
     def update_by_row_id(self, warehouse: str, identifier: str, data: pa.Table,
@@ -79,6 +88,11 @@ class Engine:
     def read_by_row_id(self, warehouse: str, identifier: str, row_ids: pa.Table,
                        projection: List[str]) -> pa.Table:
         """``(*projection, _ROW_ID)`` for the distinct ids of ``row_ids["_ROW_ID"]``, any order."""
+        raise NotImplementedError
+
+    def process_row_id_ranges(self, warehouse: str, identifier: str, rows_per_commit: int,
+                              processor: Callable[[List[Any]], None]) -> None:
+        """The library's non-Ray ``process_row_id_ranges`` (the processor gets its Ranges)."""
         raise NotImplementedError
 
 

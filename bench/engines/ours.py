@@ -11,6 +11,7 @@ from bench.engines.base import Engine, RayMixin
 try:
     import paimon_rowid
     from paimon_rowid import row_ids as _row_ids
+    from paimon_rowid.ranges import process_row_id_ranges as _process_row_id_ranges
 except ImportError as _error:  # pragma: no cover - reported by the orchestrator
     raise EngineUnavailable(f"paimon_rowid is not importable: {_error}") from _error
 
@@ -35,6 +36,10 @@ class Ours(Engine):
     def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
         return _row_ids.read_by_row_id(identifier, row_ids, {"warehouse": warehouse},
                                        projection=list(projection))
+
+    def process_row_id_ranges(self, warehouse, identifier, rows_per_commit, processor) -> None:
+        _process_row_id_ranges(identifier, {"warehouse": warehouse},
+                               rows_per_commit=rows_per_commit, processor=processor)
 
 
 class OursRay(RayMixin, Ours):

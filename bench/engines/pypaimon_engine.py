@@ -15,6 +15,10 @@ try:
     import pypaimon
     from pypaimon.schema.data_types import PyarrowFieldParser
     from pypaimon.utils.range import Range
+    # The non-Ray module: pypaimon.ray's process_row_id_ranges itself needs no Ray (§3 of the
+    # behaviour memo); importing pypaimon.ray does not import ray.
+    from pypaimon.ray.process_row_id_ranges import (
+        process_row_id_ranges as _process_row_id_ranges)
 except ImportError as _error:  # pragma: no cover - reported by the orchestrator
     raise EngineUnavailable(f"pypaimon is not importable: {_error}") from _error
 
@@ -42,12 +46,24 @@ class Pypaimon(Engine):
         table = self.get_table(warehouse, identifier)
         builder = table.new_batch_write_builder()
         update = builder.new_update().with_update_type(list(columns))
-        messages = update.update_by_arrow_with_row_id(data)
+        messages = update.update_by_arrow_with_row_id(self.conform_update(table, data, columns))
         commit = builder.new_commit()
         try:
             commit.commit(messages)
         finally:
             commit.close()
+
+    def conform_update(self, table, data: pa.Table, columns: List[str]) -> pa.Table:
+        """Casts update columns whose Arrow type differs from the table's (e.g. a VECTOR's list
+        field name), as pypaimon.ray.update_by_row_id does before the table-level update; a
+        no-op for data that already has the table's types."""
+        target = PyarrowFieldParser.from_paimon_schema(table.fields)
+        for name in columns:
+            i = data.schema.get_field_index(name)
+            wanted = target.field(name).type
+            if data.schema.field(i).type != wanted:
+                data = data.set_column(i, name, data.column(i).cast(wanted))
+        return data
 
     def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
         table = self.get_table(warehouse, identifier)
@@ -56,6 +72,10 @@ class Pypaimon(Engine):
         scan = builder.new_scan()
         scan.with_row_ranges(ranges)
         return builder.new_read().to_arrow(scan.plan().splits())
+
+    def process_row_id_ranges(self, warehouse, identifier, rows_per_commit, processor) -> None:
+        _process_row_id_ranges(identifier, {"warehouse": warehouse},
+                               rows_per_commit=rows_per_commit, processor=processor)
 
 
 class PypaimonRay(RayMixin, Pypaimon):

@@ -27,7 +27,8 @@ class BulkWrite(Workload):
 
     def setup(self, engine, args):
         schema = data.SCHEMAS[args.get("schema", "base")]  # fixtures write other schemas
-        engine.create_table(args["warehouse"], IDENTIFIER, schema, TABLE_OPTIONS)
+        options = {**TABLE_OPTIONS, **args.get("options", {})}  # fixtures may add options
+        engine.create_table(args["warehouse"], IDENTIFIER, schema, options)
         return {**args, "batches": [data.read_ipc(p) for p in args["inputs"]]}
 
     def run(self, engine, state):
