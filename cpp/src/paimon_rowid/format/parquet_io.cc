@@ -1,9 +1,7 @@
 #include "paimon_rowid/format/parquet_io.h"
 
-#include <algorithm>
 #include <exception>
 
-#include "arrow/array/concatenate.h"
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
 #include "parquet/arrow/reader.h"
@@ -13,6 +11,7 @@
 #include "parquet/file_reader.h"
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
+#include "paimon_rowid/format/page_selection.h"
 
 namespace paimon_rowid {
 namespace {
@@ -48,6 +47,7 @@ Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
 
 struct ParquetFileReader::Impl {
   std::string path;
+  std::shared_ptr<arrow::io::RandomAccessFile> file;
   std::unique_ptr<parquet::arrow::FileReader> reader;
   std::shared_ptr<arrow::Schema> schema;
   std::vector<int64_t> row_group_starts;  // first row of each row group, plus the total
@@ -61,6 +61,7 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
   std::unique_ptr<ParquetFileReader> out(new ParquetFileReader());
   Impl* impl = out->impl_.get();
   impl->path = std::move(path);
+  impl->file = file;
   ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
     auto opened = parquet::arrow::OpenFile(std::move(file), arrow::default_memory_pool());
     if (!opened.ok()) {
@@ -94,9 +95,11 @@ int ParquetFileReader::num_row_groups() const {
 const std::shared_ptr<arrow::Schema>& ParquetFileReader::schema() const { return impl_->schema; }
 
 Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
-    const std::vector<std::string>& columns, const std::vector<RowRange>* positions) const {
+    const std::vector<std::string>& columns, const std::vector<RowRange>* positions,
+    ParquetReadStats* stats) const {
   const auto& manifest = impl_->reader->manifest();
   std::vector<int> leaves;
+  std::vector<int> field_indices;
   std::vector<std::shared_ptr<arrow::Field>> fields;
   for (const auto& name : columns) {
     int index = impl_->schema->GetFieldIndex(name);
@@ -104,32 +107,23 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
       return Status::KeyError("column '", name, "' is not in Parquet file '", impl_->path, "'");
     }
     CollectLeaves(manifest.schema_fields[index], &leaves);
+    field_indices.push_back(index);
     fields.push_back(impl_->schema->field(index));
   }
   auto out_schema = arrow::schema(fields);
   const int64_t total = num_rows();
   if (positions != nullptr) {
+    int64_t previous_to = -1;
     for (const auto& r : *positions) {
       if (r.from < 0 || r.to >= total || r.from > r.to) {
         return Status::Invalid("row selection [", r.from, ", ", r.to, "] is outside file '",
                                impl_->path, "' of ", total, " rows");
       }
-    }
-  }
-  // Row groups to decode: all of them, or those touched by a selected run.
-  std::vector<int> groups;
-  const auto& starts = impl_->row_group_starts;
-  for (int g = 0; g < num_row_groups(); ++g) {
-    if (positions == nullptr) {
-      groups.push_back(g);
-      continue;
-    }
-    int64_t lo = starts[g], hi = starts[g + 1] - 1;
-    for (const auto& r : *positions) {
-      if (r.from <= hi && r.to >= lo) {
-        groups.push_back(g);
-        break;
+      if (r.from <= previous_to) {
+        return Status::Invalid("row selection of file '", impl_->path,
+                               "' is not sorted or overlaps at [", r.from, ", ", r.to, "]");
       }
+      previous_to = r.to;
     }
   }
   if (columns.empty()) {
@@ -142,29 +136,31 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     }
     return arrow::Table::Make(out_schema, std::vector<std::shared_ptr<arrow::ChunkedArray>>{}, n);
   }
-  std::shared_ptr<arrow::Table> table;
-  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
-    return impl_->reader->ReadRowGroups(groups, leaves, &table);
-  }));
-  table = table->ReplaceSchemaMetadata(nullptr);
-  if (positions == nullptr) return table;
-  // Map file positions to positions inside the concatenation of the decoded row groups.
-  std::vector<std::shared_ptr<arrow::Table>> pieces;
-  int64_t decoded_before = 0;
-  size_t range_index = 0;
-  for (int g : groups) {
-    int64_t lo = starts[g], hi = starts[g + 1] - 1;
-    while (range_index < positions->size() && (*positions)[range_index].to < lo) ++range_index;
-    for (size_t i = range_index; i < positions->size() && (*positions)[i].from <= hi; ++i) {
-      int64_t from = std::max(lo, (*positions)[i].from);
-      int64_t to = std::min(hi, (*positions)[i].to);
-      pieces.push_back(table->Slice(decoded_before + (from - lo), to - from + 1));
-    }
-    decoded_before += hi - lo + 1;
+  if (positions == nullptr) {
+    std::vector<int> groups(num_row_groups());
+    for (int g = 0; g < num_row_groups(); ++g) groups[g] = g;
+    std::shared_ptr<arrow::Table> table;
+    ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+      return impl_->reader->ReadRowGroups(groups, leaves, &table);
+    }));
+    return table->ReplaceSchemaMetadata(nullptr);
   }
-  if (pieces.empty()) return table->Slice(0, 0);
-  ARROW_ASSIGN_OR_RAISE(auto selected, arrow::ConcatenateTables(pieces));
-  return selected;
+  format_internal::SelectionRead in;
+  in.file = impl_->file;
+  in.parquet = impl_->reader->parquet_reader();
+  in.manifest = &manifest;
+  in.fields = field_indices;
+  in.row_group_starts = impl_->row_group_starts;
+  in.positions = positions;
+  in.path = impl_->path;
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> arrays;
+  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    ARROW_ASSIGN_OR_RAISE(arrays, format_internal::ReadSelectedRows(in, stats));
+    return Status::OK();
+  }));
+  int64_t n = 0;
+  for (const auto& r : *positions) n += r.count();
+  return arrow::Table::Make(out_schema, std::move(arrays), n);
 }
 
 struct ParquetFileWriter::Impl {
@@ -184,7 +180,8 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   parquet::WriterProperties::Builder builder;
   builder.compression(codec)
       ->max_row_group_length(options.row_group_size_rows)
-      ->data_pagesize(options.data_page_size_bytes);
+      ->data_pagesize(options.data_page_size_bytes)
+      ->write_batch_size(options.write_batch_size);
   if (codec == arrow::Compression::ZSTD || codec == arrow::Compression::GZIP) {
     builder.compression_level(options.compression_level);
   }

@@ -2,8 +2,10 @@
 // habit 7); Parquet's exceptions become Status here, at the seam.
 //
 // Reading resolves columns by NAME (format doc §8): pypaimon's files carry no field ids, so
-// ids are never needed to read. Row selection reads only the row groups that hold selected
-// rows and then slices the wanted runs out of them.
+// ids are never needed to read. A row selection decodes only the data pages that hold
+// selected rows, where the file allows it (page_selection.h: through the offset index, or a
+// row-counting page filter for flat columns of files without one), and then takes the
+// wanted rows out of them.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "arrow/table.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
+#include "paimon_rowid/format/page_selection.h"
 
 namespace paimon_rowid {
 
@@ -33,9 +36,14 @@ class ParquetFileReader {
 
   /// Reads the named top-level columns (in that order) at the given row positions
   /// (sorted, non-overlapping, inside [0, num_rows)); `positions == nullptr` reads all rows.
-  /// Only row groups holding selected rows are decoded. Unknown names are KeyError.
+  /// With positions, only the pages holding selected rows are decoded where the file
+  /// allows it (else their row groups' column chunks). Unknown names are KeyError; a
+  /// selection outside the file, unsorted or overlapping is Invalid; an unreadable file is
+  /// IOError. `stats`, when given, receives what a selective read touched. Not thread-safe
+  /// with other calls on the same reader.
   Result<std::shared_ptr<arrow::Table>> Read(const std::vector<std::string>& columns,
-                                             const std::vector<RowRange>* positions) const;
+                                             const std::vector<RowRange>* positions,
+                                             ParquetReadStats* stats = nullptr) const;
 
  private:
   ParquetFileReader();
@@ -48,6 +56,9 @@ struct ParquetWriteOptions {
   int compression_level = 1;
   int64_t row_group_size_rows = 1 << 20;
   int64_t data_page_size_bytes = 1 << 20;
+  /// Values buffered between page-size checks: a page can overshoot the size by this many
+  /// values.
+  int64_t write_batch_size = 1024;
   bool write_page_index = true;
 };
 

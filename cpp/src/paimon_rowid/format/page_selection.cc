@@ -1,0 +1,537 @@
+#include "paimon_rowid/format/page_selection.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "arrow/array/builder_primitive.h"
+#include "arrow/buffer.h"
+#include "arrow/compute/api_vector.h"
+#include "arrow/compute/initialize.h"
+#include "arrow/datum.h"
+#include "arrow/io/memory.h"
+#include "arrow/memory_pool.h"
+#include "parquet/arrow/reader.h"
+#include "parquet/arrow/schema.h"
+#include "parquet/column_reader.h"
+#include "parquet/exception.h"
+#include "parquet/file_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/page_index.h"
+#include "parquet/properties.h"
+
+namespace paimon_rowid::format_internal {
+namespace {
+
+// Holes between wanted pages up to this size are read rather than skipped: one request
+// instead of two costs less than the hole on local disks and object stores alike.
+constexpr int64_t kMaxReadHole = 64 * 1024;
+
+enum class LeafMode { kWhole, kPages, kFilter };
+
+// How one column chunk (row group x leaf) is read, and which of its rows come out.
+struct LeafPlan {
+  LeafMode mode = LeafMode::kWhole;
+  int64_t rows = 0;  // rows of the row group
+  // kPages: the chunk's page locations (copied out of the page index) and the kept ordinals.
+  std::vector<parquet::PageLocation> locations;
+  std::vector<int> pages;
+  // kFilter: the wanted rows (row-group relative), owned by the read.
+  const std::vector<RowRange>* wanted = nullptr;
+  // Rows the decoder yields, row-group relative, merged. Known up front for kWhole and
+  // kPages; filled page by page while reading for kFilter.
+  std::vector<RowRange> kept;
+  int64_t filter_pages_seen = 0;
+  int64_t filter_pages_kept = 0;
+};
+
+void AppendRows(std::vector<RowRange>* spans, int64_t from, int64_t to) {
+  if (!spans->empty() && spans->back().to + 1 >= from) {
+    spans->back().to = std::max(spans->back().to, to);
+  } else {
+    spans->push_back({from, to});
+  }
+}
+
+int64_t CountRows(const std::vector<RowRange>& spans) {
+  int64_t n = 0;
+  for (const auto& s : spans) n += s.count();
+  return n;
+}
+
+std::vector<int64_t> FirstRows(const std::vector<parquet::PageLocation>& locations) {
+  std::vector<int64_t> out;
+  out.reserve(locations.size());
+  for (const auto& l : locations) out.push_back(l.first_row_index);
+  return out;
+}
+
+// The rows covered by the given pages, merged.
+std::vector<RowRange> PageRows(const std::vector<int64_t>& first_rows, int64_t rows,
+                               const std::vector<int>& pages) {
+  std::vector<RowRange> out;
+  for (int p : pages) {
+    int64_t last = static_cast<size_t>(p + 1) < first_rows.size() ? first_rows[p + 1] - 1
+                                                                  : rows - 1;
+    AppendRows(&out, first_rows[p], last);
+  }
+  return out;
+}
+
+std::vector<RowRange> UnionRows(const std::vector<RowRange>& a, const std::vector<RowRange>& b) {
+  std::vector<RowRange> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  return SortAndMerge(std::move(all));
+}
+
+// The start of a column chunk, as Arrow computes it: some writers store 0 for "no
+// dictionary page".
+int64_t ChunkStart(const parquet::ColumnChunkMetaData& col) {
+  int64_t start = col.data_page_offset();
+  if (col.has_dictionary_page() && col.dictionary_page_offset() > 0 &&
+      col.dictionary_page_offset() < start) {
+    start = col.dictionary_page_offset();
+  }
+  return start;
+}
+
+// An offset index we can rely on: pages in file order inside the chunk, rows ascending from
+// 0 inside the row group.
+bool UsableLocations(const std::vector<parquet::PageLocation>& locations,
+                     const parquet::ColumnChunkMetaData& col, int64_t rows) {
+  if (locations.empty() || locations.front().first_row_index != 0) return false;
+  const int64_t start = ChunkStart(col);
+  const int64_t end = start + col.total_compressed_size();
+  int64_t previous_end = start;
+  int64_t previous_row = -1;
+  for (const auto& l : locations) {
+    if (l.offset < previous_end || l.compressed_page_size <= 0 ||
+        l.offset + l.compressed_page_size > end || l.first_row_index <= previous_row ||
+        l.first_row_index >= rows) {
+      return false;
+    }
+    previous_end = l.offset + l.compressed_page_size;
+    previous_row = l.first_row_index;
+  }
+  return true;
+}
+
+// Writers known to start every page on a row boundary when they write an offset index (the
+// spec requires it; Arrow C++ enforces it since 12.0, before which it wrote no index).
+bool TrustsRowBoundaries(const parquet::FileMetaData& md) {
+  const std::string& app = md.writer_version().application_;
+  return app == "parquet-cpp-arrow" || app == "parquet-mr" || app == "parquet-java" ||
+         app == "parquet-rs";
+}
+
+struct PlanKey {
+  int row_group;
+  int leaf;
+  bool operator<(const PlanKey& o) const {
+    return row_group != o.row_group ? row_group < o.row_group : leaf < o.leaf;
+  }
+};
+
+class PrunedFile;
+
+// A row group whose column page readers follow the plans.
+class PrunedRowGroup : public parquet::RowGroupReader::Contents {
+ public:
+  PrunedRowGroup(PrunedFile* file, int index, std::shared_ptr<parquet::RowGroupReader> inner)
+      : file_(file), index_(index), inner_(std::move(inner)) {}
+
+  std::unique_ptr<parquet::PageReader> GetColumnPageReader(int leaf) override;
+  const parquet::RowGroupMetaData* metadata() const override { return inner_->metadata(); }
+  const parquet::ReaderProperties* properties() const override;
+
+ private:
+  PrunedFile* file_;
+  int index_;
+  std::shared_ptr<parquet::RowGroupReader> inner_;
+};
+
+// Wraps the library's own file contents; only page readers differ. The plans are owned by
+// the read that made this object and outlive it.
+class PrunedFile : public parquet::ParquetFileReader::Contents {
+ public:
+  PrunedFile(std::unique_ptr<parquet::ParquetFileReader::Contents> inner,
+             std::shared_ptr<arrow::io::RandomAccessFile> file,
+             std::map<PlanKey, LeafPlan>* plans, ParquetReadStats* stats)
+      : inner_(std::move(inner)), file_(std::move(file)), plans_(plans), stats_(stats) {
+    auto md = inner_->metadata();
+    always_compressed_ = md->writer_version().VersionLt(
+        parquet::ApplicationVersion::PARQUET_CPP_10353_FIXED_VERSION());
+  }
+
+  void Close() override { inner_->Close(); }
+  std::shared_ptr<parquet::RowGroupReader> GetRowGroup(int i) override {
+    return std::make_shared<parquet::RowGroupReader>(
+        std::make_unique<PrunedRowGroup>(this, i, inner_->GetRowGroup(i)));
+  }
+  std::shared_ptr<parquet::FileMetaData> metadata() const override { return inner_->metadata(); }
+  std::shared_ptr<parquet::PageIndexReader> GetPageIndexReader() override {
+    return inner_->GetPageIndexReader();
+  }
+  parquet::BloomFilterReader& GetBloomFilterReader() override {
+    return inner_->GetBloomFilterReader();
+  }
+
+  const parquet::ReaderProperties* properties() const { return &properties_; }
+
+  std::unique_ptr<parquet::PageReader> PageReaderFor(int row_group, int leaf,
+                                                     parquet::RowGroupReader* inner) {
+    auto it = plans_->find({row_group, leaf});
+    if (it == plans_->end() || it->second.mode == LeafMode::kWhole) {
+      return inner->GetColumnPageReader(leaf);
+    }
+    LeafPlan& plan = it->second;
+    if (plan.mode == LeafMode::kFilter) return FilteredReader(&plan, leaf, inner);
+    return CompactedReader(plan, *inner->metadata()->ColumnChunk(leaf));
+  }
+
+ private:
+  // The library's reader over the whole chunk, dropping pages that hold no wanted row.
+  std::unique_ptr<parquet::PageReader> FilteredReader(LeafPlan* plan, int leaf,
+                                                      parquet::RowGroupReader* inner) {
+    auto reader = inner->GetColumnPageReader(leaf);
+    plan->kept.clear();
+    plan->filter_pages_seen = 0;
+    plan->filter_pages_kept = 0;
+    struct Cursor {
+      int64_t row = 0;
+      size_t next = 0;
+    };
+    auto cursor = std::make_shared<Cursor>();
+    reader->set_data_page_filter([plan, cursor](const parquet::DataPageStats& page) {
+      // Without repetition a page's values are its rows (V1 counts nulls as values).
+      const int64_t n = page.num_rows.has_value() ? *page.num_rows : page.num_values;
+      const int64_t lo = cursor->row;
+      const int64_t hi = lo + n - 1;
+      cursor->row += n;
+      ++plan->filter_pages_seen;
+      const auto& wanted = *plan->wanted;
+      while (cursor->next < wanted.size() && wanted[cursor->next].to < lo) ++cursor->next;
+      const bool keep = n > 0 && cursor->next < wanted.size() && wanted[cursor->next].from <= hi;
+      if (!keep) return true;
+      ++plan->filter_pages_kept;
+      AppendRows(&plan->kept, lo, hi);
+      return false;
+    });
+    return reader;
+  }
+
+  // A reader over a buffer holding the chunk's dictionary prefix and the kept pages only.
+  std::unique_ptr<parquet::PageReader> CompactedReader(const LeafPlan& plan,
+                                                       const parquet::ColumnChunkMetaData& col) {
+    struct Piece {
+      int64_t offset;
+      int64_t length;
+    };
+    std::vector<Piece> pieces;
+    const int64_t start = ChunkStart(col);
+    if (plan.locations.front().offset > start) {
+      pieces.push_back({start, plan.locations.front().offset - start});
+    }
+    for (int p : plan.pages) {
+      const auto& l = plan.locations[p];
+      if (!pieces.empty() && pieces.back().offset + pieces.back().length == l.offset) {
+        pieces.back().length += l.compressed_page_size;
+      } else {
+        pieces.push_back({l.offset, l.compressed_page_size});
+      }
+    }
+    int64_t total = 0;
+    for (const auto& piece : pieces) total += piece.length;
+    PARQUET_ASSIGN_OR_THROW(auto buffer, arrow::AllocateBuffer(total));
+    uint8_t* out = buffer->mutable_data();
+    // Read pieces separated by small holes in one request each.
+    for (size_t i = 0; i < pieces.size();) {
+      size_t j = i + 1;
+      while (j < pieces.size() &&
+             pieces[j].offset - (pieces[j - 1].offset + pieces[j - 1].length) <= kMaxReadHole) {
+        ++j;
+      }
+      const int64_t from = pieces[i].offset;
+      const int64_t length = pieces[j - 1].offset + pieces[j - 1].length - from;
+      PARQUET_ASSIGN_OR_THROW(auto bytes, file_->ReadAt(from, length));
+      if (bytes->size() != length) {
+        throw parquet::ParquetException("column chunk is truncated (read " +
+                                        std::to_string(bytes->size()) + " of " +
+                                        std::to_string(length) + " bytes)");
+      }
+      for (size_t k = i; k < j; ++k) {
+        std::memcpy(out, bytes->data() + (pieces[k].offset - from), pieces[k].length);
+        out += pieces[k].length;
+      }
+      if (stats_ != nullptr) stats_->bytes_fetched_by_index += length;
+      i = j;
+    }
+    auto stream =
+        std::make_shared<arrow::io::BufferReader>(std::shared_ptr<arrow::Buffer>(std::move(buffer)));
+    // The stream ends after the last kept page: the reader stops there cleanly.
+    return parquet::PageReader::Open(std::move(stream), col.num_values(), col.compression(),
+                                     properties_, always_compressed_);
+  }
+
+  std::unique_ptr<parquet::ParquetFileReader::Contents> inner_;
+  std::shared_ptr<arrow::io::RandomAccessFile> file_;
+  std::map<PlanKey, LeafPlan>* plans_;
+  ParquetReadStats* stats_;
+  parquet::ReaderProperties properties_ = parquet::default_reader_properties();
+  bool always_compressed_ = false;
+};
+
+std::unique_ptr<parquet::PageReader> PrunedRowGroup::GetColumnPageReader(int leaf) {
+  return file_->PageReaderFor(index_, leaf, inner_.get());
+}
+
+const parquet::ReaderProperties* PrunedRowGroup::properties() const {
+  return file_->properties();
+}
+
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
+  if (field.is_leaf()) {
+    out->push_back(field.column_index);
+    return;
+  }
+  for (const auto& child : field.children) CollectLeaves(child, out);
+}
+
+Status EnsureComputeInitialized() {
+  static const Status status = arrow::compute::Initialize();
+  return status;
+}
+
+// Plans how each leaf of one field is read in one row group.
+void PlanField(const parquet::FileMetaData& md, int row_group, const std::vector<int>& leaves,
+               const std::vector<RowRange>& wanted,
+               const std::shared_ptr<parquet::PageIndexReader>& page_index,
+               std::map<PlanKey, LeafPlan>* plans) {
+  auto rg = md.RowGroup(row_group);
+  const int64_t rows = rg->num_rows();
+  auto whole = [&]() {
+    for (int leaf : leaves) {
+      LeafPlan plan;
+      plan.rows = rows;
+      plan.kept = {{0, rows - 1}};
+      (*plans)[{row_group, leaf}] = std::move(plan);
+    }
+  };
+  if (CountRows(wanted) == rows) return whole();
+  bool repeated = false;
+  bool indexed = page_index != nullptr;
+  for (int leaf : leaves) {
+    auto col = rg->ColumnChunk(leaf);
+    if (col->crypto_metadata() != nullptr) return whole();
+    repeated |= md.schema()->Column(leaf)->max_repetition_level() > 0;
+    indexed &= col->GetOffsetIndexLocation().has_value();
+  }
+  std::shared_ptr<parquet::RowGroupPageIndexReader> rg_index;
+  if (indexed && (!repeated || TrustsRowBoundaries(md))) rg_index = page_index->RowGroup(row_group);
+  if (rg_index != nullptr) {
+    std::vector<LeafPlan> leaf_plans;
+    for (int leaf : leaves) {
+      auto offset_index = rg_index->GetOffsetIndex(leaf);
+      if (offset_index == nullptr ||
+          !UsableLocations(offset_index->page_locations(), *rg->ColumnChunk(leaf), rows)) {
+        leaf_plans.clear();
+        break;
+      }
+      LeafPlan plan;
+      plan.mode = LeafMode::kPages;
+      plan.rows = rows;
+      plan.locations = offset_index->page_locations();
+      leaf_plans.push_back(std::move(plan));
+    }
+    if (!leaf_plans.empty()) {
+      // Grow the kept rows until every leaf's kept pages cover exactly the same rows.
+      std::vector<RowRange> target = wanted;
+      while (true) {
+        std::vector<RowRange> grown = target;
+        for (auto& plan : leaf_plans) {
+          auto first_rows = FirstRows(plan.locations);
+          plan.pages = PagesHoldingRows(first_rows, rows, target);
+          plan.kept = PageRows(first_rows, rows, plan.pages);
+          grown = UnionRows(grown, plan.kept);
+        }
+        if (grown == target) break;
+        target = std::move(grown);
+      }
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        (*plans)[{row_group, leaves[i]}] = std::move(leaf_plans[i]);
+      }
+      return;
+    }
+  }
+  if (leaves.size() == 1 && !repeated) {
+    LeafPlan plan;
+    plan.mode = LeafMode::kFilter;
+    plan.rows = rows;
+    plan.wanted = &wanted;
+    (*plans)[{row_group, leaves[0]}] = std::move(plan);
+    return;
+  }
+  whole();
+}
+
+// Positions, among the decoded rows `kept`, of the wanted rows (both row-group relative,
+// sorted and merged; every wanted row is kept).
+Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& kept,
+                                                  const std::vector<RowRange>& wanted,
+                                                  bool* identity) {
+  arrow::Int64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(CountRows(wanted)));
+  size_t span = 0;
+  int64_t span_base = 0;  // decoded rows before kept[span]
+  for (const auto& r : wanted) {
+    while (span < kept.size() && kept[span].to < r.from) {
+      span_base += kept[span].count();
+      ++span;
+    }
+    if (span == kept.size() || kept[span].from > r.from || kept[span].to < r.to) {
+      return Status::UnknownError("page selection lost rows [", r.from, ", ", r.to, "]");
+    }
+    for (int64_t row = r.from; row <= r.to; ++row) {
+      builder.UnsafeAppend(span_base + (row - kept[span].from));
+    }
+  }
+  *identity = CountRows(wanted) == CountRows(kept);
+  return builder.Finish();
+}
+
+}  // namespace
+
+std::vector<int> PagesHoldingRows(const std::vector<int64_t>& page_first_rows, int64_t rows,
+                                  const std::vector<RowRange>& wanted) {
+  std::vector<int> out;
+  size_t w = 0;
+  for (size_t p = 0; p < page_first_rows.size() && w < wanted.size(); ++p) {
+    const int64_t lo = page_first_rows[p];
+    const int64_t hi = p + 1 < page_first_rows.size() ? page_first_rows[p + 1] - 1 : rows - 1;
+    while (w < wanted.size() && wanted[w].to < lo) ++w;
+    if (w < wanted.size() && wanted[w].from <= hi) out.push_back(static_cast<int>(p));
+  }
+  return out;
+}
+
+Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
+    const SelectionRead& in, ParquetReadStats* stats) {
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  auto md = in.parquet->metadata();
+  const int num_groups = md->num_row_groups();
+  const auto& starts = in.row_group_starts;
+
+  // Wanted rows per row group, row-group relative.
+  std::vector<std::vector<RowRange>> wanted(num_groups);
+  std::vector<int> groups;
+  for (int g = 0; g < num_groups; ++g) {
+    wanted[g] = IntersectRanges(*in.positions, starts[g], starts[g + 1] - 1);
+    if (wanted[g].empty()) continue;
+    for (auto& r : wanted[g]) {
+      r.from -= starts[g];
+      r.to -= starts[g];
+    }
+    groups.push_back(g);
+  }
+
+  std::vector<std::vector<int>> field_leaves;
+  std::vector<int32_t> all_leaves;
+  for (int f : in.fields) {
+    std::vector<int> leaves;
+    CollectLeaves(in.manifest->schema_fields[f], &leaves);
+    all_leaves.insert(all_leaves.end(), leaves.begin(), leaves.end());
+    field_leaves.push_back(std::move(leaves));
+  }
+
+  // The page index of the touched chunks, read in one request per row group.
+  std::shared_ptr<parquet::PageIndexReader> page_index;
+  bool any_index = false;
+  for (int g : groups) {
+    for (int leaf : all_leaves) {
+      any_index |= md->RowGroup(g)->ColumnChunk(leaf)->GetOffsetIndexLocation().has_value();
+    }
+  }
+  if (any_index) {
+    page_index = in.parquet->GetPageIndexReader();
+    if (page_index != nullptr) {
+      std::vector<int32_t> rgs(groups.begin(), groups.end());
+      parquet::PageIndexSelection selection;
+      selection.offset_index = true;
+      page_index->WillNeed(rgs, all_leaves, selection);
+    }
+  }
+
+  std::map<PlanKey, LeafPlan> plans;
+  for (int g : groups) {
+    for (const auto& leaves : field_leaves) PlanField(*md, g, leaves, wanted[g], page_index, &plans);
+  }
+
+  auto contents = std::make_unique<PrunedFile>(
+      parquet::ParquetFileReader::Contents::Open(in.file, parquet::default_reader_properties(),
+                                                 md),
+      in.file, &plans, stats);
+  auto parquet_reader = std::make_unique<parquet::ParquetFileReader>();
+  parquet_reader->Open(std::move(contents));
+  parquet::ArrowReaderProperties arrow_props;
+  arrow_props.set_pre_buffer(false);  // PreBuffer requires the library's own contents
+  arrow_props.set_use_threads(false);
+  std::unique_ptr<parquet::arrow::FileReader> reader;
+  ARROW_RETURN_NOT_OK(parquet::arrow::FileReader::Make(
+      arrow::default_memory_pool(), std::move(parquet_reader), arrow_props, &reader));
+
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> out;
+  for (size_t fi = 0; fi < in.fields.size(); ++fi) {
+    const int field = in.fields[fi];
+    const auto& leaves = field_leaves[fi];
+    std::vector<std::shared_ptr<arrow::Array>> chunks;
+    for (int g : groups) {
+      std::shared_ptr<arrow::ChunkedArray> decoded;
+      ARROW_RETURN_NOT_OK(reader->RowGroup(g)->Column(field)->Read(&decoded));
+      const LeafPlan& plan = plans.at({g, leaves.front()});
+      if (decoded->length() != CountRows(plan.kept)) {
+        return Status::IOError("column '", in.manifest->schema_fields[field].field->name(),
+                               "' of row group ", g, " in '", in.path, "' decoded ",
+                               decoded->length(), " rows where its pages hold ",
+                               CountRows(plan.kept));
+      }
+      if (stats != nullptr) {
+        for (int leaf : leaves) {
+          const LeafPlan& p = plans.at({g, leaf});
+          switch (p.mode) {
+            case LeafMode::kWhole:
+              ++stats->chunks_whole;
+              break;
+            case LeafMode::kPages:
+              ++stats->chunks_by_index;
+              stats->data_pages_total += static_cast<int64_t>(p.locations.size());
+              stats->data_pages_decoded += static_cast<int64_t>(p.pages.size());
+              break;
+            case LeafMode::kFilter:
+              ++stats->chunks_by_filter;
+              stats->data_pages_total += p.filter_pages_seen;
+              stats->data_pages_decoded += p.filter_pages_kept;
+              break;
+          }
+        }
+      }
+      bool identity = false;
+      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity));
+      if (identity) {
+        chunks.insert(chunks.end(), decoded->chunks().begin(), decoded->chunks().end());
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices)));
+      const auto& taken_chunks = taken.chunked_array()->chunks();
+      chunks.insert(chunks.end(), taken_chunks.begin(), taken_chunks.end());
+    }
+    ARROW_ASSIGN_OR_RAISE(auto column,
+                          arrow::ChunkedArray::Make(std::move(chunks),
+                                                    in.manifest->schema_fields[field].field->type()));
+    out.push_back(std::move(column));
+  }
+  return out;
+}
+
+}  // namespace paimon_rowid::format_internal
