@@ -26,8 +26,8 @@ namespace paimon_rowid::format_internal {
 namespace {
 
 // Holes between wanted pages up to this size are read rather than skipped: one request
-// instead of two costs less than the hole on local disks and object stores alike.
-constexpr int64_t kMaxReadHole = 64 * 1024;
+// instead of two costs less than a small hole (Arrow's own read coalescing uses 8 KiB).
+constexpr int64_t kMaxReadHole = 8 * 1024;
 
 enum class LeafMode { kWhole, kPages, kFilter };
 

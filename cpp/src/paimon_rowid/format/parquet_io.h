@@ -55,10 +55,14 @@ struct ParquetWriteOptions {
   std::string compression = "zstd";  // zstd, snappy, gzip, lz4, none
   int compression_level = 1;
   int64_t row_group_size_rows = 1 << 20;
-  int64_t data_page_size_bytes = 1 << 20;
+  /// Small pages let reads by row id decode little (with the page index, only the pages
+  /// holding wanted rows are read): 64 KiB halves the time to read 100 random rows of a
+  /// 1M-row file against 1 MiB, at no measurable cost in write or scan time or file size
+  /// (format_test DISABLED_PageSizeCost).
+  int64_t data_page_size_bytes = 64 << 10;
   /// Values buffered between page-size checks: a page can overshoot the size by this many
-  /// values.
-  int64_t write_batch_size = 1024;
+  /// values, which matters for wide values (a 3 KiB vector x 1024 is a 3 MiB page).
+  int64_t write_batch_size = 256;
   bool write_page_index = true;
 };
 

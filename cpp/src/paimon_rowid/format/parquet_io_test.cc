@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <random>
 
 #include "arrow/api.h"
@@ -425,6 +426,75 @@ TEST(ParquetIOPageSelectionTest, PagesHoldingRows) {
             (std::vector<int>{0, 2}));
   EXPECT_EQ(format_internal::PagesHoldingRows(first, 35, {{0, 34}}),
             (std::vector<int>{0, 1, 2, 3}));
+}
+
+// Not a test: the cost of page sizes for writes, scans and reads by row position on a
+// 1M-row (int64, double, int32, string) file. Run with
+//   format_test --gtest_also_run_disabled_tests --gtest_filter='*PageSizeCost*'
+TEST(ParquetIOPageSelectionTest, DISABLED_PageSizeCost) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  const int64_t rows = 1 << 20;
+  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
+                               arrow::field("x", arrow::float64()),
+                               arrow::field("y", arrow::int32()),
+                               arrow::field("s", arrow::utf8())});
+  std::mt19937_64 rng(42);
+  auto table = RandomTable(schema, rows, 42);
+  testing::TempDir dir;
+  struct Setting {
+    int64_t page_bytes;
+    int64_t batch;
+  };
+  for (Setting setting : {Setting{1 << 20, 1024}, Setting{256 << 10, 1024},
+                          Setting{64 << 10, 1024}, Setting{64 << 10, 256},
+                          Setting{16 << 10, 256}}) {
+    std::string path = dir.path() + "/p" + std::to_string(setting.page_bytes) + "-" +
+                       std::to_string(setting.batch) + ".parquet";
+    auto t0 = Clock::now();
+    {
+      auto sink = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+      ParquetWriteOptions opts;
+      opts.data_page_size_bytes = setting.page_bytes;
+      opts.write_batch_size = setting.batch;
+      auto w = ParquetFileWriter::Open(sink, schema, opts).ValueOrDie();
+      arrow::TableBatchReader batches(*table);
+      batches.set_chunksize(64 << 10);
+      std::shared_ptr<arrow::RecordBatch> batch;
+      while (batches.ReadNext(&batch).ok() && batch != nullptr) ASSERT_TRUE(w->Write(*batch).ok());
+      ASSERT_TRUE(w->Close().ok());
+    }
+    double write_s = seconds(t0);
+    auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
+    int64_t size = file->GetSize().ValueOrDie();
+    auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
+    t0 = Clock::now();
+    ASSERT_TRUE(reader->Read({"id", "x", "y", "s"}, nullptr).ok());
+    double scan_s = seconds(t0);
+    std::printf("page %7lld B batch %4lld: file %.1f MiB write %.3f s scan %.3f s\n",
+                static_cast<long long>(setting.page_bytes), static_cast<long long>(setting.batch),
+                static_cast<double>(size) / (1 << 20), write_s, scan_s);
+    for (int64_t k : {100, 1000, 10000, 100000}) {
+      std::vector<RowRange> sel;
+      std::uniform_int_distribution<int64_t> pick(0, rows - 1);
+      std::vector<int64_t> ids;
+      for (int64_t i = 0; i < k; ++i) ids.push_back(pick(rng));
+      std::sort(ids.begin(), ids.end());
+      for (int64_t id : ids) {
+        if (sel.empty() || sel.back().to < id) sel.push_back({id, id});
+      }
+      ParquetReadStats stats;
+      t0 = Clock::now();
+      ASSERT_TRUE(reader->Read({"x", "s"}, &sel, &stats).ok());
+      std::printf("  %6lld ids: %.4f s, pages %lld/%lld, fetched %.1f MiB\n",
+                  static_cast<long long>(k), seconds(t0),
+                  static_cast<long long>(stats.data_pages_decoded),
+                  static_cast<long long>(stats.data_pages_total),
+                  static_cast<double>(stats.bytes_fetched_by_index) / (1 << 20));
+    }
+  }
 }
 
 }  // namespace
