@@ -1,19 +1,22 @@
-"""The main job: a resumable embedding backfill on a local warehouse, embedded (no Ray).
+"""The main job: a resumable embedding backfill from an image BLOB column, embedded (no Ray).
 
-1. create a data-evolution table (id, text, embedding VECTOR<FLOAT, 8> NULL) and append rows
-   in a few commits;
+1. create a data-evolution table (id, text, image BLOB, embedding VECTOR<FLOAT, 8> NULL)
+   and append rows in a few commits (images go to .blob files beside the Parquet files);
 2. plan it into row-id ranges with process_row_id_ranges and, per batch, read only the rows
-   whose embedding is still NULL, compute embeddings, and write them back with
-   update_by_row_id (one commit per batch);
-3. fix one row's text with update_by_row_id and read a few rows back by row id.
+   whose embedding is still NULL (the filter runs before any image payload is fetched),
+   compute embeddings from the image bytes, and write them back with update_by_row_id (one
+   commit per batch);
+3. fix one row's text with update_by_row_id and read a few rows back by row id, with the
+   image as a small BlobDescriptor.
 
-A rerun (``--keep``) finds every embedding filled and commits nothing. The same code runs on
-Ray by importing from ``paimon_rowid.ray`` instead.
+A rerun on the same warehouse finds every embedding filled and commits nothing. The seed's
+Ray version of the same job is examples/seed_backfill.py.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import shutil
 import tempfile
 import time
@@ -21,7 +24,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from paimon_rowid import CatalogFactory, Schema
+from paimon_rowid import BlobDescriptor, CatalogFactory, Schema
 from paimon_rowid.ranges import process_row_id_ranges
 from paimon_rowid.row_ids import read_by_row_id, update_by_row_id
 
@@ -29,11 +32,11 @@ DIM = 8
 TARGET = "demo.docs"
 
 
-def embed(texts):
-    """A stand-in model: a deterministic unit vector per text."""
+def embed(images):
+    """A stand-in model: a deterministic unit vector per image."""
     out = []
-    for t in texts:
-        v = np.frombuffer(hashlib.sha256(t.encode()).digest()[: DIM * 4], dtype=np.uint32)
+    for img in images:
+        v = np.frombuffer(hashlib.sha256(img).digest()[: DIM * 4], dtype=np.uint32)
         v = v.astype(np.float32)
         out.append((v / np.linalg.norm(v)).tolist())
     return pa.array(out, type=pa.list_(pa.float32(), DIM))
@@ -51,13 +54,14 @@ def main() -> None:
     catalog = CatalogFactory.create(options)
     catalog.create_database("demo", True)
     schema = Schema.from_pyarrow_schema(
-        pa.schema([("id", pa.int64()), ("text", pa.string()),
+        pa.schema([("id", pa.int64()), ("text", pa.string()), ("image", pa.large_binary()),
                    ("embedding", pa.list_(pa.float32(), DIM))]),
         options={"row-tracking.enabled": "true", "data-evolution.enabled": "true"})
     catalog.create_table(TARGET, schema, True)
     table = catalog.get_table(TARGET)
 
     if table.latest_snapshot() is None:
+        rng = np.random.default_rng(7)
         step = max(1, args.rows // 4)
         for start in range(0, args.rows, step):
             ids = list(range(start, min(args.rows, start + step)))
@@ -66,6 +70,7 @@ def main() -> None:
             write.write_arrow(pa.table({
                 "id": pa.array(ids, pa.int64()),
                 "text": [f"document number {i}" for i in ids],
+                "image": pa.array([rng.bytes(512) for _ in ids], pa.large_binary()),
                 "embedding": pa.nulls(len(ids), pa.list_(pa.float32(), DIM)),
             }))
             commit.commit(write.prepare_commit())
@@ -74,15 +79,15 @@ def main() -> None:
     commits = []
 
     def process(ranges):
-        t = CatalogFactory.create(options).get_table(TARGET)
-        rb = t.new_read_builder().with_projection(["text", "embedding", "_ROW_ID"])
+        t = CatalogFactory.create(options).get_table(TARGET).copy({"blob-as-descriptor": "false"})
+        rb = t.new_read_builder().with_projection(["image", "embedding", "_ROW_ID"])
         rb.with_filter(rb.new_predicate_builder().is_null("embedding"))
         splits = rb.new_scan().with_row_ranges(ranges).plan().splits()
         pending = rb.new_read().to_arrow(splits)
         if pending.num_rows == 0:
             return
         updates = pa.table({"_ROW_ID": pending["_ROW_ID"],
-                            "embedding": embed(pending["text"].to_pylist())})
+                            "embedding": embed(pending["image"].to_pylist())})
         result = update_by_row_id(TARGET, updates, options, update_cols=["embedding"])
         commits.append(result["num_updated"])
 
@@ -95,7 +100,11 @@ def main() -> None:
     update_by_row_id(TARGET, pa.table({"_ROW_ID": [3], "text": ["document three, fixed"]}),
                      options, update_cols=["text"])
     rows = read_by_row_id(TARGET, pa.table({"_ROW_ID": [3, 4, 3]}), options,
-                          projection=["id", "text", "embedding"])
+                          projection=["id", "text", "image", "embedding"],
+                          dynamic_options={"blob-as-descriptor": "true"})
+    descriptors = [BlobDescriptor.deserialize(b) for b in rows["image"].to_pylist()]
+    rows = rows.drop_columns(["image"]).append_column(
+        "image", pa.array([f"{os.path.basename(d.uri)}@{d.offset}+{d.length}" for d in descriptors]))
     print(rows.to_pandas().to_string())
 
     rb = table.new_read_builder().with_projection(["_ROW_ID", "embedding"])

@@ -140,16 +140,21 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     update_cols = native().validate_update_columns(table._native, update_cols, target,
                                                    "update_by_row_id")
     ds = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
-    names = ds.schema().names
+    # Execute the source exactly once: its schema, row count and blocks all come from the
+    # materialized result (probing a lazy pipeline with schema()/limit() would run it twice,
+    # and trips Ray's executor on actor-pool pipelines).
+    materialized = ds.materialize()
+    schema = materialized.schema()
+    names = list(schema.names) if schema is not None else []
     missing = [c for c in [jobs.ROW_ID] + update_cols if c not in names]
-    if missing:
+    if schema is not None and missing:
         raise ValueError(f"source is missing columns {missing}; it must carry _ROW_ID and "
                          f"{update_cols}.")
     snapshot = table.latest_snapshot()
-    if jobs.table_is_empty(snapshot):
-        if ds.limit(1).count() > 0:
-            raise jobs.foreign_ids_error(target)
+    if materialized.count() == 0:
         return {"num_updated": 0}
+    if jobs.table_is_empty(snapshot):
+        raise jobs.foreign_ids_error(target)
     index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
@@ -162,7 +167,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     messages: List[Any] = []
     rows = 0
     try:
-        block_refs = ds.select_columns(columns).to_arrow_refs()
+        block_refs = materialized.to_arrow_refs()
         # Scatter with a cap on tasks in flight (2 per CPU), one output per bucket.
         cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
         parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
