@@ -13,3 +13,6 @@ ctest --test-dir build/cpp --output-on-failure
 echo "== Python tests"
 # Run from tests/ against the installed package (not the source tree).
 ${PYTHON:-python3} -m pytest -q "$@"
+
+echo "== benchmarks, small size (checks that every workload runs and both engines agree)"
+${PYTHON:-python3} -m bench --size small --out build/bench-small.json --markdown build/bench-small.md
