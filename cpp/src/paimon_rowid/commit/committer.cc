@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <random>
 #include <thread>
@@ -15,6 +18,14 @@
 
 namespace paimon_rowid {
 namespace {
+
+// Crash injection for the crash-safety tests: when PAIMON_ROWID_CRASH_AT names this point,
+// the process kills itself with SIGKILL right here (no cleanup, no unwinding), exactly like
+// a machine or OOM kill. Unset in production; reading one environment variable is free.
+void CrashPoint(const char* point) {
+  static const char* wanted = std::getenv("PAIMON_ROWID_CRASH_AT");
+  if (wanted != nullptr && std::strcmp(wanted, point) == 0) ::raise(SIGKILL);
+}
 
 constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
@@ -276,7 +287,9 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       meta.file_name = "manifest-" + RandomUuid() + "-0";
       ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, *codec, *zstd_level));
       files.files.push_back(table_->ManifestPath(meta.file_name));
+      CrashPoint("before_manifest");
       ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), manifest->ToString()));
+      CrashPoint("after_manifest");
       meta.file_size = manifest->size();
       meta.num_added_files = static_cast<int64_t>(entries.size());
       meta.num_deleted_files = 0;
@@ -320,6 +333,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), base_bytes->ToString()));
       files.files.push_back(table_->ManifestPath(delta_name));
       ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), delta_bytes->ToString()));
+      CrashPoint("after_manifest_lists");
 
       Snapshot snap;
       snap.version = 3;
@@ -349,12 +363,14 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       if (created.IsAlreadyExists()) return std::optional<int64_t>();
       ARROW_RETURN_NOT_OK(created);
       files.files.clear();  // they belong to the snapshot now
+      CrashPoint("after_snapshot");
 
       // The LATEST hint: best effort, and never moved backwards by a slow committer.
       std::string hint = JoinPath(JoinPath(table_->path(), "snapshot"), "LATEST");
       auto current = io->ReadText(hint);
       auto current_id = current.ok() ? ParseHint(*current) : Result<int64_t>(Status::Invalid(""));
       if (!current_id.ok() || *current_id < new_id) (void)io->WriteFile(hint, std::to_string(new_id));
+      CrashPoint("after_latest");
       return std::optional<int64_t>(new_id);
     };
 
