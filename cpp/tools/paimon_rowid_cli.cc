@@ -1,0 +1,207 @@
+// paimon-rowid: the command-line tool. Tables are read and updated by row id from the shell;
+// data goes out as CSV (or Arrow IPC with --ipc) and comes in as CSV or Arrow IPC.
+//
+//   paimon-rowid WAREHOUSE databases
+//   paimon-rowid WAREHOUSE tables DB
+//   paimon-rowid WAREHOUSE schema DB.TABLE
+//   paimon-rowid WAREHOUSE snapshot DB.TABLE
+//   paimon-rowid WAREHOUSE ranges DB.TABLE [--rows-per-batch N]
+//   paimon-rowid WAREHOUSE read DB.TABLE [--columns a,b] [--range FROM TO] [--ipc]
+//   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
+//   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
+//       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "arrow/api.h"
+#include "arrow/csv/api.h"
+#include "arrow/io/api.h"
+#include "arrow/io/stdio.h"
+#include "arrow/ipc/api.h"
+#include "paimon_rowid/api.h"
+#include "paimon_rowid/common/options.h"
+#include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"
+
+namespace pr = paimon_rowid;
+using arrow::Status;
+
+namespace {
+
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::string> columns;
+  std::vector<int64_t> ids;
+  std::optional<pr::RowRange> range;
+  int64_t rows_per_batch = 1000000;
+  std::string input;
+  bool ipc = false;
+};
+
+arrow::Result<Args> ParseArgs(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> arrow::Result<std::string> {
+      if (i + 1 >= argc) return Status::Invalid(arg, " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (arg == "--columns") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      a.columns = pr::SplitOptionList(v);
+    } else if (arg == "--ids") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      for (const auto& s : pr::SplitOptionList(v)) a.ids.push_back(std::stoll(s));
+    } else if (arg == "--range") {
+      ARROW_ASSIGN_OR_RAISE(auto from, next());
+      ARROW_ASSIGN_OR_RAISE(auto to, next());
+      a.range = pr::RowRange{std::stoll(from), std::stoll(to)};
+    } else if (arg == "--rows-per-batch") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      a.rows_per_batch = std::stoll(v);
+    } else if (arg == "--input") {
+      ARROW_ASSIGN_OR_RAISE(a.input, next());
+    } else if (arg == "--ipc") {
+      a.ipc = true;
+    } else {
+      a.positional.push_back(arg);
+    }
+  }
+  return a;
+}
+
+Status Emit(const std::shared_ptr<arrow::RecordBatchReader>& reader, bool ipc) {
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+  auto out = std::make_shared<arrow::io::StdoutStream>();
+  if (ipc) {
+    ARROW_ASSIGN_OR_RAISE(auto writer, arrow::ipc::MakeStreamWriter(out, table->schema()));
+    ARROW_RETURN_NOT_OK(writer->WriteTable(*table));
+    return writer->Close();
+  }
+  return arrow::csv::WriteCSV(*table, arrow::csv::WriteOptions::Defaults(), out.get());
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::string& path) {
+  std::shared_ptr<arrow::io::InputStream> in;
+  if (path == "-" || path.empty()) {
+    in = std::make_shared<arrow::io::StdinStream>();
+  } else {
+    ARROW_ASSIGN_OR_RAISE(in, arrow::io::ReadableFile::Open(path));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto buffered, arrow::io::BufferedInputStream::Create(1 << 16, arrow::default_memory_pool(), in));
+  ARROW_ASSIGN_OR_RAISE(auto head, buffered->Peek(8));
+  // Arrow IPC streams start with the 0xFFFFFFFF continuation marker.
+  if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0xFF &&
+      static_cast<unsigned char>(head[1]) == 0xFF) {
+    return arrow::ipc::RecordBatchStreamReader::Open(buffered);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto csv, arrow::csv::StreamingReader::Make(
+                                      arrow::io::default_io_context(), buffered,
+                                      arrow::csv::ReadOptions::Defaults(),
+                                      arrow::csv::ParseOptions::Defaults(),
+                                      arrow::csv::ConvertOptions::Defaults()));
+  return csv;
+}
+
+std::vector<std::string> ReadFields(const pr::Table& table, const std::vector<std::string>& columns) {
+  std::vector<std::string> fields = columns.empty() ? table.schema().field_names() : columns;
+  if (table.row_tracking_enabled() &&
+      std::find(fields.begin(), fields.end(), "_ROW_ID") == fields.end()) {
+    fields.push_back("_ROW_ID");
+  }
+  return fields;
+}
+
+Status Run(const Args& a) {
+  if (a.positional.size() < 2) return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ...");
+  const std::string& command = a.positional[1];
+  ARROW_ASSIGN_OR_RAISE(auto catalog, pr::Catalog::Make({{"warehouse", a.positional[0]}}));
+  if (command == "databases") {
+    ARROW_ASSIGN_OR_RAISE(auto dbs, catalog->ListDatabases());
+    for (const auto& d : dbs) std::cout << d << "\n";
+    return Status::OK();
+  }
+  if (a.positional.size() < 3) return Status::Invalid(command, " needs a database or table");
+  const std::string& target = a.positional[2];
+  if (command == "tables") {
+    ARROW_ASSIGN_OR_RAISE(auto tables, catalog->ListTables(target));
+    for (const auto& t : tables) std::cout << t << "\n";
+    return Status::OK();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable(target));
+  if (command == "schema") {
+    std::cout << table->schema().ToJson() << "\n";
+    return Status::OK();
+  }
+  if (command == "snapshot") {
+    ARROW_ASSIGN_OR_RAISE(auto snap, table->ResolveSnapshot());
+    std::cout << (snap ? snap->ToJson() : std::string("no snapshot")) << "\n";
+    return Status::OK();
+  }
+  if (command == "ranges") {
+    ARROW_ASSIGN_OR_RAISE(auto snap, table->LatestSnapshot());
+    if (!snap) return Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto index, pr::RowIdIndex::Build(table, *snap));
+    int64_t pending = 0;
+    std::string batch;
+    for (const auto& g : index->groups()) {
+      batch += (batch.empty() ? "" : " ") + std::to_string(g.range.from) + "-" + std::to_string(g.range.to);
+      pending += g.range.count();
+      if (pending >= a.rows_per_batch) {
+        std::cout << batch << "\n";
+        batch.clear();
+        pending = 0;
+      }
+    }
+    if (!batch.empty()) std::cout << batch << "\n";
+    return Status::OK();
+  }
+  if (command == "read") {
+    pr::ScanPlanner planner(table);
+    if (a.range) planner.WithRowRanges({*a.range});
+    ARROW_ASSIGN_OR_RAISE(auto plan, planner.Plan());
+    pr::ReadOptions options;
+    options.fields = ReadFields(*table, a.columns);
+    ARROW_ASSIGN_OR_RAISE(auto read, pr::TableRead::Make(table, options));
+    ARROW_ASSIGN_OR_RAISE(auto reader, read->Read(plan.splits));
+    return Emit(reader, a.ipc);
+  }
+  if (command == "read-by-row-id") {
+    ARROW_ASSIGN_OR_RAISE(auto snap, table->ResolveSnapshot());
+    if (!snap) return Status::Invalid("table '", target, "' has no rows");
+    ARROW_ASSIGN_OR_RAISE(auto index, pr::RowIdIndex::Build(table, *snap));
+    std::vector<std::string> projection = a.columns.empty() ? table->schema().field_names() : a.columns;
+    ARROW_ASSIGN_OR_RAISE(auto read, pr::RowIdRead::Make(table, projection, index));
+    arrow::Int64Builder ids;
+    ARROW_RETURN_NOT_OK(ids.AppendValues(a.ids));
+    ARROW_ASSIGN_OR_RAISE(auto id_array, ids.Finish());
+    ARROW_ASSIGN_OR_RAISE(auto reader, read->Read({id_array}));
+    return Emit(reader, a.ipc);
+  }
+  if (command == "update-by-row-id") {
+    if (a.columns.empty()) return Status::Invalid("update-by-row-id needs --columns");
+    ARROW_ASSIGN_OR_RAISE(auto cols, pr::ValidateUpdateColumns(*table, a.columns, target, "update_by_row_id"));
+    ARROW_ASSIGN_OR_RAISE(auto input, OpenInput(a.input));
+    ARROW_ASSIGN_OR_RAISE(auto update, pr::RowIdUpdate::Make(table, cols, target));
+    ARROW_RETURN_NOT_OK(update->AddAll(input.get()));
+    ARROW_ASSIGN_OR_RAISE(auto outcome, pr::CommitUpdate(update.get(), table, pr::RandomUuid()));
+    std::cout << "{\"num_updated\": " << outcome.num_updated << ", \"snapshot_id\": "
+              << (outcome.snapshot_id ? std::to_string(*outcome.snapshot_id) : "null") << "}\n";
+    return Status::OK();
+  }
+  return Status::Invalid("unknown command '", command, "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto args = ParseArgs(argc, argv);
+  Status st = args.ok() ? Run(*args) : args.status();
+  if (!st.ok()) {
+    std::cerr << "paimon-rowid: " << st.message() << "\n";
+    return st.IsInvalid() || st.IsKeyError() ? 2 : 1;
+  }
+  return 0;
+}
