@@ -9,7 +9,8 @@
 3. fix one row's text with update_by_row_id and read a few rows back by row id, with the
    image as a small BlobDescriptor.
 
-A rerun on the same warehouse finds every embedding filled and commits nothing. The seed's
+A rerun on the same warehouse skips every finished batch without reading it
+(``resume_key``) and commits nothing. The seed's
 Ray version of the same job is examples/seed_backfill.py.
 """
 from __future__ import annotations
@@ -92,8 +93,9 @@ def main() -> None:
         commits.append(result["num_updated"])
 
     started = time.perf_counter()
+    # resume_key: progress goes into the snapshots; a rerun skips finished batches unread.
     process_row_id_ranges(TARGET, options, rows_per_commit=max(1, args.rows // 2),
-                          processor=process)
+                          processor=process, resume_key="embedding-v1")
     print(f"backfill: {len(commits)} commit(s), {sum(commits)} embeddings written in "
           f"{time.perf_counter() - started:.2f}s")
 

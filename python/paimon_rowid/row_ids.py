@@ -62,9 +62,10 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     update_cols = native().validate_update_columns(table._native, update_cols, target,
                                                    "update_by_row_id")
     reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
+    from .ranges import backfill_properties
     rows, _snapshot_id, _rebases = native().update_by_row_id_commit(
         table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
-        MAX_REBASES)
+        MAX_REBASES, backfill_properties(target))
     return {"num_updated": int(rows)}
 
 

@@ -85,6 +85,8 @@ NB_MODULE(_native, m) {
            [](const Table& t, const std::map<std::string, std::optional<std::string>>& overrides) {
              return Unwrap(t.Copy(overrides));
            })
+      .def("snapshot_json",
+           [](const Table& t, int64_t id) { return Unwrap(t.SnapshotById(id)).ToJson(); })
       .def("latest_snapshot_json",
            [](const Table& t) -> std::optional<std::string> {
              auto snap = Unwrap(t.LatestSnapshot());

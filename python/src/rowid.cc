@@ -2,6 +2,7 @@
 // update_by_row_id and read_by_row_id kernels. Ids and values enter as Arrow C streams;
 // results leave as Arrow C streams or native commit messages.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -132,17 +133,20 @@ void RegisterRowId(nb::module_& m) {
   m.def(
       "update_by_row_id_commit",
       [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
-         std::string target, std::string commit_user, int threads, int max_rebases) {
+         std::string target, std::string commit_user, int threads, int max_rebases,
+         std::map<std::string, std::string> properties) {
         auto reader = ImportStreamFrom(source);
         auto outcome = WithoutGil([&]() -> Result<UpdateOutcome> {
           ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, target));
           ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
-          return CommitUpdate(update.get(), table, commit_user, threads, max_rebases);
+          return CommitUpdate(update.get(), table, commit_user, threads, max_rebases,
+                              properties);
         });
         return std::make_tuple(outcome.num_updated, outcome.snapshot_id, outcome.rebases);
       },
       nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
-      nb::arg("commit_user"), nb::arg("threads") = 0, nb::arg("max_rebases") = 5);
+      nb::arg("commit_user"), nb::arg("threads") = 0, nb::arg("max_rebases") = 5,
+      nb::arg("properties") = std::map<std::string, std::string>{});
 
   m.def(
       "read_by_row_id",

@@ -113,13 +113,16 @@ void RegisterWrite(nb::module_& m) {
       .def(
           "__init__",
           [](PyCommitter* self, std::shared_ptr<Table> table, std::string commit_user,
-             std::optional<int64_t> commit_identifier) {
+             std::optional<int64_t> commit_identifier,
+             std::map<std::string, std::string> properties) {
             CommitOptions opts;
             opts.commit_user = std::move(commit_user);
             if (commit_identifier) opts.commit_identifier = *commit_identifier;
+            opts.properties = std::move(properties);
             new (self) PyCommitter{Unwrap(Committer::Make(std::move(table), std::move(opts)))};
           },
-          nb::arg("table"), nb::arg("commit_user"), nb::arg("commit_identifier").none())
+          nb::arg("table"), nb::arg("commit_user"), nb::arg("commit_identifier").none(),
+          nb::arg("properties") = std::map<std::string, std::string>{})
       .def_prop_ro("commit_user", [](const PyCommitter& c) { return c.committer->commit_user(); })
       .def("commit",
            [](PyCommitter& c, const std::vector<MessagePtr>& messages) {

@@ -194,7 +194,9 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         rows += n
     if not messages:
         return {"num_updated": int(rows)}
-    committer = native().Committer(table._native, str(uuid.uuid4()), None)
+    from ..ranges import backfill_properties
+    committer = native().Committer(table._native, str(uuid.uuid4()), None,
+                                   backfill_properties(target))
     committer.commit(messages)  # deletes the files itself when it finally fails
     return {"num_updated": int(rows)}
 

@@ -349,6 +349,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
         if (latest->schema_id == schema_id) snap.statistics = latest->statistics;
       }
       snap.commit_user = options_.commit_user;
+      snap.properties = options_.properties;
       snap.writer_version = kWriterVersion;
       snap.commit_identifier = options_.commit_identifier;
       snap.commit_kind = "APPEND";

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,8 @@ inline constexpr const char* kWriterVersion = "paimon-rowid 0.1.0";
 struct CommitOptions {
   std::string commit_user;  // a random UUID when empty
   int64_t commit_identifier = Snapshot::kBatchCommitIdentifier;
+  /// Written into the new snapshot's "properties" (e.g. backfill progress).
+  std::map<std::string, std::string> properties;
   /// Testing hook: called before each attempt's snapshot file is created (attempt number
   /// from 0 and the snapshot id about to be created), e.g. to simulate a lost race.
   std::function<void(int attempt, int64_t snapshot_id)> before_snapshot_create;

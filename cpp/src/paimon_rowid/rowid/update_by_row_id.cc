@@ -403,11 +403,13 @@ Status RowIdUpdate::Rebase() {
 }
 
 Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
-                                   std::string commit_user, int threads, int max_rebases) {
+                                   std::string commit_user, int threads, int max_rebases,
+                                   std::map<std::string, std::string> properties) {
   UpdateOutcome outcome;
   outcome.num_updated = update->num_rows();
   CommitOptions options;
   options.commit_user = std::move(commit_user);
+  options.properties = std::move(properties);
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, options));
   while (true) {
     ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));

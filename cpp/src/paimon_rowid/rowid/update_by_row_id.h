@@ -14,6 +14,7 @@
 // Thread-safety: one thread drives an RowIdUpdate; Finish uses a pool internally.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +91,7 @@ struct UpdateOutcome {
 };
 Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
                                    std::string commit_user, int threads = 0,
-                                   int max_rebases = 5);
+                                   int max_rebases = 5,
+                                   std::map<std::string, std::string> properties = {});
 
 }  // namespace paimon_rowid
