@@ -8,7 +8,7 @@ the page cache served them; ``read_bytes``/``write_bytes`` count what reached th
 from __future__ import annotations
 
 import resource
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 
 def proc_io() -> Dict[str, int]:
@@ -67,7 +67,7 @@ class FileAccessWatch:
     from the kernel for any process using these paths; a round's warehouse is its own. Linux
     only: ``available`` is False elsewhere (or when watches run out)."""
 
-    IN_ACCESS, IN_OPEN, IN_NONBLOCK = 0x1, 0x20, 0x800
+    IN_ACCESS, IN_OPEN, IN_NONBLOCK, IN_Q_OVERFLOW = 0x1, 0x20, 0x800, 0x4000
 
     def __init__(self, directories) -> None:
         import ctypes
@@ -95,10 +95,12 @@ class FileAccessWatch:
         return self.fd >= 0
 
     def drain(self) -> Dict[str, Dict[str, int]]:
-        """{"opened": {path: events}, "read": {path: events}} since the last drain (the
-        kernel merges identical consecutive events, so counts are not bytes)."""
+        """{"opened": {path: events}, "read": {path: events}, "overflow": bool} since the
+        last drain (the kernel merges identical consecutive events, so counts are not bytes;
+        "overflow": the kernel's event queue overflowed and dropped events, so the sets are
+        lower bounds)."""
         import struct
-        out: Dict[str, Dict[str, int]] = {"opened": {}, "read": {}}
+        out: Dict[str, Any] = {"opened": {}, "read": {}, "overflow": False}
         if not self.available:
             return out
         while True:
@@ -113,6 +115,9 @@ class FileAccessWatch:
                 wd, mask, _cookie, length = struct.unpack_from("iIII", buf, offset)
                 name = buf[offset + 16:offset + 16 + length].rstrip(b"\0").decode()
                 offset += 16 + length
+                if mask & self.IN_Q_OVERFLOW:
+                    out["overflow"] = True
+                    continue
                 path = self._os.path.join(self._wd.get(wd, "?"), name)
                 for bit, kind in ((self.IN_OPEN, "opened"), (self.IN_ACCESS, "read")):
                     if mask & bit:

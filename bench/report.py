@@ -123,6 +123,9 @@ def merge(first: Dict[str, Any], second: Dict[str, Any]) -> Dict[str, Any]:
                          "load_avg_end": second["machine"].get("load_avg_end")}
     merged["ok"] = first["ok"] and second["ok"]
     merged["runs"] = first.get("runs", 1) + second.get("runs", 1)
+    merged["started"] = min(first["started"], second["started"])  # same format and zone
+    merged["machine"]["load_avg_start"] = (first if first["started"] <= second["started"]
+                                           else second)["machine"].get("load_avg_start")
     return merged
 
 
@@ -211,7 +214,7 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         "first use are imported before the clock starts, see `bench/README.md`). \"cold 1st "
         "call\" is the warm-up round's time: the same call in a fresh process, lazy imports "
         "included (what a one-shot script pays). Peak RSS is the worker process's "
-        "`ru_maxrss` (interpreter and libraries included); read/written are the "
+        "`VmHWM` (interpreter and libraries included); read/written are the "
         "`/proc/self/io` `rchar`/`wchar` deltas around the operation (syscall bytes, page-cache "
         "hits included; memory-mapped reads are not counted). Speedup = pypaimon / ours.",
         "",

@@ -52,6 +52,7 @@ def run_job(job):
     setup_s = time.perf_counter() - started
     modules_before = set(sys.modules)
 
+    setup_hwm = measure.hwm_bytes()  # this process image's peak so far (import, setup)
     hwm_reset = measure.reset_peak_rss()
     rss_before = measure.rss_bytes()
     io_before = measure.proc_io()
@@ -71,7 +72,12 @@ def run_job(job):
         started = time.perf_counter()
         reply.update(workload.check(engine, state, result))
         reply["check_s"] = time.perf_counter() - started
-    reply["peak_rss"] = measure.maxrss_bytes()
+    # Peak RSS of this process image: VmHWM (before the reset and since). Not ru_maxrss: Linux
+    # carries the parent's high-water mark across fork+exec into ru_maxrss, so a worker
+    # started by an orchestrator that once held GiBs (generating inputs) would report those.
+    end_hwm = measure.hwm_bytes()
+    reply["peak_rss"] = (max(setup_hwm, end_hwm) if setup_hwm is not None and end_hwm is not None
+                         else measure.maxrss_bytes())
     return reply
 
 
