@@ -182,4 +182,29 @@ TEST(ConflictTest, RowIdExistence) {
 }
 
 }  // namespace
+
+TEST(CommitterTest, RecommitsWhenACheckThenRenameWriterReplacesOurSnapshot) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 5));
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(100, 3));
+  CommitOptions opts;
+  opts.after_snapshot_create = [&](int attempt, int64_t id) {
+    if (attempt != 0) return;
+    // Another engine renames its own snapshot-N over ours (rename replaces).
+    auto foreign = fx.table()->SnapshotById(1).ValueOrDie();
+    foreign.id = id;
+    foreign.uuid = "foreign";
+    foreign.commit_user = "someone-else";
+    std::string path = fx.table()->SnapshotPath(id);
+    ASSERT_TRUE(fx.table()->file_io()->WriteFile(path, foreign.ToJson()).ok());
+  };
+  auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
+  auto id = committer->Commit(msgs);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(**id, 3);  // snapshot 2 was taken over; ours landed again as 3
+  auto ids = WriteFixture::Int64s(fx.ReadAll({"id"}), "id");
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 100), 1);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 102), 1);
+}
+
 }  // namespace paimon_rowid

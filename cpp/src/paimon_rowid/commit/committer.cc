@@ -227,11 +227,14 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   auto max_retries = opts.GetInt(options::kCommitMaxRetries, 10);
   auto min_wait = opts.GetDurationMillis(options::kCommitMinRetryWait, 10);
   auto max_wait = opts.GetDurationMillis(options::kCommitMaxRetryWait, 10000);
+  // How long after creating snapshot-N we check that no check-then-rename writer replaced it.
+  auto verify_delay = opts.GetDurationMillis("commit.verify-delay", 50);
   auto group_on_commit = opts.GetBool(kPartitionGroupOnCommit, true);
   auto row_tracking = opts.GetBool(options::kRowTrackingEnabled, false);
   auto zstd_level = opts.GetInt(options::kZstdLevel, 1);
   auto codec = AvroCodecForCompression(opts.GetOr(options::kManifestCompression, "zstd"));
   for (const Status& st : {max_retries.status(), min_wait.status(), max_wait.status(),
+                           verify_delay.status(),
                            group_on_commit.status(), row_tracking.status(), zstd_level.status(),
                            codec.status()}) {
     if (!st.ok()) return fail(st);
@@ -348,6 +351,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
         snap.watermark = latest->watermark;
         if (latest->schema_id == schema_id) snap.statistics = latest->statistics;
       }
+      snap.uuid = RandomUuid();  // identifies this attempt's snapshot when verifying below
       snap.commit_user = options_.commit_user;
       snap.properties = options_.properties;
       snap.writer_version = kWriterVersion;
@@ -365,6 +369,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       ARROW_RETURN_NOT_OK(created);
       files.files.clear();  // they belong to the snapshot now
       CrashPoint("after_snapshot");
+      if (options_.after_snapshot_create) options_.after_snapshot_create(attempt, new_id);
 
       // The LATEST hint: best effort, and never moved backwards by a slow committer.
       std::string hint = JoinPath(JoinPath(table_->path(), "snapshot"), "LATEST");
@@ -372,6 +377,32 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       auto current_id = current.ok() ? ParseHint(*current) : Result<int64_t>(Status::Invalid(""));
       if (!current_id.ok() || *current_id < new_id) (void)io->WriteFile(hint, std::to_string(new_id));
       CrashPoint("after_latest");
+      // Java and pypaimon create snapshots with check-then-rename, and rename replaces: a
+      // writer that checked before our link can still overwrite snapshot-N. Read it back
+      // after a short grace period; if it is no longer ours, our commit was lost, so redo it
+      // on top of the new latest (our data files are intact; the lost manifests become
+      // orphans, since a reader may still hold them).
+      // The grace period is paid only while another engine is active: it wrote one of the
+      // snapshots of the last 5 s. Our own writers never replace snapshots.
+      bool foreign_active = false;
+      for (std::optional<Snapshot> s = latest; s && NowMillis() - s->time_millis < 5000;) {
+        if (s->writer_version.value_or("").rfind("paimon-rowid", 0) != 0) {
+          foreign_active = true;
+          break;
+        }
+        if (s->id <= 1) break;
+        auto previous = table_->SnapshotById(s->id - 1);
+        if (!previous.ok()) break;
+        s = std::move(*previous);
+      }
+      if (foreign_active && *verify_delay > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(*verify_delay));
+      }
+      auto landed = table_->SnapshotById(new_id);
+      if (landed.ok() && landed->uuid != snap.uuid) {
+        first_seen_latest = new_id;  // the replacing snapshot is not ours
+        return std::optional<int64_t>();
+      }
       return std::optional<int64_t>(new_id);
     };
 

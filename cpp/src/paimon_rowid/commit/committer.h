@@ -42,6 +42,9 @@ struct CommitOptions {
   /// Testing hook: called before each attempt's snapshot file is created (attempt number
   /// from 0 and the snapshot id about to be created), e.g. to simulate a lost race.
   std::function<void(int attempt, int64_t snapshot_id)> before_snapshot_create;
+  /// Testing hook: called right after snapshot-N was created (e.g. to simulate a
+  /// check-then-rename writer replacing it).
+  std::function<void(int attempt, int64_t snapshot_id)> after_snapshot_create;
 };
 
 class Committer {
