@@ -140,3 +140,16 @@ def prepare_read(target: str, catalog_options: Mapping[str, Any], projection: Se
     check_dynamic_options(dynamic_options)
     table, snapshot = resolve_read_table(table, target, projection, dynamic_options)
     return table, snapshot, projection, row_id_col
+
+
+def prepare_update(target: str, catalog_options: Mapping[str, Any],
+                   update_cols: Sequence[str]):
+    """The driver-side checks of update_by_row_id before the source is looked at, in
+    pypaimon's order, shared by the embedded and the Ray path. Returns (table, columns)."""
+    if not update_cols:
+        raise ValueError("update_cols must be non-empty.")
+    columns = dedupe(update_cols)
+    table = load_table(target, catalog_options)
+    columns = native().validate_update_columns(table._native, columns, target,
+                                               "update_by_row_id")
+    return table, columns

@@ -55,12 +55,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     same columns of the same file groups on *other* rows, the update is re-planned on the new
     snapshot and committed again (both writers' rows are kept); if the other writer changed
     any of *these* rows' update columns, ``CommitConflictException`` is raised."""
-    if not update_cols:
-        raise ValueError("update_cols must be non-empty.")
-    update_cols = jobs.dedupe(update_cols)
-    table = jobs.load_table(target, catalog_options)
-    update_cols = native().validate_update_columns(table._native, update_cols, target,
-                                                   "update_by_row_id")
+    table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
     from .ranges import backfill_properties
     rows, _snapshot_id, _rebases = native().update_by_row_id_commit(

@@ -133,12 +133,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     """Overwrites ``update_cols`` of the rows addressed by the source's ``_ROW_ID`` with one
     commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``."""
     ray = _ray()
-    if not update_cols:
-        raise ValueError("update_cols must be non-empty.")
-    update_cols = jobs.dedupe(update_cols)
-    table = jobs.load_table(target, catalog_options)
-    update_cols = native().validate_update_columns(table._native, update_cols, target,
-                                                   "update_by_row_id")
+    table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     ds = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
     # Execute the source exactly once: its schema, row count and blocks all come from the
     # materialized result (probing a lazy pipeline with schema()/limit() would run it twice,

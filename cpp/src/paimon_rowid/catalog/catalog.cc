@@ -48,22 +48,9 @@ int64_t NowMillis() {
       .count();
 }
 
-// FileIO::List fails when an entry vanishes while the directory is read (the temp file of a
-// concurrent schema/snapshot commit is unlinked right after its link); such a listing is
-// retried a few times before the error is reported.
-Result<std::vector<FileStatus>> ListRetrying(const FileIO& io, const std::string& dir) {
-  constexpr int kAttempts = 5;
-  Result<std::vector<FileStatus>> listed = io.List(dir);
-  for (int attempt = 1; attempt < kAttempts && !listed.ok() && listed.status().IsIOError();
-       ++attempt) {
-    listed = io.List(dir);
-  }
-  return listed;
-}
-
 // True when `dir` holds a schema/schema-N file, the filesystem catalog's test for a table.
 Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {
-  ARROW_ASSIGN_OR_RAISE(auto entries, ListRetrying(io, JoinPath(table_dir, "schema")));
+  ARROW_ASSIGN_OR_RAISE(auto entries, io.List(JoinPath(table_dir, "schema")));
   for (const auto& e : entries) {
     if (e.is_dir || e.name.rfind("schema-", 0) != 0 || e.name.size() == 7) continue;
     if (std::all_of(e.name.begin() + 7, e.name.end(),

@@ -43,19 +43,6 @@ const std::vector<std::vector<std::string>>& FieldDeclaringOptionGroups() {
   return groups;
 }
 
-// FileIO::List fails when an entry vanishes while the directory is read (the temp file of a
-// concurrent schema/snapshot commit is unlinked right after its link); such a listing is
-// retried a few times before the error is reported.
-Result<std::vector<FileStatus>> ListRetrying(const FileIO& io, const std::string& dir) {
-  constexpr int kAttempts = 5;
-  Result<std::vector<FileStatus>> listed = io.List(dir);
-  for (int attempt = 1; attempt < kAttempts && !listed.ok() && listed.status().IsIOError();
-       ++attempt) {
-    listed = io.List(dir);
-  }
-  return listed;
-}
-
 // Parses "<prefix><non-negative decimal>"; nullopt for anything else (temp files, junk).
 std::optional<int64_t> ParseNumberedName(const std::string& name, const std::string& prefix) {
   if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) {
@@ -82,7 +69,7 @@ std::optional<int64_t> ParseHint(const std::string& text) {
 
 Result<std::vector<int64_t>> ListNumbered(const FileIO& io, const std::string& dir,
                                           const std::string& prefix) {
-  ARROW_ASSIGN_OR_RAISE(auto entries, ListRetrying(io, dir));
+  ARROW_ASSIGN_OR_RAISE(auto entries, io.List(dir));
   std::vector<int64_t> ids;
   for (const auto& e : entries) {
     if (e.is_dir) continue;
@@ -345,7 +332,7 @@ Result<Tag> Table::TagByName(const std::string& name) const {
 }
 
 Result<std::vector<std::string>> Table::ListTags() const {
-  ARROW_ASSIGN_OR_RAISE(auto entries, ListRetrying(*io_, JoinPath(path_, "tag")));
+  ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(JoinPath(path_, "tag")));
   std::vector<std::string> names;
   const std::string prefix = kTagPrefix;
   for (const auto& e : entries) {

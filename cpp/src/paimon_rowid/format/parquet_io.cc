@@ -193,6 +193,14 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     if (id == arrow::Type::FLOAT || id == arrow::Type::DOUBLE || id == arrow::Type::HALF_FLOAT) {
       builder.disable_dictionary(field->name());
     }
+    // VECTOR / ARRAY of floating point (embeddings): the leaf of the 3-level list.
+    if (id == arrow::Type::LIST || id == arrow::Type::FIXED_SIZE_LIST ||
+        id == arrow::Type::LARGE_LIST) {
+      auto value_id = field->type()->field(0)->type()->id();
+      if (value_id == arrow::Type::FLOAT || value_id == arrow::Type::DOUBLE) {
+        builder.disable_dictionary(field->name() + ".list.element");
+      }
+    }
   }
   // No ARROW:schema in the footer, like Java: Arrow's reader restores fixed_size_list from it
   // and then rejects null VECTOR rows (GH: "Expected all lists to be of size=n"); readers map
