@@ -405,3 +405,28 @@ def test_concurrent_with_pypaimon_never_loses_our_commits(oracle, warehouse):
     landed = [r for r in results["r"] if not isinstance(r, Exception)]
     assert landed, "pypaimon did not commit at all: the test would prove nothing"
     assert any(i >= theirs_first for i in ids)
+
+
+def test_tags_read_by_pypaimon(oracle, warehouse):
+    """Tags we create read identically in pypaimon (time travel by tag)."""
+    table = _create(warehouse)
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.table({"id": [1, 2], "name": ["a", "b"], "score": [1.0, 2.0],
+                                "dt": ["x", "x"]}))
+    commit.commit(write.prepare_commit())
+    table.create_tag("v1")
+    with pytest.raises(ValueError, match="already exists"):
+        table.create_tag("v1")
+    table.create_tag("v1", ignore_if_exists=True)
+    with pytest.raises(ValueError, match="doesn't exist"):
+        table.create_tag("v9", snapshot_id=9)
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.table({"id": [3], "name": ["c"], "score": [3.0], "dt": ["x"]}))
+    commit.commit(write.prepare_commit())
+    assert table.list_tags() == ["v1"]
+    theirs = oracle.read(warehouse, "db.t", projection=["id"], tag="v1")
+    ours = _read(table.copy({"scan.tag-name": "v1"}), ["id"])
+    assert sorted(theirs["id"].to_pylist()) == sorted(ours["id"].to_pylist()) == [1, 2]
+    assert table.delete_tag("v1") and not table.delete_tag("v1")

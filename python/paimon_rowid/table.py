@@ -140,6 +140,21 @@ class Table:
 
     # -- reading ------------------------------------------------------------------------------
 
+    def create_tag(self, tag_name: str, snapshot_id: Optional[int] = None,
+                   ignore_if_exists: bool = False, time_retained: Optional[str] = None) -> None:
+        """Tags a snapshot (the latest when ``snapshot_id`` is None) as pypaimon does; the tag
+        file is created atomically and never replaced. ``time_retained`` is not supported."""
+        if time_retained is not None:
+            raise NotImplementedError("tags with time_retained are not supported yet")
+        self._native.create_tag(tag_name, snapshot_id, ignore_if_exists)
+
+    def delete_tag(self, tag_name: str) -> bool:
+        """Deletes a tag; False when it did not exist."""
+        return self._native.delete_tag(tag_name)
+
+    def list_tags(self) -> List[str]:
+        return list(self._native.list_tags())
+
     def new_read_builder(self) -> "ReadBuilder":
         from .read import ReadBuilder
         return ReadBuilder(self)

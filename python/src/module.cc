@@ -85,6 +85,12 @@ NB_MODULE(_native, m) {
            [](const Table& t, const std::map<std::string, std::optional<std::string>>& overrides) {
              return Unwrap(t.Copy(overrides));
            })
+      .def("create_tag",
+           [](const Table& t, const std::string& name, std::optional<int64_t> snapshot_id,
+              bool ignore_if_exists) { Check(t.CreateTag(name, snapshot_id, ignore_if_exists)); },
+           nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
+      .def("delete_tag", [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
+      .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
       .def("snapshot_json",
            [](const Table& t, int64_t id) { return Unwrap(t.SnapshotById(id)).ToJson(); })
       .def("latest_snapshot_json",

@@ -67,6 +67,13 @@ class Table {
   /// Invalid "Tag 'x' doesn't exist." when absent.
   Result<Tag> TagByName(const std::string& name) const;
   Result<std::vector<std::string>> ListTags() const;
+  /// Creates tag/tag-NAME for snapshot `snapshot_id` (latest when nullopt) with the
+  /// no-replace primitive. Invalid: a bad name, "Snapshot with id N doesn't exist.",
+  /// "No snapshot exists in this table.", "Tag 'x' already exists." (unless ignored).
+  Status CreateTag(const std::string& name, std::optional<int64_t> snapshot_id,
+                   bool ignore_if_exists) const;
+  /// Deletes a tag; false when it did not exist.
+  Result<bool> DeleteTag(const std::string& name) const;
 
   // ---- layout
   std::string SnapshotPath(int64_t id) const;
