@@ -648,7 +648,11 @@ OUR_CASES = {
     "after_java_update": {"projection": OUR_FULL, "snapshot_id": 4},
     "updated_columns": {"projection": ["c_int", "c_ts6", "_ROW_ID"]},
     "row_ranges": {"projection": OUR_FULL, "row_ranges": [(0, 3), (40, 60)]},
+    "after_our_update": {"projection": OUR_FULL, "snapshot_id": 7},
+    "tag_ours_updated": {"projection": OUR_FULL, "tag": "t_ours2"},
 }
+
+OUR_UPDATE_COLUMNS = ["c_int", "c_string", "c_dec38", "c_ts6"]
 
 
 def _our_rows(first_id, count, seed, columns=None):
@@ -659,7 +663,8 @@ def _our_rows(first_id, count, seed, columns=None):
 def our_tables(native, java, tmp_path_factory):
     """Per layout: we create the table and commit two full appends and a partial-column
     append (snapshots 1-3); Java tags it, updates columns of our files and appends
-    (snapshots 4-5); we append once more (6). Java reads every case."""
+    (snapshots 4-5); we append once more (6), update columns by row id across our and Java's
+    groups (7) and tag it. Java reads every case."""
     _our_write_api()
     from paimon_rowid import CatalogFactory
     warehouse = str(tmp_path_factory.mktemp("ours") / "warehouse")
@@ -685,6 +690,15 @@ def our_tables(native, java, tmp_path_factory):
         ])
         ids += [results[1]["snapshot_id"], results[2]["snapshot_id"]]
         ids.append(_our_append(warehouse, identifier, _our_rows(70, 5, seed=106)))
+        # OUR update_by_row_id on groups written by us and by Java, then OUR tag.
+        from paimon_rowid.row_ids import update_by_row_id
+        table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+        ours = neutral_to_arrow(update_rows([1, 31, 56, 61, 72], OUR_UPDATE_COLUMNS, seed=107),
+                                table.read_schema(["_ROW_ID"] + OUR_UPDATE_COLUMNS))
+        update_by_row_id(identifier, ours, {"warehouse": warehouse},
+                         update_cols=OUR_UPDATE_COLUMNS)
+        ids.append(table.latest_snapshot()["id"])
+        table.create_tag("t_ours2")
         snapshots[layout] = ids
         expected_rows[layout] = {"first": first, "second": second, "partial": partial}
         dumps[layout] = java.dump_many(warehouse, identifier, list(OUR_CASES.values()))
@@ -696,7 +710,7 @@ def our_tables(native, java, tmp_path_factory):
 def test_our_written_reads_the_same_in_java(our_tables, layout, case):
     """OUR WRITE -> JAVA READ (plus Java updates on our files, then our append)."""
     warehouse, snapshots, _, dumps = our_tables
-    assert snapshots[layout] == [1, 2, 3, 4, 5, 6]
+    assert snapshots[layout] == [1, 2, 3, 4, 5, 6, 7]
     theirs = dumps[layout][list(OUR_CASES).index(case)]
     if isinstance(theirs, JavaOracleError):
         pytest.fail(f"Java could not read our table ({case}): {theirs}", pytrace=False)
