@@ -8,6 +8,8 @@
 #include "parquet/arrow/schema.h"
 #include "parquet/arrow/writer.h"
 #include "parquet/exception.h"
+#include "parquet/file_writer.h"
+#include "parquet/schema.h"
 #include "parquet/file_reader.h"
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
@@ -209,10 +211,20 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
   out->impl_->sink = sink;
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
-    ARROW_ASSIGN_OR_RAISE(out->impl_->writer,
-                          parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(),
-                                                           sink, builder.build(), arrow_props));
-    return Status::OK();
+    // Java names the message type "paimon_schema"; Arrow's converter names it "schema".
+    // Convert, then re-root the same columns under Java's name.
+    auto props = builder.build();
+    std::shared_ptr<parquet::SchemaDescriptor> converted;
+    ARROW_RETURN_NOT_OK(
+        parquet::arrow::ToParquetSchema(schema.get(), *props, *arrow_props, &converted));
+    const auto* root = converted->group_node();
+    parquet::schema::NodeVector columns;
+    for (int i = 0; i < root->field_count(); ++i) columns.push_back(root->field(i));
+    auto paimon_root = std::static_pointer_cast<parquet::schema::GroupNode>(
+        parquet::schema::GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
+    auto file_writer = parquet::ParquetFileWriter::Open(sink, paimon_root, props);
+    return parquet::arrow::FileWriter::Make(arrow::default_memory_pool(), std::move(file_writer),
+                                            schema, arrow_props, &out->impl_->writer);
   }));
   return out;
 }
