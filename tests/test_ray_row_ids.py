@@ -165,3 +165,52 @@ def test_table_read_to_ray(ray_session, warehouse):
     assert empty.count() == 0 and empty.schema().names == ["id", "x", "_ROW_ID"]
     with pytest.raises(ValueError):
         read.to_ray(splits, override_num_blocks=0)
+
+
+@pytest.mark.parametrize("case", [
+    "empty_projection", "unknown_column", "sequence_number", "invariant_option",
+    "two_time_travel_keys", "str_source", "bad_type", "missing_row_id_col", "unknown_tag",
+])
+def test_read_validation_leaves_nothing(ray_session, warehouse, case):
+    from paimon_rowid.ray import read_by_row_id
+    _make_table(warehouse, commits=1)
+    before = _state(warehouse)
+    kwargs = {"projection": ["x"]}
+    source = pa.table({"_ROW_ID": [1, 2]})
+    expected = ValueError
+    if case == "empty_projection":
+        kwargs["projection"] = []
+    elif case == "unknown_column":
+        kwargs["projection"] = ["nope"]
+    elif case == "sequence_number":
+        kwargs["projection"] = ["_SEQUENCE_NUMBER"]
+    elif case == "invariant_option":
+        kwargs["dynamic_options"] = {"row-tracking.enabled": "false"}
+    elif case == "two_time_travel_keys":
+        kwargs["dynamic_options"] = {"scan.snapshot-id": "1", "scan.tag-name": "t"}
+    elif case == "str_source":
+        source = "db.t"
+    elif case == "bad_type":
+        source, expected = {"_ROW_ID": [1]}, TypeError
+    elif case == "missing_row_id_col":
+        kwargs["row_id_col"] = "row_id"
+    elif case == "unknown_tag":
+        kwargs["dynamic_options"] = {"scan.tag-name": "nope"}
+    with pytest.raises(expected):
+        read_by_row_id("db.t", source, {"warehouse": warehouse}, **kwargs)
+    assert _state(warehouse) == before
+
+
+def test_read_empty_target(ray_session, warehouse):
+    from paimon_rowid import CatalogFactory, Schema
+    from paimon_rowid.ray import read_by_row_id
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    catalog.create_table("db.e", Schema.from_pyarrow_schema(
+        pa.schema([("id", pa.int64())]), options=OPTS), False)
+    empty = read_by_row_id("db.e", pa.table({"_ROW_ID": pa.array([], pa.int64())}),
+                           {"warehouse": warehouse}, projection=["id"])
+    assert empty.count() == 0 and empty.schema().names == ["id", "_ROW_ID"]
+    with pytest.raises(ValueError, match="has no rows"):
+        read_by_row_id("db.e", pa.table({"_ROW_ID": [0]}), {"warehouse": warehouse},
+                       projection=["id"])
