@@ -90,3 +90,43 @@ def test_sigkill_during_commit(table, kind, point):
     ids = rows["_ROW_ID"].to_pylist()
     assert ids == list(range(len(ids)))
     assert t.latest_snapshot()["nextRowId"] == len(ids)
+
+
+UPDATER = textwrap.dedent("""
+    import sys, pyarrow as pa
+    from paimon_rowid.row_ids import update_by_row_id
+    wh, ids, value = sys.argv[1], [int(i) for i in sys.argv[2].split(",")], int(sys.argv[3])
+    update_by_row_id("db.t", pa.table({"_ROW_ID": ids, "v": [value] * len(ids)}),
+                     {"warehouse": wh}, update_cols=["v"])
+""")
+
+
+def _updaters(wh, jobs):
+    import paimon_rowid
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(paimon_rowid.__file__))
+    env["PAIMON_ROWID_TEST_PAUSE_BEFORE_COMMIT_MS"] = "400"  # both plan on the same snapshot
+    procs = [subprocess.Popen([sys.executable, "-c", UPDATER, wh, ids, str(value)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for ids, value in jobs]
+    return [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+
+
+def test_two_processes_update_disjoint_rows_of_one_group(table):
+    """Same column, same group, other rows: the loser rebases, both land."""
+    results = _updaters(table, [("1,2", 7), ("5,6", 8)])
+    assert [rc for rc, _ in results] == [0, 0], results
+    _, rows = _read(table)
+    v = dict(zip(rows["_ROW_ID"].to_pylist(), rows["v"].to_pylist()))
+    assert (v[1], v[2], v[5], v[6], v[3]) == (7, 7, 8, 8, 0)
+
+
+def test_two_processes_update_the_same_row(table):
+    """Same row and column: exactly one lands, the other fails clearly and leaves nothing."""
+    results = _updaters(table, [("3", 7), ("3", 8)])
+    codes = sorted(rc for rc, _ in results)
+    assert codes[0] == 0 and codes[1] != 0, results
+    failed = [err for rc, err in results if rc != 0][0]
+    assert "CommitConflictException" in failed and "same rows" in failed
+    t, rows = _read(table)
+    assert t.latest_snapshot()["id"] == 3  # two appends + the one update that won

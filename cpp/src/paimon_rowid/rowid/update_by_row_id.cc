@@ -1,6 +1,8 @@
 #include "paimon_rowid/rowid/update_by_row_id.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <atomic>
 #include <numeric>
 #include <set>
@@ -411,6 +413,11 @@ Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Ta
   options.commit_user = std::move(commit_user);
   options.properties = std::move(properties);
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, options));
+  // Test-only: widen the window between planning and committing so that concurrent updates
+  // in the tests really overlap.
+  if (const char* pause = std::getenv("PAIMON_ROWID_TEST_PAUSE_BEFORE_COMMIT_MS")) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(pause)));
+  }
   while (true) {
     ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
     if (messages.empty()) return outcome;
