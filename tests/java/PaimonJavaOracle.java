@@ -77,6 +77,7 @@ import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DataTypeJsonParser;
 import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.MapType;
+import org.apache.paimon.types.VectorType;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.JsonSerdeUtil;
 import org.apache.paimon.utils.Range;
@@ -583,6 +584,10 @@ public final class PaimonJavaOracle {
             case BINARY:
             case VARBINARY:
                 return NODES.textNode(Base64.getEncoder().encodeToString(row.getBinary(i)));
+            case BLOB:
+                return NODES.textNode(Base64.getEncoder().encodeToString(row.getBlob(i).toData()));
+            case VECTOR:
+                return encodeArray(row.getVector(i), ((VectorType) type).getElementType());
             case DECIMAL: {
                 DecimalType d = (DecimalType) type;
                 return NODES.textNode(row.getDecimal(i, d.getPrecision(), d.getScale())
