@@ -10,6 +10,7 @@
 #include "parquet/exception.h"
 #include "parquet/file_writer.h"
 #include "parquet/schema.h"
+#include "parquet/types.h"
 #include "parquet/file_reader.h"
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
@@ -34,6 +35,47 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* o
     return;
   }
   for (const auto& child : field.children) CollectLeaves(child, out);
+}
+
+// Java Paimon writes TIMESTAMP(p > 6), with or without local time zone, as INT96 (format doc
+// §8), and Java 1.4.2 misreads INT64 TIMESTAMP(NANOS): it takes the values for milliseconds.
+// Arrow's `enable_deprecated_int96_timestamps` would turn every timestamp column of the file
+// into INT96, but TIMESTAMP(0..6) must stay INT64 MILLIS/MICROS like Java's. So the converted
+// Parquet schema is rewritten leaf by leaf: each nanosecond timestamp leaf (our Arrow type for
+// precision 7..9, also inside ROW/ARRAY/MAP) becomes a plain INT96 node with the same name,
+// repetition and field id. Arrow's column writer serializes any timestamp array into an INT96
+// column (Impala layout: nanos of day, Julian day), whatever the Parquet schema was built from.
+bool IsNanosTimestamp(const parquet::schema::Node& node) {
+  const auto& logical = node.logical_type();
+  if (logical == nullptr || !logical->is_timestamp()) return false;
+  const auto& ts = static_cast<const parquet::TimestampLogicalType&>(*logical);
+  return ts.time_unit() == parquet::LogicalType::TimeUnit::NANOS;
+}
+
+parquet::schema::NodePtr WithInt96Timestamps(const parquet::schema::NodePtr& node) {
+  using parquet::schema::GroupNode;
+  using parquet::schema::PrimitiveNode;
+  if (node->is_primitive()) {
+    if (!IsNanosTimestamp(*node)) return node;
+    return PrimitiveNode::Make(node->name(), node->repetition(), parquet::Type::INT96,
+                               parquet::ConvertedType::NONE, /*length=*/-1, /*precision=*/-1,
+                               /*scale=*/-1, node->field_id());
+  }
+  const auto& group = static_cast<const GroupNode&>(*node);
+  parquet::schema::NodeVector children;
+  bool changed = false;
+  for (int i = 0; i < group.field_count(); ++i) {
+    children.push_back(WithInt96Timestamps(group.field(i)));
+    changed = changed || children.back() != group.field(i);
+  }
+  if (!changed) return node;
+  const auto& logical = group.logical_type();
+  if (logical == nullptr || logical->is_none()) {  // a ROW: GroupNode rejects "None"
+    return GroupNode::Make(group.name(), group.repetition(), children,
+                           parquet::ConvertedType::NONE, group.field_id());
+  }
+  return GroupNode::Make(group.name(), group.repetition(), children, logical,
+                         group.field_id());
 }
 
 Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
@@ -212,14 +254,17 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   out->impl_->sink = sink;
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
     // Java names the message type "paimon_schema"; Arrow's converter names it "schema".
-    // Convert, then re-root the same columns under Java's name.
+    // Convert, switch nanosecond timestamps to INT96, then re-root the columns under Java's
+    // name.
     auto props = builder.build();
     std::shared_ptr<parquet::SchemaDescriptor> converted;
     ARROW_RETURN_NOT_OK(
         parquet::arrow::ToParquetSchema(schema.get(), *props, *arrow_props, &converted));
     const auto* root = converted->group_node();
     parquet::schema::NodeVector columns;
-    for (int i = 0; i < root->field_count(); ++i) columns.push_back(root->field(i));
+    for (int i = 0; i < root->field_count(); ++i) {
+      columns.push_back(WithInt96Timestamps(root->field(i)));
+    }
     auto paimon_root = std::static_pointer_cast<parquet::schema::GroupNode>(
         parquet::schema::GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
     auto file_writer = parquet::ParquetFileWriter::Open(sink, paimon_root, props);

@@ -68,6 +68,10 @@ struct ParquetWriteOptions {
 
 /// Streams record batches into one Parquet file. The Arrow schema's field metadata
 /// "PARQUET:field_id" becomes the Parquet field ids; the root is named "paimon_schema".
+/// Physical types follow Java Paimon's writer (format doc §8), with one deviation from
+/// Arrow's defaults: nanosecond timestamps (TIMESTAMP(7..9), with or without local time zone,
+/// also nested) are written as INT96, which has no Parquet statistics; millisecond and
+/// microsecond timestamps stay INT64.
 class ParquetFileWriter {
  public:
   static Result<std::unique_ptr<ParquetFileWriter>> Open(

@@ -7,10 +7,14 @@
 
 #include "arrow/api.h"
 #include "arrow/compute/api_vector.h"
+#include "arrow/compute/cast.h"
 #include "arrow/compute/initialize.h"
 #include "arrow/io/file.h"
 #include "arrow/util/bit_util.h"
 #include "parquet/arrow/writer.h"
+#include "parquet/file_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
 #include "parquet/properties.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/testing/temp_dir.h"
@@ -84,6 +88,209 @@ TEST(ParquetIOTest, ErrorsAreStatuses) {
   }
   auto tfile = arrow::io::ReadableFile::Open(truncated).ValueOrDie();
   EXPECT_FALSE(ParquetFileReader::Open(tfile, truncated).ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// Timestamps: INT96 for nanoseconds (Java Paimon's choice for TIMESTAMP(7..9)), INT64 for
+// the coarser units.
+
+std::shared_ptr<arrow::Field> WithId(std::shared_ptr<arrow::Field> field, int id) {
+  return field->WithMetadata(arrow::key_value_metadata({"PARQUET:field_id"},
+                                                       {std::to_string(id)}));
+}
+
+// Epoch nanoseconds around the edges Paimon cares about: 1700 and 2250 (Arrow's int64 range
+// is 1677..2262), the epoch from both sides, sub-microsecond parts, a leap day.
+const std::vector<int64_t> kNanos = {
+    -8'520'336'000'000'000'000LL + 1,  // 1700-01-01T00:00:00.000000001
+    8'835'955'199'999'999'999LL,       // 2249-12-31T23:59:59.999999999
+    -1, 0, 1, -86'400'000'000'000LL - 1, 951'782'400'123'456'789LL,  // 2000-02-29...
+    -2'208'988'800'000'000'007LL,  // 1900-01-01 minus 7 ns
+};
+
+std::shared_ptr<arrow::Array> TimestampArray(const std::shared_ptr<arrow::DataType>& type,
+                                             int64_t divisor, bool with_null) {
+  arrow::TimestampBuilder builder(type, arrow::default_memory_pool());
+  for (int64_t v : kNanos) {
+    // Floor division keeps negative values on their unit's grid.
+    int64_t q = v / divisor - ((v % divisor) < 0 ? 1 : 0);
+    EXPECT_TRUE(builder.Append(q).ok());
+  }
+  if (with_null) EXPECT_TRUE(builder.AppendNull().ok());
+  return builder.Finish().ValueOrDie();
+}
+
+std::shared_ptr<arrow::Table> Expected(const std::shared_ptr<arrow::Table>& full,
+                                       const std::vector<RowRange>& sel);
+
+TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
+  ASSERT_TRUE(arrow::compute::Initialize().ok());
+  testing::TempDir dir;
+  const int64_t n = static_cast<int64_t>(kNanos.size()) + 1;
+  auto ts = [](arrow::TimeUnit::type unit, const char* tz = "") {
+    return arrow::timestamp(unit, tz);
+  };
+  auto ns = ts(arrow::TimeUnit::NANO);
+  auto ns_utc = ts(arrow::TimeUnit::NANO, "UTC");
+  auto row_type = arrow::struct_({WithId(arrow::field("t9", ns), 10),
+                                  WithId(arrow::field("x", arrow::int32()), 11)});
+  auto list_type = arrow::list(arrow::field("element", ns_utc));
+  auto schema = arrow::schema({
+      WithId(arrow::field("ts0", ts(arrow::TimeUnit::SECOND)), 1),
+      WithId(arrow::field("ts3", ts(arrow::TimeUnit::MILLI)), 2),
+      WithId(arrow::field("ts6", ts(arrow::TimeUnit::MICRO)), 3),
+      WithId(arrow::field("ts9", ns, /*nullable=*/false), 4),
+      WithId(arrow::field("ltz3", ts(arrow::TimeUnit::MILLI, "UTC")), 5),
+      WithId(arrow::field("ltz6", ts(arrow::TimeUnit::MICRO, "UTC")), 6),
+      WithId(arrow::field("ltz9", ns_utc), 7),
+      WithId(arrow::field("row", row_type), 8),
+      WithId(arrow::field("arr", list_type), 9),
+  });
+  auto ts9 = TimestampArray(ns, 1, false)->Slice(0, n - 1);
+  // ts9 is NOT NULL: give it one more real value instead of the null.
+  {
+    arrow::TimestampBuilder b(ns, arrow::default_memory_pool());
+    auto typed = std::static_pointer_cast<arrow::TimestampArray>(ts9);
+    for (int64_t i = 0; i < typed->length(); ++i) ASSERT_TRUE(b.Append(typed->Value(i)).ok());
+    ASSERT_TRUE(b.Append(-999'999'999).ok());
+    ts9 = b.Finish().ValueOrDie();
+  }
+  auto t9 = TimestampArray(ns, 1, true);
+  arrow::Int32Builder xs;
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(xs.Append(static_cast<int32_t>(i)).ok());
+  auto row = arrow::StructArray::Make({t9, xs.Finish().ValueOrDie()},
+                                      {row_type->field(0), row_type->field(1)})
+                 .ValueOrDie();
+  // arr: row i holds kNanos[0..i) (row n-1: null).
+  auto elements = TimestampArray(ns_utc, 1, false);
+  arrow::Int32Builder offsets;
+  int32_t at = 0;
+  ASSERT_TRUE(offsets.Append(0).ok());
+  for (int64_t i = 0; i < n; ++i) {
+    at = static_cast<int32_t>(std::min<int64_t>(i, static_cast<int64_t>(kNanos.size())));
+    ASSERT_TRUE(offsets.Append(at).ok());
+  }
+  arrow::BooleanBuilder valid;
+  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(valid.Append(i != n - 1).ok());
+  auto arr = std::make_shared<arrow::ListArray>(
+      list_type, n, offsets.Finish().ValueOrDie()->data()->buffers[1],
+      elements->Slice(0, at), valid.Finish().ValueOrDie()->data()->buffers[1], 1);
+  auto batch = arrow::RecordBatch::Make(
+      schema, n,
+      {TimestampArray(ts(arrow::TimeUnit::SECOND), 1'000'000'000, true),
+       TimestampArray(ts(arrow::TimeUnit::MILLI), 1'000'000, true),
+       TimestampArray(ts(arrow::TimeUnit::MICRO), 1'000, true), ts9,
+       TimestampArray(ts(arrow::TimeUnit::MILLI, "UTC"), 1'000'000, true),
+       TimestampArray(ts(arrow::TimeUnit::MICRO, "UTC"), 1'000, true),
+       TimestampArray(ns_utc, 1, true), row, arr});
+  ASSERT_TRUE(batch->ValidateFull().ok());
+
+  std::string path = dir.path() + "/ts.parquet";
+  {
+    auto sink = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+    ParquetWriteOptions opts;
+    opts.row_group_size_rows = 4;  // several row groups: selective reads cross them
+    auto writer = ParquetFileWriter::Open(sink, schema, opts).ValueOrDie();
+    ASSERT_TRUE(writer->Write(*batch).ok());
+    ASSERT_TRUE(writer->Close().ok());
+  }
+
+  // Physical types, logical types, field ids and repetition, leaf by leaf.
+  auto parquet_reader = parquet::ParquetFileReader::OpenFile(path);
+  auto metadata = parquet_reader->metadata();
+  const parquet::SchemaDescriptor* descr = metadata->schema();
+  EXPECT_EQ(descr->group_node()->name(), "paimon_schema");
+  struct Leaf {
+    std::string path;
+    parquet::Type::type physical;
+    int field_id;
+    parquet::Repetition::type repetition;
+  };
+  const std::vector<Leaf> expected_leaves = {
+      {"ts0", parquet::Type::INT64, 1, parquet::Repetition::OPTIONAL},
+      {"ts3", parquet::Type::INT64, 2, parquet::Repetition::OPTIONAL},
+      {"ts6", parquet::Type::INT64, 3, parquet::Repetition::OPTIONAL},
+      {"ts9", parquet::Type::INT96, 4, parquet::Repetition::REQUIRED},
+      {"ltz3", parquet::Type::INT64, 5, parquet::Repetition::OPTIONAL},
+      {"ltz6", parquet::Type::INT64, 6, parquet::Repetition::OPTIONAL},
+      {"ltz9", parquet::Type::INT96, 7, parquet::Repetition::OPTIONAL},
+      {"row.t9", parquet::Type::INT96, 10, parquet::Repetition::OPTIONAL},
+      {"row.x", parquet::Type::INT32, 11, parquet::Repetition::OPTIONAL},
+      {"arr.list.element", parquet::Type::INT96, -1, parquet::Repetition::OPTIONAL},
+  };
+  ASSERT_EQ(descr->num_columns(), static_cast<int>(expected_leaves.size()));
+  for (int i = 0; i < descr->num_columns(); ++i) {
+    const parquet::ColumnDescriptor* column = descr->Column(i);
+    const Leaf& want = expected_leaves[i];
+    EXPECT_EQ(column->path()->ToDotString(), want.path);
+    EXPECT_EQ(column->physical_type(), want.physical) << want.path;
+    if (want.field_id >= 0) EXPECT_EQ(column->schema_node()->field_id(), want.field_id);
+    EXPECT_EQ(column->schema_node()->repetition(), want.repetition) << want.path;
+    if (want.physical == parquet::Type::INT96) {
+      // Plain INT96, no logical type (like Java's writer); and no statistics in the footer.
+      EXPECT_TRUE(column->logical_type() == nullptr || column->logical_type()->is_none())
+          << want.path;
+      EXPECT_FALSE(metadata->RowGroup(0)->ColumnChunk(i)->is_stats_set()) << want.path;
+    }
+  }
+  auto unit_of = [&](int column) {
+    const auto& logical =
+        static_cast<const parquet::TimestampLogicalType&>(*descr->Column(column)->logical_type());
+    return std::make_pair(logical.time_unit(), logical.is_adjusted_to_utc());
+  };
+  using Unit = parquet::LogicalType::TimeUnit;
+  EXPECT_EQ(unit_of(1), std::make_pair(Unit::MILLIS, false));
+  EXPECT_EQ(unit_of(2), std::make_pair(Unit::MICROS, false));
+  EXPECT_EQ(unit_of(4), std::make_pair(Unit::MILLIS, true));
+  EXPECT_EQ(unit_of(5), std::make_pair(Unit::MICROS, true));
+  // The Arrow field ids of the outer columns survive the rewrite of the list group.
+  EXPECT_EQ(descr->group_node()->field(8)->field_id(), 9);
+  EXPECT_EQ(descr->group_node()->field(7)->field_id(), 8);
+  EXPECT_TRUE(descr->group_node()->field(8)->logical_type()->is_list());
+
+  // Read back: every value exactly, INT96 as timestamp(ns), whole file and row selections.
+  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
+  auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
+  std::vector<std::string> names = schema->field_names();
+  auto full = reader->Read(names, nullptr).ValueOrDie();
+  ASSERT_EQ(full->num_rows(), n);
+  auto check_same = [&](const std::shared_ptr<arrow::Table>& got,
+                        const std::shared_ptr<arrow::Table>& want) {
+    for (int i = 0; i < want->num_columns(); ++i) {
+      auto got_column = got->column(i);
+      auto want_column = want->column(i);
+      // INT96 reads carry no time zone; the instants must be identical.
+      auto cast = arrow::compute::Cast(arrow::Datum(got_column), want_column->type());
+      ASSERT_TRUE(cast.ok()) << names[i] << ": " << cast.status().ToString();
+      EXPECT_TRUE(cast->chunked_array()->Equals(*want_column))
+          << names[i] << "\n got " << got_column->ToString() << "\n want "
+          << want_column->ToString();
+    }
+  };
+  auto original = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
+  check_same(full, original);
+  EXPECT_EQ(full->schema()->GetFieldByName("ts9")->type()->ToString(), "timestamp[ns]");
+  // Row groups: [0, 4), [4, 8), [8, 9). A selection covering a whole row group decodes it
+  // whole; partial ones go through the offset index, which INT96 chunks have too.
+  struct Selection {
+    std::vector<RowRange> ranges;
+    bool partial_groups_only;
+  };
+  for (const auto& sel : std::vector<Selection>{{{{0, 0}}, true},
+                                                {{{1, 2}, {5, 5}}, true},
+                                                {{{3, 6}}, true},
+                                                {{{1, 2}, {5, 5}, {8, 8}}, false},
+                                                {{{n - 1, n - 1}}, false}}) {
+    ParquetReadStats stats;
+    auto got = reader->Read(names, &sel.ranges, &stats);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    check_same(*got, Expected(original, sel.ranges));
+    EXPECT_EQ(stats.chunks_by_filter, 0);
+    if (sel.partial_groups_only) {
+      EXPECT_EQ(stats.chunks_whole, 0);
+      EXPECT_GT(stats.chunks_by_index, 0);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,11 +432,15 @@ std::shared_ptr<arrow::Schema> WideSchema() {
       arrow::field("dec", arrow::decimal128(18, 3)),
       arrow::field("d", arrow::date32()),
       arrow::field("ts", arrow::timestamp(arrow::TimeUnit::MICRO)),
+      // Our writer: INT96 (the others write INT64 NANOS).
+      arrow::field("ts9", arrow::timestamp(arrow::TimeUnit::NANO)),
       arrow::field("t", arrow::time64(arrow::TimeUnit::MICRO)),
       arrow::field("l", arrow::list(arrow::field("element", arrow::int32()))),
       arrow::field("m", arrow::map(arrow::utf8(), arrow::int64())),
       arrow::field("st", arrow::struct_({arrow::field("a", arrow::int32()),
-                                         arrow::field("b", arrow::utf8())})),
+                                         arrow::field("b", arrow::utf8()),
+                                         arrow::field("t9", arrow::timestamp(
+                                                                arrow::TimeUnit::NANO, "UTC"))})),
       arrow::field("ls", arrow::list(arrow::field(
                              "element", arrow::struct_({arrow::field("x", arrow::int64()),
                                                         arrow::field("y", arrow::utf8())})))),
