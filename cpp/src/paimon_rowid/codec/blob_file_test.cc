@@ -1,4 +1,5 @@
 #include "paimon_rowid/codec/blob_file.h"
+#include "paimon_rowid/codec/blob_file_nested.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 
 #include "arrow/buffer.h"
 #include "arrow/io/memory.h"
+#include "arrow/json/from_string.h"
 #include "paimon_rowid/codec/delta_varint.h"
 
 #define ASSERT_OK_AND_ASSIGN(lhs, expr)                     \
@@ -152,6 +154,168 @@ TEST(BlobDescriptorTest, RoundTripAndDetection) {
   v1[0] = 1;
   EXPECT_FALSE(BlobDescriptor::LooksLikeDescriptor(v1));
   EXPECT_TRUE(BlobDescriptor::Deserialize(bytes.substr(0, 20)).status().IsInvalid());
+}
+
+// ---- ARRAY<BLOB> / MAP<K, BLOB> payloads ----------------------------------------------------
+
+std::string Hex(std::string_view bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+// One entry holding `payload`, as BlobFileWriter writes it (file index cut off).
+std::string EntryOf(const std::vector<std::string>& payload_parts) {
+  std::string file = WriteFile([&](BlobFileWriter& w) {
+    ASSERT_TRUE(w.BeginValue().ok());
+    for (const auto& part : payload_parts) ASSERT_TRUE(w.AppendPayload(part).ok());
+    ASSERT_TRUE(w.EndValue().ok());
+  });
+  return file.substr(0, file.size() - 1 /*index*/ - 4 - 1);
+}
+
+TEST(BlobNestedTest, ArrayEntryBytesMatchPypaimon) {
+  // pypaimon 2.1.0 BlobFormatWriter.add_blob_array([b"a", None, b""]), whole entry.
+  const std::string expected =
+      "cf114e5842434241010300000061020302030000002100000000000000ae771e00";
+  std::string entry =
+      EntryOf({EncodeBlobArrayHeader(3), "a", "", EncodeBlobArrayTrailer({1, -1, 0})});
+  EXPECT_EQ(Hex(entry), expected);
+
+  const std::string payload = entry.substr(4, entry.size() - 16);
+  ASSERT_OK_AND_ASSIGN(layout, ParseBlobArrayPayload(static_cast<int64_t>(payload.size()),
+                                                     InMemoryPayloadReader(payload), "t"));
+  ASSERT_EQ(layout.values.size(), 3u);
+  EXPECT_EQ(layout.values[0].offset, 9);
+  EXPECT_EQ(layout.values[0].length, 1);
+  EXPECT_TRUE(layout.values[1].is_null());
+  EXPECT_EQ(layout.values[2].offset, 10);
+  EXPECT_EQ(layout.values[2].length, 0);
+  EXPECT_TRUE(layout.keys.empty());
+}
+
+TEST(BlobNestedTest, EmptyArrayAndMap) {
+  std::string array = EncodeBlobArrayHeader(0) + EncodeBlobArrayTrailer({});
+  EXPECT_EQ(array.size(), 13u);
+  ASSERT_OK_AND_ASSIGN(a, ParseBlobArrayPayload(13, InMemoryPayloadReader(array), "t"));
+  EXPECT_TRUE(a.values.empty());
+  std::string map = EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {});
+  EXPECT_EQ(map.size(), 17u);
+  ASSERT_OK_AND_ASSIGN(m, ParseBlobMapPayload(17, InMemoryPayloadReader(map), 4, "t"));
+  EXPECT_TRUE(m.keys.empty());
+  EXPECT_TRUE(m.values.empty());
+}
+
+TEST(BlobNestedTest, MapEntryBytesMatchPypaimon) {
+  // pypaimon 2.1.0 add_blob_map({7: b"xy", -1: None}, key type INT), whole entry.
+  const std::string expected =
+      "cf114e584243424d010200000007000000ffffffff78790800040502000000020000002f000000000000003c"
+      "511aa7";
+  auto keys = arrow::json::ArrayFromJSONString(arrow::int32(), "[7, -1]").ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(k0, EncodeMapBlobKey(*keys, 0));
+  ASSERT_OK_AND_ASSIGN(k1, EncodeMapBlobKey(*keys, 1));
+  std::string entry =
+      EntryOf({EncodeBlobMapHeader(2), k0, k1, "xy", EncodeBlobMapTrailer({4, 4}, {2, -1})});
+  EXPECT_EQ(Hex(entry), expected);
+
+  const std::string payload = entry.substr(4, entry.size() - 16);
+  ASSERT_OK_AND_ASSIGN(layout, ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
+                                                   InMemoryPayloadReader(payload), 4, "t"));
+  ASSERT_EQ(layout.keys.size(), 2u);
+  EXPECT_EQ(layout.keys[1].offset, 13);
+  EXPECT_EQ(layout.values[0].offset, 17);
+  EXPECT_EQ(layout.values[0].length, 2);
+  EXPECT_TRUE(layout.values[1].is_null());
+  EXPECT_EQ(layout.key_data, k0 + k1);
+  arrow::Int32Builder builder;
+  ASSERT_TRUE(AppendMapBlobKey(layout.key_data.substr(4, 4), &builder).ok());
+  EXPECT_EQ(builder.GetValue(0), -1);
+  // A fixed-width key type with the wrong width is corrupt.
+  EXPECT_TRUE(ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
+                                  InMemoryPayloadReader(payload), 8, "t")
+                  .status()
+                  .IsIOError());
+}
+
+TEST(BlobNestedTest, CorruptFramingIsIOError) {
+  const std::string good = EncodeBlobArrayHeader(2) + "abc" + EncodeBlobArrayTrailer({1, 2});
+  auto parse = [](const std::string& p) {
+    return ParseBlobArrayPayload(static_cast<int64_t>(p.size()), InMemoryPayloadReader(p), "t")
+        .status();
+  };
+  ASSERT_TRUE(parse(good).ok());
+  std::string bad_magic = good;
+  bad_magic[0] ^= 1;
+  EXPECT_TRUE(parse(bad_magic).IsIOError());
+  std::string bad_version = good;
+  bad_version[4] = 2;
+  EXPECT_TRUE(parse(bad_version).IsIOError());
+  // Lengths that do not add up to the element data, a count that disagrees with the index.
+  EXPECT_TRUE(parse(EncodeBlobArrayHeader(2) + "abcd" + EncodeBlobArrayTrailer({1, 2})).IsIOError());
+  EXPECT_TRUE(parse(EncodeBlobArrayHeader(3) + "abc" + EncodeBlobArrayTrailer({1, 2})).IsIOError());
+  EXPECT_TRUE(parse(EncodeBlobArrayHeader(2) + "abc" + EncodeBlobArrayTrailer({1, 5})).IsIOError());
+  EXPECT_TRUE(parse(good.substr(0, 10)).IsIOError());
+  // A map payload is not an array payload.
+  EXPECT_TRUE(parse(EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {})).IsIOError());
+}
+
+TEST(BlobNestedTest, MapKeyEncodingsRoundTrip) {
+  struct Case {
+    std::shared_ptr<arrow::DataType> type;
+    std::string json;
+    std::vector<std::string> hex;  // serialized keys
+  };
+  const std::vector<Case> cases = {
+      {arrow::int8(), "[-2, 5]", {"fe", "05"}},
+      {arrow::int16(), "[258]", {"0201"}},
+      {arrow::int64(), "[-1]", {"ffffffffffffffff"}},
+      {arrow::boolean(), "[true, false]", {"01", "00"}},
+      {arrow::date32(), "[19000]", {"384a0000"}},
+      {arrow::time32(arrow::TimeUnit::MILLI), "[3723004]", {"fcce3800"}},
+      {arrow::utf8(), R"(["k\u00e9", ""])", {"6bc3a9", ""}},
+      {arrow::binary(), R"(["ab"])", {"6162"}},
+      // Compact decimal: unscaled int64 LE (pypaimon: DECIMAL(10, 2) -1.50).
+      {arrow::decimal128(10, 2), R"(["-1.50"])", {"6affffffffffffff"}},
+      // Wide decimal: minimal big-endian two's complement (pypaimon, DECIMAL(30, 3)).
+      {arrow::decimal128(30, 3),
+       R"(["-12345678901234567890.125", "0.000", "1.000", "-0.001", "127.999", "0.128"])",
+       {"fd62bd49b1898ebdbb33", "00", "03e8", "ff", "01f3ff", "0080"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.type->ToString());
+    EXPECT_TRUE(IsSupportedMapBlobKeyType(*c.type));
+    auto keys = arrow::json::ArrayFromJSONString(c.type, c.json).ValueOrDie();
+    std::unique_ptr<arrow::ArrayBuilder> builder;
+    ASSERT_TRUE(arrow::MakeBuilder(arrow::default_memory_pool(), c.type, &builder).ok());
+    for (int64_t i = 0; i < keys->length(); ++i) {
+      ASSERT_OK_AND_ASSIGN(bytes, EncodeMapBlobKey(*keys, i));
+      EXPECT_EQ(Hex(bytes), c.hex[i]);
+      ASSERT_TRUE(AppendMapBlobKey(Unhex(c.hex[i]), builder.get()).ok());
+    }
+    std::shared_ptr<arrow::Array> back;
+    ASSERT_TRUE(builder->Finish(&back).ok());
+    EXPECT_TRUE(back->Equals(*keys)) << back->ToString();
+  }
+  EXPECT_FALSE(IsSupportedMapBlobKeyType(*arrow::float64()));
+  EXPECT_FALSE(IsSupportedMapBlobKeyType(*arrow::timestamp(arrow::TimeUnit::MICRO)));
+  arrow::BooleanBuilder booleans;
+  EXPECT_TRUE(AppendMapBlobKey(std::string("\x02", 1), &booleans).IsIOError());
+  arrow::Int32Builder ints;
+  EXPECT_TRUE(AppendMapBlobKey("abc", &ints).IsIOError());
+  arrow::Decimal128Builder narrow(arrow::decimal128(3, 0));
+  EXPECT_TRUE(AppendMapBlobKey(Unhex("03e8"), &narrow).IsIOError());  // 1000 > DECIMAL(3)
 }
 
 }  // namespace

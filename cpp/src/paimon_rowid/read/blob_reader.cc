@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "arrow/builder.h"
 #include "paimon_rowid/codec/blob_file.h"
+#include "paimon_rowid/codec/blob_file_nested.h"
 
 namespace paimon_rowid {
 namespace {
@@ -25,12 +28,194 @@ struct Resolved {
   BlobEntry entry;
 };
 
+// The payload bytes of every resolved row, fetched with coalesced ranged reads. Rows ascend,
+// so within one file the entries ascend too; a read covers consecutive requested rows of one
+// file. `views[r]` is empty for null rows; the views point into `buffers`.
+struct Payloads {
+  std::vector<std::shared_ptr<arrow::Buffer>> buffers;
+  std::vector<std::string_view> views;
+  int64_t total = 0;
+};
+
+Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
+                               const std::vector<BlobBunchFile>& files,
+                               const std::vector<Resolved>& resolved) {
+  struct Read {
+    int file;
+    int64_t offset;
+    int64_t length;
+  };
+  std::vector<Read> reads;
+  std::vector<int> read_of(resolved.size(), -1);
+  Payloads out;
+  for (size_t r = 0; r < resolved.size(); ++r) {
+    const Resolved& v = resolved[r];
+    if (v.file < 0) continue;
+    out.total += v.entry.payload_length;
+    const int64_t start = v.entry.payload_offset;
+    const int64_t end = start + v.entry.payload_length;
+    if (!reads.empty()) {
+      Read& last = reads.back();
+      const int64_t last_end = last.offset + last.length;
+      if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
+          end - last.offset <= kMaxCoalescedRead) {
+        last.length = end - last.offset;
+        read_of[r] = static_cast<int>(reads.size()) - 1;
+        continue;
+      }
+    }
+    reads.push_back({v.file, start, v.entry.payload_length});
+    read_of[r] = static_cast<int>(reads.size()) - 1;
+  }
+  out.buffers.resize(reads.size());
+  for (size_t k = 0; k < reads.size(); ++k) {
+    const Read& read = reads[k];
+    if (read.length == 0) continue;
+    ARROW_ASSIGN_OR_RAISE(out.buffers[k], open[read.file].input->ReadAt(read.offset, read.length));
+    if (out.buffers[k]->size() != read.length) {
+      return Status::IOError("blob file '", files[read.file].path, "' is truncated: wanted ",
+                             read.length, " bytes at ", read.offset, ", got ",
+                             out.buffers[k]->size());
+    }
+  }
+  out.views.resize(resolved.size());
+  for (size_t r = 0; r < resolved.size(); ++r) {
+    const Resolved& v = resolved[r];
+    if (v.file < 0 || v.entry.payload_length == 0) continue;
+    const int k = read_of[r];
+    out.views[r] = std::string_view(
+        reinterpret_cast<const char*>(out.buffers[k]->data()) +
+            (v.entry.payload_offset - reads[k].offset),
+        static_cast<size_t>(v.entry.payload_length));
+  }
+  return out;
+}
+
+Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile>& open,
+                                                  const std::vector<BlobBunchFile>& files,
+                                                  const std::vector<Resolved>& resolved,
+                                                  bool as_descriptor) {
+  arrow::LargeBinaryBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(resolved.size())));
+  if (as_descriptor) {
+    for (const auto& r : resolved) {
+      if (r.file < 0) {
+        ARROW_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      BlobDescriptor d{files[r.file].path, r.entry.payload_offset, r.entry.payload_length};
+      ARROW_RETURN_NOT_OK(builder.Append(d.Serialize()));
+    }
+    std::shared_ptr<arrow::Array> out;
+    ARROW_RETURN_NOT_OK(builder.Finish(&out));
+    return out;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto payloads, FetchPayloads(open, files, resolved));
+  ARROW_RETURN_NOT_OK(builder.ReserveData(payloads.total));
+  for (size_t r = 0; r < resolved.size(); ++r) {
+    if (resolved[r].file < 0) {
+      builder.UnsafeAppendNull();
+    } else {
+      static const uint8_t kEmpty = 0;
+      const std::string_view view = payloads.views[r];
+      builder.UnsafeAppend(view.empty() ? &kEmpty : reinterpret_cast<const uint8_t*>(view.data()),
+                           static_cast<int64_t>(view.size()));
+    }
+  }
+  std::shared_ptr<arrow::Array> out;
+  ARROW_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
+}
+
+// ARRAY<BLOB> / MAP<K, BLOB>: each row's payload framing is parsed (from the fetched payload,
+// or in descriptor mode by small ranged reads of its header, indexes and keys only) and its
+// elements appended as payload bytes or as descriptors of their byte ranges.
+Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile>& open,
+                                                  const std::vector<BlobBunchFile>& files,
+                                                  const std::vector<Resolved>& resolved,
+                                                  const DataType& type, bool as_descriptor) {
+  const bool is_map = type.root() == TypeRoot::kMap;
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type.ToArrow(), &builder));
+  arrow::ArrayBuilder* key_builder = nullptr;
+  arrow::LargeBinaryBuilder* value_builder;
+  if (is_map) {
+    auto* map = static_cast<arrow::MapBuilder*>(builder.get());
+    key_builder = map->key_builder();
+    value_builder = static_cast<arrow::LargeBinaryBuilder*>(map->item_builder());
+  } else {
+    value_builder = static_cast<arrow::LargeBinaryBuilder*>(
+        static_cast<arrow::ListBuilder*>(builder.get())->value_builder());
+  }
+  const int64_t key_width = is_map ? MapBlobKeyFixedWidth(*type.key()->ToArrow()) : 0;
+  Payloads payloads;
+  if (!as_descriptor) {
+    ARROW_ASSIGN_OR_RAISE(payloads, FetchPayloads(open, files, resolved));
+  }
+  for (size_t r = 0; r < resolved.size(); ++r) {
+    const Resolved& v = resolved[r];
+    if (v.file < 0) {
+      ARROW_RETURN_NOT_OK(builder->AppendNull());
+      continue;
+    }
+    const std::string& path = files[v.file].path;
+    const std::string what = "blob file '" + path + "' at offset " +
+                             std::to_string(v.entry.payload_offset);
+    BlobPayloadReader read;
+    if (as_descriptor) {
+      arrow::io::RandomAccessFile* input = open[v.file].input.get();
+      const int64_t base = v.entry.payload_offset;
+      read = [input, base](int64_t offset, int64_t length) -> Result<std::string> {
+        ARROW_ASSIGN_OR_RAISE(auto buffer, input->ReadAt(base + offset, length));
+        return buffer->ToString();
+      };
+    } else {
+      read = InMemoryPayloadReader(payloads.views[r]);
+    }
+    BlobNestedLayout layout;
+    if (is_map) {
+      ARROW_ASSIGN_OR_RAISE(layout,
+                            ParseBlobMapPayload(v.entry.payload_length, read, key_width, what));
+      ARROW_RETURN_NOT_OK(static_cast<arrow::MapBuilder*>(builder.get())->Append());
+      std::set<std::string_view> seen;
+      for (const auto& key : layout.keys) {
+        if (key.is_null()) {
+          return Status::Invalid(what, ": MAP<K, BLOB> with null keys cannot be read as an "
+                                 "Arrow map");
+        }
+        std::string_view bytes = std::string_view(layout.key_data)
+                                     .substr(key.offset - layout.key_data_offset, key.length);
+        if (!seen.insert(bytes).second) {
+          return Status::IOError(what, ": MAP<K, BLOB> payload has a duplicate key");
+        }
+        ARROW_RETURN_NOT_OK(AppendMapBlobKey(bytes, key_builder));
+      }
+    } else {
+      ARROW_ASSIGN_OR_RAISE(layout, ParseBlobArrayPayload(v.entry.payload_length, read, what));
+      ARROW_RETURN_NOT_OK(static_cast<arrow::ListBuilder*>(builder.get())->Append());
+    }
+    for (const auto& value : layout.values) {
+      if (value.is_null()) {
+        ARROW_RETURN_NOT_OK(value_builder->AppendNull());
+      } else if (as_descriptor) {
+        BlobDescriptor d{path, v.entry.payload_offset + value.offset, value.length};
+        ARROW_RETURN_NOT_OK(value_builder->Append(d.Serialize()));
+      } else {
+        ARROW_RETURN_NOT_OK(value_builder->Append(payloads.views[r].substr(value.offset, value.length)));
+      }
+    }
+  }
+  std::shared_ptr<arrow::Array> out;
+  ARROW_RETURN_NOT_OK(builder->Finish(&out));
+  return out;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
                                                     std::vector<BlobBunchFile> files,
                                                     const std::vector<int64_t>& row_ids,
-                                                    bool as_descriptor) {
+                                                    const DataType& type, bool as_descriptor) {
   // Newest first; within one sequence number by first row id (format doc §5.3 step 2).
   std::stable_sort(files.begin(), files.end(), [](const BlobBunchFile& a, const BlobBunchFile& b) {
     if (a.meta->max_sequence_number != b.meta->max_sequence_number) {
@@ -84,75 +269,46 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     }
   }
 
-  arrow::LargeBinaryBuilder builder;
-  ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(row_ids.size())));
-  if (as_descriptor) {
-    for (const auto& r : resolved) {
-      if (r.file < 0) {
-        ARROW_RETURN_NOT_OK(builder.AppendNull());
-        continue;
-      }
-      BlobDescriptor d{files[r.file].path, r.entry.payload_offset, r.entry.payload_length};
-      ARROW_RETURN_NOT_OK(builder.Append(d.Serialize()));
-    }
-    std::shared_ptr<arrow::Array> out;
-    ARROW_RETURN_NOT_OK(builder.Finish(&out));
-    return out;
+  if (type.is_blob()) return BuildScalar(open, files, resolved, as_descriptor);
+  if (type.root() != TypeRoot::kArray && type.root() != TypeRoot::kMap) {
+    return Status::NotImplemented("reading ", type.ToString(), " from .blob files");
   }
+  return BuildNested(open, files, resolved, type, as_descriptor);
+}
 
-  // Plan coalesced reads. Rows ascend, so within one file the entries ascend too; a read
-  // covers consecutive requested rows of one file.
-  struct Read {
-    int file;
-    int64_t offset;
-    int64_t length;
-    std::shared_ptr<arrow::Buffer> data;
-  };
-  std::vector<Read> reads;
-  std::vector<int> read_of(resolved.size(), -1);
-  int64_t total = 0;
-  for (size_t r = 0; r < resolved.size(); ++r) {
-    const Resolved& v = resolved[r];
-    if (v.file < 0) continue;
-    total += v.entry.payload_length;
-    const int64_t start = v.entry.payload_offset;
-    const int64_t end = start + v.entry.payload_length;
-    if (!reads.empty()) {
-      Read& last = reads.back();
-      const int64_t last_end = last.offset + last.length;
-      if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
-          end - last.offset <= kMaxCoalescedRead) {
-        last.length = end - last.offset;
-        read_of[r] = static_cast<int>(reads.size()) - 1;
-        continue;
-      }
-    }
-    reads.push_back({v.file, start, v.entry.payload_length, nullptr});
-    read_of[r] = static_cast<int>(reads.size()) - 1;
+Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
+                                                                 const arrow::Array& stored,
+                                                                 const std::string& column) {
+  if (stored.type_id() != arrow::Type::LARGE_BINARY) {
+    return Status::Invalid("descriptor column '", column, "' must be large_binary, got ",
+                           stored.type()->ToString());
   }
-  for (Read& read : reads) {
-    if (read.length == 0) continue;
-    ARROW_ASSIGN_OR_RAISE(read.data, open[read.file].input->ReadAt(read.offset, read.length));
-    if (read.data->size() != read.length) {
-      return Status::IOError("blob file '", files[read.file].path, "' is truncated: wanted ",
-                             read.length, " bytes at ", read.offset, ", got ",
-                             read.data->size());
-    }
-  }
-  ARROW_RETURN_NOT_OK(builder.ReserveData(total));
-  for (size_t r = 0; r < resolved.size(); ++r) {
-    const Resolved& v = resolved[r];
-    if (v.file < 0) {
-      builder.UnsafeAppendNull();
+  const auto& values = static_cast<const arrow::LargeBinaryArray&>(stored);
+  std::map<std::string, std::shared_ptr<arrow::io::RandomAccessFile>> inputs;
+  arrow::LargeBinaryBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(values.length()));
+  for (int64_t i = 0; i < values.length(); ++i) {
+    if (values.IsNull(i)) {
+      ARROW_RETURN_NOT_OK(builder.AppendNull());
       continue;
     }
-    const Read& read = reads[read_of[r]];
-    static const uint8_t kEmpty = 0;
-    const uint8_t* bytes =
-        v.entry.payload_length == 0
-            ? &kEmpty
-            : read.data->data() + (v.entry.payload_offset - read.offset);
-    builder.UnsafeAppend(bytes, v.entry.payload_length);
+    auto descriptor = BlobDescriptor::Deserialize(values.GetView(i));
+    if (!descriptor.ok()) {
+      return Status::Invalid("BLOB descriptor column '", column, "' holds bytes that are not a "
+                             "BlobDescriptor (row ", i, "): ", descriptor.status().message());
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(descriptor->uri));
+    auto it = inputs.find(path);
+    if (it == inputs.end()) {
+      ARROW_ASSIGN_OR_RAISE(auto input, io.OpenInput(path));
+      it = inputs.emplace(path, std::move(input)).first;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto bytes, it->second->ReadAt(descriptor->offset, descriptor->length));
+    if (bytes->size() != descriptor->length) {
+      return Status::IOError("BLOB descriptor ", descriptor->uri, " @", descriptor->offset, "+",
+                             descriptor->length, " points past the end of the file");
+    }
+    ARROW_RETURN_NOT_OK(builder.Append(bytes->data(), bytes->size()));
   }
   std::shared_ptr<arrow::Array> out;
   ARROW_RETURN_NOT_OK(builder.Finish(&out));

@@ -14,6 +14,11 @@
 // payload byte is read: each value is BlobDescriptor bytes (version 2, uri = the blob file's
 // path, offset = payload position, length = payload length).
 //
+// ARRAY<BLOB> and MAP<K, BLOB> rows are structured payloads (codec/blob_file_nested.h). In
+// payload mode the row's whole payload is fetched as above and split into elements; in
+// descriptor mode only each row's header, indexes and (maps) keys are read, and every element
+// becomes a descriptor of its own byte range, as pypaimon returns them.
+//
 // Thread-safety: the function is reentrant; it opens its own file handles.
 #pragma once
 
@@ -24,6 +29,7 @@
 #include "arrow/array.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/meta/manifest.h"
+#include "paimon_rowid/types/data_type.h"
 
 namespace paimon_rowid {
 
@@ -32,11 +38,22 @@ struct BlobBunchFile {
   std::string path;          // full path (also the descriptor uri)
 };
 
-/// The values (large_binary) of `row_ids` (ascending, distinct) from the bunch `files`.
-/// IOError for unreadable / inconsistent files (e.g. index row count != manifest row count).
+/// The values of `row_ids` (ascending, distinct) from the bunch `files` of a field of `type`
+/// (BLOB, ARRAY<BLOB> or MAP<K, BLOB>), in `type.ToArrow()`: large_binary,
+/// list<large_binary>, map<K, large_binary>. In descriptor mode every BLOB value (element,
+/// map value) is BlobDescriptor bytes. IOError for unreadable / inconsistent files (e.g.
+/// index row count != manifest row count, corrupt nested payload framing).
 Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
                                                     std::vector<BlobBunchFile> files,
                                                     const std::vector<int64_t>& row_ids,
-                                                    bool as_descriptor);
+                                                    const DataType& type, bool as_descriptor);
+
+/// The payloads referenced by the BlobDescriptor bytes in `stored` (large_binary, e.g. a
+/// `blob-descriptor-field` column read with blob-as-descriptor=false): one ranged read per
+/// value, each referenced file opened once. Invalid when a value is not descriptor bytes;
+/// NotImplemented for non-local uris; IOError when a range lies past the end of its file.
+Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
+                                                                 const arrow::Array& stored,
+                                                                 const std::string& column);
 
 }  // namespace paimon_rowid

@@ -222,6 +222,18 @@ Result<std::shared_ptr<TableRead>> TableRead::Make(std::shared_ptr<const Table> 
       if (f != nullptr && f->type->holds_blob()) read->predicate_reads_blob_ = true;
     }
   }
+  if (!read->blob_as_descriptor_) {
+    std::set<std::string> descriptor_fields;
+    for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
+      for (auto& f : SplitOptionList(table->options().GetOr(key, ""))) descriptor_fields.insert(f);
+    }
+    for (const auto& name : options.fields) {
+      const DataField* f = table->schema().FieldByName(name);
+      if (f != nullptr && f->type->is_blob() && descriptor_fields.count(name)) {
+        read->dereference_fields_.push_back(name);
+      }
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(read->partition_fields_, PartitionFields(table->schema()));
   read->schemas_ = std::make_shared<SchemaCache>(table);
   read->table_ = std::move(table);
@@ -325,10 +337,6 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
       bunch.push_back({&f, split.FilePath(f)});
     }
     if (bunch.empty()) continue;
-    if (!tf->type->is_blob()) {
-      return Status::NotImplemented("reading ", tf->type->ToString(), " column '", name,
-                                    "' stored in .blob files is not supported yet");
-    }
     blob_bunches.emplace(name, std::move(bunch));
   }
 
@@ -405,9 +413,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
   std::vector<int64_t> row_ids;
   auto fetch_blobs = [&]() -> Status {
     for (const auto& [name, bunch] : blob_bunches) {
-      ARROW_ASSIGN_OR_RAISE(auto values, ReadBlobBunch(*table_->file_io(), bunch, row_ids,
-                                                       blob_as_descriptor_));
       const int index = needed_schema_->GetFieldIndex(name);
+      ARROW_ASSIGN_OR_RAISE(auto values,
+                            ReadBlobBunch(*table_->file_io(), bunch, row_ids,
+                                          *schema.FieldByName(name)->type, blob_as_descriptor_));
       ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), values));
     }
     return Status::OK();
@@ -445,6 +454,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     if (row_ids.size() > static_cast<size_t>(*max_rows)) row_ids.resize(*max_rows);
   }
   if (!blob_bunches.empty()) ARROW_RETURN_NOT_OK(fetch_blobs());
+  for (const auto& name : dereference_fields_) {
+    const int index = needed_schema_->GetFieldIndex(name);
+    ARROW_ASSIGN_OR_RAISE(auto payloads, DereferenceBlobDescriptors(*table_->file_io(),
+                                                                    *batch->column(index), name));
+    ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), payloads));
+  }
   if (needed_schema_->num_fields() != output_schema_->num_fields()) {
     std::vector<int> indices(output_schema_->num_fields());
     for (int i = 0; i < output_schema_->num_fields(); ++i) indices[i] = i;

@@ -14,7 +14,11 @@
 // fetched last, by byte range, for the rows that survive: row ranges, the predicate (unless
 // it references a BLOB column, in which case payloads of all selected rows are fetched
 // first) and the limit. With option `blob-as-descriptor` = true they are BlobDescriptor
-// bytes pointing into the .blob files and no payload byte is read.
+// bytes pointing into the .blob files and no payload byte is read. ARRAY<BLOB> and
+// MAP<K, BLOB> columns are read the same way (list / map of payloads or descriptors).
+// `blob-descriptor-field` columns (descriptor bytes stored inline) are dereferenced after
+// filtering -- the referenced byte ranges replace the stored bytes -- unless
+// `blob-as-descriptor` = true, as pypaimon does; predicates see the stored bytes.
 //
 // Thread-safety: a TableRead is immutable; Read/ReadGroup may run concurrently.
 #pragma once
@@ -74,6 +78,8 @@ class TableRead {
   std::shared_ptr<SchemaCache> schemas_;
   bool blob_as_descriptor_ = false;
   bool predicate_reads_blob_ = false;  // the predicate references a BLOB column
+  // Output `blob-descriptor-field` columns whose stored descriptors are resolved to payloads.
+  std::vector<std::string> dereference_fields_;
 };
 
 }  // namespace paimon_rowid

@@ -89,6 +89,63 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
       /*offset=*/0);
 }
 
+// BLOB anywhere inside `type` (only BLOB, ARRAY<BLOB> and MAP<K, BLOB> are storable).
+bool ContainsBlob(const DataType& type) {
+  if (type.is_blob()) return true;
+  switch (type.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+    case TypeRoot::kVector:
+      return ContainsBlob(*type.element());
+    case TypeRoot::kMap:
+      return ContainsBlob(*type.key()) || ContainsBlob(*type.value());
+    case TypeRoot::kRow:
+      for (const auto& f : type.fields()) {
+        if (ContainsBlob(*f.type)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+// The key types of MAP<K, BLOB> that have a serializer (codec/blob_file_nested.h).
+bool IsMapBlobKeyType(const DataType& key) {
+  switch (key.root()) {
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+    case TypeRoot::kBoolean:
+    case TypeRoot::kDecimal:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The Arrow type ARRAY<BLOB> / MAP<K, BLOB> input is cast to: the table's, with a nullable
+// element / value field, so that nulls where the type says NOT NULL reach the blob writer
+// and fail there as pypaimon's do (ValueError), not inside Arrow's cast.
+std::shared_ptr<arrow::DataType> BlobInputType(const DataType& type) {
+  auto arrow_type = type.ToArrow();
+  if (type.root() == TypeRoot::kArray) {
+    const auto& list = static_cast<const arrow::ListType&>(*arrow_type);
+    return arrow::list(list.value_field()->WithNullable(true));
+  }
+  if (type.root() == TypeRoot::kMap) {
+    const auto& map = static_cast<const arrow::MapType&>(*arrow_type);
+    return arrow::map(map.key_type(), map.item_field()->WithNullable(true));
+  }
+  return arrow_type;
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out = "[";
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
@@ -199,6 +256,9 @@ Status AppendWriter::Impl::DeriveSchemas() {
   for (size_t i = 0; i < write_fields.size(); ++i) {
     const DataField& f = write_fields[i];
     input_fields.push_back(f.ToArrow()->WithMetadata(nullptr));
+    if (f.type->holds_blob() && !f.type->is_blob()) {
+      input_fields.back() = input_fields.back()->WithType(BlobInputType(*f.type));
+    }
     if (f.type->holds_blob() && !descriptor_fields.count(f.name)) {
       blob_index.push_back(static_cast<int>(i));
       continue;
@@ -292,10 +352,16 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
     for (auto& f : SplitOptionList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
   }
   for (const auto& f : schema.fields) {
-    if (f.type->holds_blob() && !f.type->is_blob()) {
-      return Status::NotImplemented("table '", name, "' has column '", f.name, "' of type ",
-                                    f.type->ToString(),
-                                    "; paimon-rowid writes scalar BLOB columns only");
+    if (!f.type->holds_blob() && ContainsBlob(*f.type)) {
+      return Status::Invalid("Field '", f.name, "' has unsupported nested BLOB type ",
+                             f.type->ToString(),
+                             ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "
+                             "MAP<X, BLOB> field.");
+    }
+    if (f.type->holds_blob() && f.type->root() == TypeRoot::kMap &&
+        !IsMapBlobKeyType(*f.type->key())) {
+      return Status::Invalid("Unsupported key type for MAP<X, BLOB>: ", f.type->key()->ToString(),
+                             " (column '", f.name, "')");
     }
   }
 
@@ -422,6 +488,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
     const auto& target = input_schema->field(static_cast<int>(i))->type();
     if (!column->type()->Equals(*target)) {
       auto cast = arrow::compute::Cast(*column, target, arrow::compute::CastOptions::Safe());
+      if (!cast.ok() && f.type->holds_blob() && !f.type->is_blob()) {
+        // pypaimon rejects any other input type for these columns with a ValueError.
+        return Status::Invalid("Cannot cast column '", f.name, "' from ",
+                               column->type()->ToString(), " to ", target->ToString(),
+                               " (Paimon ", f.type->ToString(), "): ", cast.status().message());
+      }
       if (!cast.ok()) {
         return Status::TypeError("Cannot cast column '", f.name, "' from ",
                                  column->type()->ToString(), " to ", target->ToString(),
@@ -466,7 +538,8 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
                         /*bucket=*/0);
   for (int idx : blob_index) {
     pw->blobs.push_back(std::make_unique<BlobFieldWriter>(
-        io, pw->dir, write_fields[idx].name, table->schema().id, blob_target_file_size,
+        io, pw->dir, write_fields[idx].name, write_fields[idx].type, table->schema().id,
+        blob_target_file_size,
         [this] { return NewFileName(".blob"); }, &paths));
   }
   PartitionWriter* raw = pw.get();

@@ -26,8 +26,14 @@
 // _WRITE_COLS = [field], no stats, sequence numbers 0. Input BLOB values that are serialized
 // BlobDescriptors are resolved and their bytes copied. BLOB descriptor fields
 // (`blob-descriptor-field`, stored inline) are written like BYTES. ARRAY<BLOB> and
-// MAP<K, BLOB> columns are NotImplemented. VECTOR values must have the declared length
-// (TypeError otherwise) and no null elements (Invalid).
+// MAP<K, BLOB> columns go to .blob files too, one structured payload per row
+// (codec/blob_file_nested.h); their input is list<large_binary> / map<K, large_binary> (or
+// anything that casts to it, e.g. list<binary>); another input type, a null element / value
+// where the type says NOT NULL and a duplicate map key are Invalid, like pypaimon's
+// ValueErrors. Make() refuses (Invalid) BLOB nested any other way and map key types without a
+// serializer (only integers, BOOLEAN, DECIMAL, DATE, TIME, binary and string keys have one).
+// VECTOR values must have the declared length (TypeError otherwise) and no null elements
+// (Invalid).
 //
 // Thread-safety: one thread at a time. Nothing is visible to readers until the messages of
 // PrepareCommit are committed.

@@ -1,9 +1,11 @@
 #include "paimon_rowid/write/blob_writer.h"
 
 #include <algorithm>
+#include <set>
 
 #include "arrow/buffer.h"
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/codec/blob_file_nested.h"
 
 namespace paimon_rowid {
 namespace {
@@ -13,24 +15,14 @@ constexpr int64_t kCopyChunk = 4LL << 20;
 
 }  // namespace
 
-Result<std::string> LocalPathOfUri(const std::string& uri) {
-  if (uri.rfind("file://", 0) == 0) return uri.substr(7);
-  if (uri.rfind("file:", 0) == 0) return uri.substr(5);
-  const size_t colon = uri.find("://");
-  if (colon != std::string::npos) {
-    return Status::NotImplemented("cannot read BLOB descriptor uri '", uri,
-                                  "': only local files are supported");
-  }
-  return uri;
-}
-
 BlobFieldWriter::BlobFieldWriter(std::shared_ptr<FileIO> io, std::string dir,
-                                 std::string field_name, int64_t schema_id,
+                                 std::string field_name, DataTypePtr type, int64_t schema_id,
                                  int64_t target_file_size, std::function<std::string()> new_name,
                                  std::vector<std::string>* created)
     : io_(std::move(io)),
       dir_(std::move(dir)),
       field_name_(std::move(field_name)),
+      type_(std::move(type)),
       schema_id_(schema_id),
       target_file_size_(target_file_size),
       new_name_(std::move(new_name)),
@@ -43,10 +35,14 @@ void BlobFieldWriter::Discard() {
   current_.reset();
 }
 
-Status BlobFieldWriter::CopyDescriptor(const BlobDescriptor& descriptor) {
+Result<int64_t> BlobFieldWriter::StreamElement(std::string_view bytes) {
+  if (!BlobDescriptor::LooksLikeDescriptor(bytes)) {
+    ARROW_RETURN_NOT_OK(current_->AppendPayload(bytes));
+    return static_cast<int64_t>(bytes.size());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto descriptor, BlobDescriptor::Deserialize(bytes));
   ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(descriptor.uri));
   ARROW_ASSIGN_OR_RAISE(auto input, io_->OpenInput(path));
-  ARROW_RETURN_NOT_OK(current_->BeginValue());
   for (int64_t done = 0; done < descriptor.length;) {
     const int64_t n = std::min(kCopyChunk, descriptor.length - done);
     ARROW_ASSIGN_OR_RAISE(auto chunk, input->ReadAt(descriptor.offset + done, n));
@@ -58,35 +54,126 @@ Status BlobFieldWriter::CopyDescriptor(const BlobDescriptor& descriptor) {
         std::string_view(reinterpret_cast<const char*>(chunk->data()), chunk->size())));
     done += n;
   }
-  return current_->EndValue();
+  return descriptor.length;
 }
 
 Status BlobFieldWriter::AppendValue(std::string_view bytes) {
-  if (BlobDescriptor::LooksLikeDescriptor(bytes)) {
-    ARROW_ASSIGN_OR_RAISE(auto descriptor, BlobDescriptor::Deserialize(bytes));
-    return CopyDescriptor(descriptor);
+  ARROW_RETURN_NOT_OK(current_->BeginValue());
+  ARROW_RETURN_NOT_OK(StreamElement(bytes).status());
+  return current_->EndValue();
+}
+
+Status BlobFieldWriter::AppendArray(const arrow::ListArray& rows, int64_t row) {
+  const auto& elements = static_cast<const arrow::LargeBinaryArray&>(*rows.values());
+  const int64_t begin = rows.value_offset(row);
+  const int64_t end = begin + rows.value_length(row);
+  if (!type_->element()->nullable()) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (elements.IsNull(i)) {
+        return Status::Invalid("ARRAY<BLOB> field '", field_name_,
+                               "' does not allow null elements (", type_->ToString(), ")");
+      }
+    }
   }
-  return current_->AddValue(bytes);
+  std::vector<int64_t> lengths;
+  lengths.reserve(end - begin);
+  ARROW_RETURN_NOT_OK(current_->BeginValue());
+  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobArrayHeader(static_cast<int32_t>(end - begin))));
+  for (int64_t i = begin; i < end; ++i) {
+    if (elements.IsNull(i)) {
+      lengths.push_back(kBlobNestedNullLength);
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(int64_t length, StreamElement(elements.GetView(i)));
+    lengths.push_back(length);
+  }
+  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobArrayTrailer(lengths)));
+  return current_->EndValue();
+}
+
+Status BlobFieldWriter::AppendMap(const arrow::MapArray& rows, int64_t row) {
+  const auto& keys = *rows.keys();
+  const auto& values = static_cast<const arrow::LargeBinaryArray&>(*rows.items());
+  const int64_t begin = rows.value_offset(row);
+  const int64_t end = begin + rows.value_length(row);
+  // Serialize and check every key, and the values' nullability, before writing anything.
+  std::vector<std::string> key_bytes;
+  std::vector<int64_t> key_lengths, value_lengths;
+  key_bytes.reserve(end - begin);
+  std::set<std::string> seen;
+  for (int64_t i = begin; i < end; ++i) {
+    if (keys.IsNull(i)) {
+      return Status::Invalid("MAP<X, BLOB> field '", field_name_, "' has a null key");
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string key, EncodeMapBlobKey(keys, i));
+    if (!seen.insert(key).second) {
+      return Status::Invalid("MAP<X, BLOB> keys must be unique: field '", field_name_,
+                             "' has a duplicate key in input row ", row);
+    }
+    key_lengths.push_back(static_cast<int64_t>(key.size()));
+    key_bytes.push_back(std::move(key));
+    if (values.IsNull(i) && !type_->value()->nullable()) {
+      return Status::Invalid("MAP<X, BLOB> field '", field_name_,
+                             "' does not allow null values (", type_->ToString(), ")");
+    }
+  }
+  ARROW_RETURN_NOT_OK(current_->BeginValue());
+  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobMapHeader(static_cast<int32_t>(end - begin))));
+  for (const auto& key : key_bytes) ARROW_RETURN_NOT_OK(current_->AppendPayload(key));
+  for (int64_t i = begin; i < end; ++i) {
+    if (values.IsNull(i)) {
+      value_lengths.push_back(kBlobNestedNullLength);
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(int64_t length, StreamElement(values.GetView(i)));
+    value_lengths.push_back(length);
+  }
+  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobMapTrailer(key_lengths, value_lengths)));
+  return current_->EndValue();
+}
+
+Status BlobFieldWriter::OpenFileIfNeeded() {
+  if (current_) return Status::OK();
+  current_name_ = new_name_();
+  current_path_ = JoinPath(dir_, current_name_);
+  created_->push_back(current_path_);
+  ARROW_ASSIGN_OR_RAISE(auto sink, io_->OpenOutput(current_path_));
+  current_ = std::make_unique<BlobFileWriter>(std::move(sink));
+  return Status::OK();
 }
 
 Status BlobFieldWriter::Append(const arrow::Array& values) {
-  if (values.type_id() != arrow::Type::LARGE_BINARY) {
-    return Status::TypeError("BLOB column '", field_name_, "' must be large_binary, got ",
-                             values.type()->ToString());
+  const TypeRoot root = type_->root();
+  const bool is_array = root == TypeRoot::kArray;
+  const bool is_map = root == TypeRoot::kMap;
+  const bool ok_type =
+      is_array ? values.type_id() == arrow::Type::LIST &&
+                     static_cast<const arrow::ListType&>(*values.type()).value_type()->id() ==
+                         arrow::Type::LARGE_BINARY
+      : is_map ? values.type_id() == arrow::Type::MAP &&
+                     static_cast<const arrow::MapType&>(*values.type()).item_type()->id() ==
+                         arrow::Type::LARGE_BINARY
+               : values.type_id() == arrow::Type::LARGE_BINARY;
+  if (!ok_type) {
+    return Status::TypeError(type_->ToString(), " column '", field_name_, "' must be ",
+                             type_->ToArrow()->ToString(), ", got ", values.type()->ToString());
   }
-  const auto& binary = static_cast<const arrow::LargeBinaryArray&>(values);
-  for (int64_t i = 0; i < binary.length(); ++i) {
-    if (!current_) {
-      current_name_ = new_name_();
-      current_path_ = JoinPath(dir_, current_name_);
-      created_->push_back(current_path_);
-      ARROW_ASSIGN_OR_RAISE(auto sink, io_->OpenOutput(current_path_));
-      current_ = std::make_unique<BlobFileWriter>(std::move(sink));
+  if (is_map) {
+    const auto& key_type = *static_cast<const arrow::MapType&>(*values.type()).key_type();
+    if (!IsSupportedMapBlobKeyType(key_type)) {
+      return Status::Invalid("Unsupported key type for MAP<X, BLOB>: ", type_->key()->ToString());
     }
-    if (binary.IsNull(i)) {
+  }
+  for (int64_t i = 0; i < values.length(); ++i) {
+    ARROW_RETURN_NOT_OK(OpenFileIfNeeded());
+    if (values.IsNull(i)) {
       current_->AddNull();
+    } else if (is_array) {
+      ARROW_RETURN_NOT_OK(AppendArray(static_cast<const arrow::ListArray&>(values), i));
+    } else if (is_map) {
+      ARROW_RETURN_NOT_OK(AppendMap(static_cast<const arrow::MapArray&>(values), i));
     } else {
-      ARROW_RETURN_NOT_OK(AppendValue(binary.GetView(i)));
+      ARROW_RETURN_NOT_OK(AppendValue(static_cast<const arrow::LargeBinaryArray&>(values).GetView(i)));
     }
     if (current_->bytes_written() >= target_file_size_) ARROW_RETURN_NOT_OK(CloseFile());
   }

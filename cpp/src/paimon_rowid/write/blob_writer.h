@@ -5,9 +5,16 @@
 // Flush() whenever its normal (Parquet) file closes, so the blob files that follow a normal
 // file in the commit message cover exactly its rows and inherit its row ids (§4.3).
 //
-// Input values that are serialized BlobDescriptors (§6.3 detection rule) are references: the
-// referenced byte range is copied into the .blob file in chunks, as pypaimon does. Only local
-// paths (`/abs`, `file:/abs`, `file:///abs`) can be resolved.
+// The field is a BLOB (one payload per row), an ARRAY<BLOB> or a MAP<K, BLOB> (one structured
+// payload per row, codec/blob_file_nested.h). Input arrives in the table's Arrow types:
+// large_binary, list<large_binary>, map<K, large_binary>. Input values (BLOB values, array
+// elements, map values) that are serialized BlobDescriptors (§6.3 detection rule) are
+// references: the referenced byte range is copied into the .blob file in chunks, as pypaimon
+// does. Only local paths (`/abs`, `file:/abs`, `file:///abs`) can be resolved.
+//
+// Errors (the append writer then deletes every file it wrote): Invalid for a null element or
+// value where the element / value type is NOT NULL, a duplicate map key, or a key that cannot
+// be serialized; TypeError for input of another Arrow type.
 //
 // Thread-compatible: one thread at a time.
 #pragma once
@@ -21,6 +28,7 @@
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/meta/manifest.h"
+#include "paimon_rowid/types/data_type.h"
 
 namespace paimon_rowid {
 
@@ -28,12 +36,13 @@ class BlobFieldWriter {
  public:
   /// `new_name` returns a fresh file name (e.g. "data-<uuid>-7.blob"); every created path
   /// is appended to `*created` (for cleanup) before anything is written to it.
+  /// REQUIRES: type->holds_blob().
   BlobFieldWriter(std::shared_ptr<FileIO> io, std::string dir, std::string field_name,
-                  int64_t schema_id, int64_t target_file_size,
+                  DataTypePtr type, int64_t schema_id, int64_t target_file_size,
                   std::function<std::string()> new_name, std::vector<std::string>* created);
   ~BlobFieldWriter();
 
-  /// Appends the values (large_binary; nulls are NULL rows).
+  /// Appends the values (the field's Arrow type; nulls are NULL rows).
   Status Append(const arrow::Array& values);
   /// Closes the open file, if any, and moves the metadata of every file closed since the
   /// last call into `*out` (rolling order).
@@ -42,13 +51,19 @@ class BlobFieldWriter {
   void Discard();
 
  private:
+  Status OpenFileIfNeeded();
   Status AppendValue(std::string_view bytes);
-  Status CopyDescriptor(const BlobDescriptor& descriptor);
+  Status AppendArray(const arrow::ListArray& rows, int64_t row);
+  Status AppendMap(const arrow::MapArray& rows, int64_t row);
+  /// Streams `bytes` (or, for descriptor bytes, the referenced range) into the open value;
+  /// returns the number of payload bytes written.
+  Result<int64_t> StreamElement(std::string_view bytes);
   Status CloseFile();
 
   std::shared_ptr<FileIO> io_;
   std::string dir_;
   std::string field_name_;
+  DataTypePtr type_;
   int64_t schema_id_;
   int64_t target_file_size_;
   std::function<std::string()> new_name_;
@@ -60,8 +75,5 @@ class BlobFieldWriter {
   std::vector<DataFileMeta> done_;
 };
 
-/// "file:///a/b" / "file:/a/b" -> "/a/b"; a plain path is returned unchanged; other schemes
-/// are NotImplemented.
-Result<std::string> LocalPathOfUri(const std::string& uri);
 
 }  // namespace paimon_rowid
