@@ -1,6 +1,8 @@
 """paimon_rowid.ray: update_by_row_id / read_by_row_id / process_row_id_ranges on a real
-local Ray (one session-scoped ray.init(num_cpus=2)). Validations are checked for their
-exception type and for leaving no snapshot and no file behind."""
+local Ray (conftest's session-scoped ``ray_session``: one ray.init(num_cpus=2) per pytest
+session). Validations are checked for their exception type and for leaving no snapshot and
+no file behind; the full refusal tables of behaviour doc §1.2/§2.2 run on the Ray path in
+test_row_ids_validation.py."""
 from __future__ import annotations
 
 import os
@@ -14,15 +16,6 @@ ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.native
 
 OPTS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
-
-
-@pytest.fixture(scope="session")
-def ray_session():
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
-    yield ray
-    ray.shutdown()
 
 
 def _make_table(warehouse, partitioned=False, commits=4, rows=25):

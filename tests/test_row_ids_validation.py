@@ -1,7 +1,19 @@
-"""Validations of the embedded row-id jobs (paimon_rowid.row_ids.update_by_row_id /
-read_by_row_id) against pypaimon's (behaviour doc §1.2, §2.2, §9): the exception type, the
-condition, the message (its key part, pypaimon's wording), and that a refused call adds no
-snapshot and no file (every file under the warehouse is listed before and after).
+"""Validations of the row-id jobs against pypaimon's (behaviour doc §1.2, §2.2, §9): the
+exception type, the condition, the message (its key part, pypaimon's wording), and that a
+refused call adds no snapshot and no file (every file under the warehouse is listed before
+and after).
+
+Every refusal table runs on three paths (the ``path`` parameter):
+- ``embedded``: ``paimon_rowid.row_ids`` (no Ray);
+- ``ray``: ``paimon_rowid.ray`` with the same pyarrow sources (pypaimon's Ray signatures);
+- ``ray-dataset``: ``paimon_rowid.ray`` with each pyarrow source turned into a *lazy*
+  ``ray.data.Dataset`` (a map step whose schema is unknown until it runs); only for cases
+  whose source is a pyarrow Table.
+Where the Ray path legitimately differs the difference is asserted, not skipped (see
+``_read_moment``): ``read_by_row_id`` on Ray returns a lazy Dataset, so errors that come from
+the ids (null, foreign) and, for lazy sources, a missing id column, surface only when the
+Dataset is consumed, wrapped by Ray (§2.2, last note); an empty lazy source has no schema at
+all, so there is nothing to check and nothing to do.
 
 Tables are built once per module: ours (our catalog and writer) for the data-evolution
 tables, pypaimon's (the oracle) for the tables our catalog refuses to create (deletion
@@ -84,14 +96,58 @@ def wh(tmp_path_factory, oracle, native):
     return path
 
 
-def _update(wh, source, cols, target=T, **kwargs):
-    from paimon_rowid.row_ids import update_by_row_id
-    return update_by_row_id(target, source, {"warehouse": wh}, update_cols=cols, **kwargs)
+EMBEDDED, RAY, RAY_DATASET = "embedded", "ray", "ray-dataset"
 
 
-def _read(wh, source, projection, target=T, **kwargs):
-    from paimon_rowid.row_ids import read_by_row_id
-    return read_by_row_id(target, source, {"warehouse": wh}, projection=projection, **kwargs)
+def _paths(source=None):
+    """The paths a case runs on: ray-dataset only when the source is a pyarrow Table."""
+    return [EMBEDDED, RAY] + ([RAY_DATASET] if isinstance(source, pa.Table) else [])
+
+
+def _source_for(source, path):
+    if path == RAY_DATASET and isinstance(source, pa.Table):
+        import ray.data
+        # A lambda: pickled by value (the test module is not importable on Ray workers).
+        return ray.data.from_arrow(source).map_batches(lambda batch: batch,
+                                                       batch_format="pyarrow")
+    return source
+
+
+@pytest.fixture
+def path(request):
+    """The path parameter; the Ray paths share the session's one local Ray."""
+    if request.param != EMBEDDED:
+        request.getfixturevalue("ray_session")
+    return request.param
+
+
+def _update(wh, source, cols, target=T, path=EMBEDDED, **kwargs):
+    if path == EMBEDDED:
+        from paimon_rowid.row_ids import update_by_row_id
+    else:
+        from paimon_rowid.ray import update_by_row_id
+    return update_by_row_id(target, _source_for(source, path), {"warehouse": wh},
+                            update_cols=cols, **kwargs)
+
+
+def _read(wh, source, projection, target=T, path=EMBEDDED, **kwargs):
+    """The embedded result, or the Ray Dataset (lazy: not consumed here)."""
+    if path == EMBEDDED:
+        from paimon_rowid.row_ids import read_by_row_id
+    else:
+        from paimon_rowid.ray import read_by_row_id
+    return read_by_row_id(target, _source_for(source, path), {"warehouse": wh},
+                          projection=projection, **kwargs)
+
+
+def _read_table(wh, source, projection, target=T, path=EMBEDDED, **kwargs) -> pa.Table:
+    """read_by_row_id consumed into one pyarrow Table on any path."""
+    got = _read(wh, source, projection, target=target, path=path, **kwargs)
+    if path == EMBEDDED:
+        return got
+    import ray
+    blocks = [b for b in ray.get(got.to_arrow_refs()) if b.num_columns]
+    return pa.concat_tables(blocks)
 
 
 def _exact(message: str) -> str:
@@ -118,9 +174,10 @@ UPD_STALE = "planner snapshot is stale or matched rows come from a different tab
 READ_STALE = "the planner snapshot is stale or the row ids come from a different table."
 
 
-def test_fixture_layout(wh):
+@pytest.mark.parametrize("path", [EMBEDDED, RAY], indirect=True)
+def test_fixture_layout(wh, path):
     """The valid ranges the other tests rely on: [0, 2] and [6, 9] (partition y dropped)."""
-    got = _read(wh, _src([0, 1, 2, 6, 9]), ["id", "dt"])
+    got = _read_table(wh, _src([0, 1, 2, 6, 9]), ["id", "dt"], path=path)
     assert sorted(got.to_pylist(), key=lambda r: r["_ROW_ID"]) == [
         {"id": 0, "dt": "x", "_ROW_ID": 0}, {"id": 2, "dt": "x", "_ROW_ID": 1},
         {"id": 4, "dt": "x", "_ROW_ID": 2}, {"id": 6, "dt": "z", "_ROW_ID": 6},
@@ -193,31 +250,52 @@ UPDATE_REFUSALS = {
 }
 
 
-@pytest.mark.parametrize("case", list(UPDATE_REFUSALS), ids=list(UPDATE_REFUSALS))
-def test_update_refused(wh, case):
+# On Ray, an empty *lazy* source has no schema once it ran (Ray drops the schema of empty
+# blocks), so its columns cannot be checked: the update does nothing and says so
+# ({"num_updated": 0}, no commit). A pyarrow/pandas source keeps its schema and is refused.
+UPDATE_NOTHING_TO_CHECK_ON_LAZY = {"missing-columns-empty-source"}
+
+
+def _cases(table, source_index):
+    return [pytest.param(case, path, id=f"{path}-{case}")
+            for case, spec in table.items() for path in _paths(spec[source_index])]
+
+
+@pytest.mark.parametrize("case,path", _cases(UPDATE_REFUSALS, 1), indirect=["path"])
+def test_update_refused(wh, case, path):
     target, source, cols, exc, match = UPDATE_REFUSALS[case]
-    _refused(wh, lambda: _update(wh, source, cols, target=target), exc, match)
+    if path == RAY_DATASET and case in UPDATE_NOTHING_TO_CHECK_ON_LAZY:
+        before = _files(wh)
+        assert _update(wh, source, cols, target=target, path=path) == {"num_updated": 0}
+        assert _files(wh) == before
+        return
+    _refused(wh, lambda: _update(wh, source, cols, target=target, path=path), exc, match)
 
 
-def test_update_refused_for_every_thread_count(wh):
-    """Errors found while writing groups in parallel still delete every written file."""
+@pytest.mark.parametrize("path", _paths(pa.table({})), indirect=True)
+def test_update_refused_for_every_thread_count(wh, path):
+    """Errors found while writing groups in parallel (threads embedded, apply tasks on Ray)
+    still delete every written file."""
     source = _src([0, 1, 2, 6, 7, 7], v=[1] * 6)
     for threads in (1, 2, 4):
-        _refused(wh, lambda: _update(wh, source, ["v"], num_partitions=threads), ValueError,
-                 "Deduplicate the source")
+        _refused(wh, lambda: _update(wh, source, ["v"], num_partitions=threads, path=path),
+                 ValueError, _exact("MERGE matched multiple source rows to the same target "
+                                    "_ROW_ID. Deduplicate the source before merging."))
 
 
-def test_update_checks_run_in_pypaimon_order(wh):
+@pytest.mark.parametrize("path", _paths(), indirect=True)
+def test_update_checks_run_in_pypaimon_order(wh, path):
     """Empty update_cols before the table is even loaded; table checks before column checks;
     column checks before the source; source columns before the empty-target check."""
-    _refused(wh, lambda: _update(wh, "x", [], target="db.missing"), ValueError,
+    _refused(wh, lambda: _update(wh, "x", [], target="db.missing", path=path), ValueError,
              "update_cols must be non-empty")
-    _refused(wh, lambda: _update(wh, "x", ["zz"], target="db.nde"), ValueError,
+    _refused(wh, lambda: _update(wh, "x", ["zz"], target="db.nde", path=path), ValueError,
              "data-evolution.enabled")
-    _refused(wh, lambda: _update(wh, "x", ["dt", "zz"]), ValueError,
+    _refused(wh, lambda: _update(wh, "x", ["dt", "zz"], path=path), ValueError,
              "cannot update partition column 'dt'")
-    _refused(wh, lambda: _update(wh, "x", ["v"]), ValueError, "table-name source")
-    _refused(wh, lambda: _update(wh, pa.table({"x": [1]}), ["v"], target="db.empty"),
+    _refused(wh, lambda: _update(wh, "x", ["v"], path=path), ValueError, "table-name source")
+    _refused(wh, lambda: _update(wh, pa.table({"x": [1]}), ["v"], target="db.empty",
+                                 path=path),
              ValueError, "source is missing columns")
 
 
@@ -229,18 +307,18 @@ CAST_FAILURES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CAST_FAILURES), ids=list(CAST_FAILURES))
-def test_update_uncastable_value_refused(wh, case):
+@pytest.mark.parametrize("case,path", _cases(CAST_FAILURES, 0), indirect=["path"])
+def test_update_uncastable_value_refused(wh, case, path):
     source, column, _ = CAST_FAILURES[case]
-    _refused(wh, lambda: _update(wh, source, [column]), (TypeError, ValueError,
-                                                         NotImplementedError), column)
+    _refused(wh, lambda: _update(wh, source, [column], path=path),
+             (TypeError, ValueError, NotImplementedError), column)
 
 
-@pytest.mark.parametrize("case", list(CAST_FAILURES), ids=list(CAST_FAILURES))
-def test_update_uncastable_value_exception_class(wh, case):
+@pytest.mark.parametrize("case,path", _cases(CAST_FAILURES, 0), indirect=["path"])
+def test_update_uncastable_value_exception_class(wh, case, path):
     source, column, pypaimon_class = CAST_FAILURES[case]
     base = ValueError if issubclass(pypaimon_class, ValueError) else NotImplementedError
-    _refused(wh, lambda: _update(wh, source, [column]), base, None)
+    _refused(wh, lambda: _update(wh, source, [column], path=path), base, None)
 
 
 def test_ray_dataset_refused_without_running_it(wh):
@@ -410,10 +488,58 @@ READ_REFUSALS = {
 }
 
 
-@pytest.mark.parametrize("case", list(READ_REFUSALS), ids=list(READ_REFUSALS))
-def test_read_refused(wh, case):
+# Checks that need the ids themselves: on Ray they run in a worker when the lazy result is
+# consumed (pypaimon's too, §2.2: "Worker errors surface only when the Dataset is consumed").
+READ_WORKER_REFUSALS = {"null-id", "negative-id", "id-beyond-next-row-id", "id-in-hole",
+                        "id-in-hole-custom-col"}
+# The id column check: at call time when the source's schema is known without running it
+# (a pyarrow Table / pandas DataFrame, even an empty one), else in a worker at consumption.
+# An empty lazy source yields no batch, so there is nothing to check: an empty result.
+READ_SOURCE_SCHEMA_REFUSALS = {"missing-row-id-col", "missing-custom-row-id-col",
+                               "missing-row-id-col-empty-source"}
+
+
+def _read_moment(case, path) -> str:
+    """When a refused read fails on ``path``: "call", "consume", or "never" (empty result)."""
+    source = READ_REFUSALS[case][1]
+    if path == EMBEDDED:
+        return "call"
+    if case in READ_WORKER_REFUSALS:
+        return "consume"
+    if path == RAY_DATASET and case in READ_SOURCE_SCHEMA_REFUSALS:
+        return "consume" if source.num_rows else "never"
+    return "call"
+
+
+def _refused_when_consumed(wh, dataset, exc, match):
+    """Consuming the lazy Ray result raises Ray's wrapper of the worker's ``exc``; its text
+    carries the worker's exception class and message. Nothing is written."""
+    import ray
+    import ray.data
+    assert isinstance(dataset, ray.data.Dataset)
+    message = match.removeprefix("^").removesuffix("$")
+    before = _files(wh)
+    with pytest.raises(ray.exceptions.RayTaskError) as info:
+        dataset.take_all()
+    assert re.search(re.escape(f"{exc.__name__}: ") + message, str(info.value)), info.value
+    assert _files(wh) == before, "a refused read added or removed files"
+
+
+@pytest.mark.parametrize("case,path", _cases(READ_REFUSALS, 1), indirect=["path"])
+def test_read_refused(wh, case, path):
     target, source, projection, kwargs, exc, match = READ_REFUSALS[case]
-    _refused(wh, lambda: _read(wh, source, projection, target=target, **kwargs), exc, match)
+    moment = _read_moment(case, path)
+    if moment == "call":
+        _refused(wh, lambda: _read(wh, source, projection, target=target, path=path,
+                                   **kwargs), exc, match)
+        return
+    before = _files(wh)
+    dataset = _read(wh, source, projection, target=target, path=path, **kwargs)  # no error
+    assert _files(wh) == before
+    if moment == "consume":
+        _refused_when_consumed(wh, dataset, exc, match)
+    else:
+        assert dataset.take_all() == [] and _files(wh) == before
 
 
 # -- read_by_row_id: results (§2.5) ----------------------------------------------------------

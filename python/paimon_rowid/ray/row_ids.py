@@ -46,19 +46,23 @@ def _innermost(error: BaseException) -> BaseException:
 
 
 def _to_dataset(ray, source: Any, operation: str, what: str):
+    """(Dataset, column names known without running anything, or None)."""
     import ray.data
     if isinstance(source, str):
         raise ValueError(
             f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
             f"pyarrow.Table / pandas.DataFrame carrying {what}.")
     if isinstance(source, ray.data.Dataset):
-        return source
+        known = source.schema(fetch_if_missing=False)
+        return source, (list(known.names) if known is not None else None)
+    # The schema of a local table is known here even when it has no rows (Ray drops the
+    # schema of empty blocks, so asking the Dataset would not tell).
     if isinstance(source, pa.Table):
-        return ray.data.from_arrow(source)
+        return ray.data.from_arrow(source), list(source.schema.names)
     try:
         import pandas as pd
         if isinstance(source, pd.DataFrame):
-            return ray.data.from_pandas(source)
+            return ray.data.from_pandas(source), [str(c) for c in source.columns]
     except ImportError:  # pragma: no cover
         pass
     raise TypeError("source must be a ray.data.Dataset, a Paimon table identifier string, a "
@@ -134,15 +138,17 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``."""
     ray = _ray()
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
-    ds = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
+    ds, names = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
     # Execute the source exactly once: its schema, row count and blocks all come from the
     # materialized result (probing a lazy pipeline with schema()/limit() would run it twice,
-    # and trips Ray's executor on actor-pool pipelines).
+    # and trips Ray's executor on actor-pool pipelines). An empty lazy source has no schema
+    # after it ran: there is nothing to check, and nothing to update.
     materialized = ds.materialize()
-    schema = materialized.schema()
-    names = list(schema.names) if schema is not None else []
-    missing = [c for c in [jobs.ROW_ID] + update_cols if c not in names]
-    if schema is not None and missing:
+    if names is None:
+        schema = materialized.schema()
+        names = list(schema.names) if schema is not None else None
+    missing = [c for c in [jobs.ROW_ID] + update_cols if c not in (names or [])]
+    if names is not None and missing:
         raise ValueError(f"source is missing columns {missing}; it must carry _ROW_ID and "
                          f"{update_cols}.")
     snapshot = table.latest_snapshot()
@@ -268,9 +274,8 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     import ray.data
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
-    ds = _to_dataset(ray, row_ids, "read_by_row_id", "the target row ids")
-    known = ds.schema(fetch_if_missing=False)
-    if known is not None and row_id_col not in known.names:
+    ds, known = _to_dataset(ray, row_ids, "read_by_row_id", "the target row ids")
+    if known is not None and row_id_col not in known:
         raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
     out_schema = jobs.read_output_schema(table, projection)
     empty = ray.data.from_arrow(out_schema.empty_table())
