@@ -333,6 +333,37 @@ def test_ray_dataset_refused_without_running_it(wh):
              r"paimon_rowid\.ray\.read_by_row_id")
 
 
+@pytest.mark.parametrize("path", _paths(), indirect=True)
+def test_pandas_source_columns_checked_at_call(wh, path):
+    """A pandas source's columns are known without running anything, even with no rows: a
+    missing column is refused by the call itself on every path."""
+    pd = pytest.importorskip("pandas")
+    empty_v = pd.DataFrame({"v": pd.Series([], dtype="int32")})
+    _refused(wh, lambda: _update(wh, pd.DataFrame({"v": [1]}), ["v"], path=path), ValueError,
+             _exact("source is missing columns ['_ROW_ID']; it must carry _ROW_ID and ['v']."))
+    _refused(wh, lambda: _update(wh, empty_v, ["v"], path=path), ValueError,
+             _exact("source is missing columns ['_ROW_ID']; it must carry _ROW_ID and ['v']."))
+    _refused(wh, lambda: _read(wh, empty_v, ["v"], path=path), ValueError,
+             _exact("row_ids source is missing the '_ROW_ID' column."))
+    _refused(wh, lambda: _read(wh, pd.DataFrame({"_ROW_ID": [0]}), ["v"], row_id_col="rid",
+                               path=path), ValueError,
+             _exact("row_ids source is missing the 'rid' column."))
+
+
+@pytest.mark.parametrize("operation", ["update", "read"])
+def test_ray_older_than_2_50_refused(wh, ray_session, monkeypatch, operation):
+    """§1.2 row 1 / §2.2 row 1, Ray path only (the embedded jobs do not use Ray): the first
+    check, before update_cols / projection and before the table is loaded."""
+    monkeypatch.setattr(ray_session, "__version__", "2.49.2")
+    message = _exact("this Ray operation requires ray>=2.50; installed ray is 2.49.2.")
+    if operation == "update":
+        _refused(wh, lambda: _update(wh, _src([0], v=[1]), [], target="db.missing", path=RAY),
+                 RuntimeError, message)
+    else:
+        _refused(wh, lambda: _read(wh, _src([0]), [], target="db.missing", path=RAY),
+                 RuntimeError, message)
+
+
 # -- update_by_row_id: accepted inputs -------------------------------------------------------
 
 @pytest.fixture
