@@ -586,10 +586,11 @@ def _our_write_api():
     return write
 
 
-# Our writer stores TIMESTAMP(7..9) as INT64 NANOS (like pyarrow/pypaimon); Java 1.4.2 misreads
-# that (see test_our_timestamp9_in_java), so the round-trip table leaves those columns out.
+# Our writer stores TIMESTAMP(7..9) as INT96 like Java (it used to write INT64 NANOS, which
+# Java 1.4.2 read as milliseconds); the round-trip table holds them, and a small table per
+# column checks them alone (test_our_timestamp9_in_java).
 TS9_COLUMNS = ["c_ts9", "c_ltz9"]
-OUR_FIELDS = [f for f in FIELDS if f["name"] not in TS9_COLUMNS]
+OUR_FIELDS = list(FIELDS)
 OUR_NAMES = [f["name"] for f in OUR_FIELDS]
 
 
@@ -646,13 +647,13 @@ OUR_CASES = {
     "tag_ours": {"projection": OUR_FULL, "tag": "t_ours"},
     "first_snapshot": {"projection": OUR_FULL, "snapshot_id": 1},
     "after_java_update": {"projection": OUR_FULL, "snapshot_id": 4},
-    "updated_columns": {"projection": ["c_int", "c_ts6", "_ROW_ID"]},
+    "updated_columns": {"projection": ["c_int", "c_ts6", "c_ltz9", "_ROW_ID"]},
     "row_ranges": {"projection": OUR_FULL, "row_ranges": [(0, 3), (40, 60)]},
     "after_our_update": {"projection": OUR_FULL, "snapshot_id": 7},
     "tag_ours_updated": {"projection": OUR_FULL, "tag": "t_ours2"},
 }
 
-OUR_UPDATE_COLUMNS = ["c_int", "c_string", "c_dec38", "c_ts6"]
+OUR_UPDATE_COLUMNS = ["c_int", "c_string", "c_dec38", "c_ts6", "c_ltz9"]
 
 
 def _our_rows(first_id, count, seed, columns=None):
@@ -676,7 +677,7 @@ def our_tables(native, java, tmp_path_factory):
         catalog.create_table(identifier, _our_schema(keys), False)
         first = _our_rows(0, 30, seed=101)
         second = _our_rows(30, 20, seed=102)
-        partial_cols = ["id", "c_int", "c_ts6", "c_row"] + list(keys)
+        partial_cols = ["id", "c_int", "c_ts6", "c_ts9", "c_row"] + list(keys)
         partial = _our_rows(50, 10, seed=103, columns=partial_cols)
         ids = [_our_append(warehouse, identifier, first),
                _our_append(warehouse, identifier, second),
@@ -739,26 +740,109 @@ def test_our_written_values_are_what_we_wrote(our_tables, layout):
     assert sorted(by_id[i]["_ROW_ID"] for i in by_id) == list(range(60))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "KNOWN INCOMPATIBILITY (docs/java-oracle.md): our writer stores TIMESTAMP(7..9) as Parquet "
-    "INT64 NANOS (as pyarrow/pypaimon do); Java Paimon 1.4.2 reads TIMESTAMP(9) INT64 as "
-    "milliseconds (values x 10^6) and fails on TIMESTAMP_LTZ(9). Java writes INT96."))
+def _parquet_leaf_types(path: str) -> Dict[str, str]:
+    import pyarrow.parquet as pq
+    schema = pq.ParquetFile(path).schema
+    return {schema.column(i).path: schema.column(i).physical_type for i in range(len(schema))}
+
+
+def _data_files(warehouse: str, identifier: str) -> List[str]:
+    database, name = identifier.split(".")
+    return sorted(glob.glob(os.path.join(warehouse, f"{database}.db", name, "**", "*.parquet"),
+                            recursive=True))
+
+
 @pytest.mark.parametrize("column", TS9_COLUMNS)
 def test_our_timestamp9_in_java(native, java, tmp_path, column):
-    """OUR WRITE -> JAVA READ of TIMESTAMP(9) / TIMESTAMP(9) WITH LOCAL TIME ZONE."""
+    """OUR WRITE -> JAVA READ of TIMESTAMP(9) / TIMESTAMP(9) WITH LOCAL TIME ZONE: our
+    writer stores them as INT96 (like Java; formerly INT64 NANOS, which Java 1.4.2 read as
+    milliseconds), keeps TIMESTAMP(6) INT64, and Java reads every value exactly (1700..2250,
+    negative and sub-microsecond nanos), whole and by row ranges."""
     _our_write_api()
     from paimon_rowid import CatalogFactory
     warehouse = str(tmp_path / "warehouse")
     catalog = CatalogFactory.create({"warehouse": warehouse})
     catalog.create_database("db", True)
-    fields = [FIELDS[0], next(f for f in FIELDS if f["name"] == column)]
+    names = ["id", column, "c_ts6"]
+    fields = [f for f in FIELDS if f["name"] in names]
     catalog.create_table("db.t", _our_schema([], fields=fields), False)
-    data = rows(0, 20, seed=7, columns=["id", column])
+    data = rows(0, 40, seed=7, columns=names)
+    data[0][column] = -1                        # 1969-12-31T23:59:59.999999999
+    data[1][column] = -8_520_336_000 * 10 ** 9 + 7   # 1700-01-01 plus 7 ns
+    data[2][column] = 8_835_955_199 * 10 ** 9 + 999_999_999  # 2249-12-31T23:59:59.999999999
     _our_append(warehouse, "db.t", data)
-    theirs = java.dump(warehouse, "db.t", projection=["id", column])
-    if isinstance(theirs, JavaOracleError):
+    for path in _data_files(warehouse, "db.t"):
+        leaves = _parquet_leaf_types(path)
+        assert leaves[column] == "INT96" and leaves["c_ts6"] == "INT64", leaves
+    expected = [[row["id"], row[column], row["c_ts6"]] for row in data]
+    dumps = java.dump_many(warehouse, "db.t", [
+        {"projection": names},
+        {"projection": names + ["_ROW_ID"], "row_ranges": [(0, 2), (17, 17), (30, 60)]}])
+    for dump in dumps:
+        if isinstance(dump, JavaOracleError):
+            raise dump
+    assert dumps[0].rows == expected
+    assert [row[:3] for row in dumps[1].rows] == [expected[i] for i in
+                                                  [0, 1, 2, 17] + list(range(30, 40))]
+    our_names, ours = our_read(warehouse, "db.t", projection=names)
+    assert ours == expected
+
+
+def test_our_timestamp9_elsewhere(native, oracle, tmp_path):
+    """Our INT96 TIMESTAMP(9)/LTZ(9) columns (top level and nested in ROW / ARRAY) read back
+    exactly through our reader (scan, row ranges, read_by_row_id: the page-selective path),
+    and pypaimon reads them the same."""
+    _our_write_api()
+    import pyarrow as pa
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.row_ids import read_by_row_id
+    warehouse = str(tmp_path / "warehouse")
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    fields = [{"name": "id", "type": "BIGINT NOT NULL"},
+              {"name": "c_ts9", "type": "TIMESTAMP(9)"},
+              {"name": "c_ltz9", "type": "TIMESTAMP(9)" + LTZ},
+              {"name": "c_ts3", "type": "TIMESTAMP(3)"},
+              {"name": "c_nested", "type": {"type": "ROW", "fields": [
+                  {"id": 0, "name": "t", "type": "TIMESTAMP(9)"},
+                  {"id": 0, "name": "ts", "type": {"type": "ARRAY",
+                                                   "element": "TIMESTAMP(7)"}}]}}]
+    catalog.create_table("db.t", _our_schema([], fields=fields), False)
+    rnd = random.Random(11)
+    data = []
+    for i in range(3000):
+        nested = None if i % 9 == 0 else {
+            "t": None if i % 4 == 0 else _timestamp(rnd, 9),
+            "ts": [None if k == 1 else _timestamp(rnd, 7) for k in range(i % 4)]}
+        data.append({"id": i, "c_ts9": None if i % 7 == 0 else _timestamp(rnd, 9),
+                     "c_ltz9": None if i % 5 == 0 else _timestamp(rnd, 9),
+                     "c_ts3": _timestamp(rnd, 3), "c_nested": nested})
+    data[5]["c_ts9"] = -1
+    data[6]["c_ltz9"] = -8_520_336_000 * 10 ** 9 + 1
+    _our_append(warehouse, "db.t", data[:1700])
+    _our_append(warehouse, "db.t", data[1700:])
+    leaves = _parquet_leaf_types(_data_files(warehouse, "db.t")[0])
+    assert leaves["c_ts9"] == leaves["c_ltz9"] == "INT96"
+    assert leaves["c_nested.t"] == leaves["c_nested.ts.list.element"] == "INT96"
+    assert leaves["c_ts3"] == "INT64"
+    names = [f["name"] for f in fields]
+    expected = [[row[n] for n in names] for row in data]
+    got_names, ours = our_read(warehouse, "db.t", projection=names)
+    assert ours == expected
+    ranges = [(0, 0), (999, 1003), (1699, 1701), (2990, 4000)]
+    picked = [i for a, b in ranges for i in range(a, min(b, 2999) + 1)]
+    _, ours = our_read(warehouse, "db.t", projection=names + ["_ROW_ID"], row_ranges=ranges)
+    assert [row[:-1] for row in ours] == [expected[i] for i in picked]
+    wanted = [3, 1500, 1701, 2999, 10, 2222]
+    by_id = read_by_row_id("db.t", pa.table({"_ROW_ID": pa.array(wanted, pa.int64())}),
+                           {"warehouse": warehouse}, projection=names)
+    got = {row[-1]: row[:-1] for row in arrow_to_neutral(by_id)}
+    assert got == {i: expected[i] for i in wanted}
+    theirs = oracle.read_many(warehouse, "db.t", [{"projection": names + ["_ROW_ID"]}])[0]
+    if not isinstance(theirs, pa.Table):
         raise theirs
-    assert theirs.rows == [[row["id"], row[column]] for row in data]
+    theirs = theirs.sort_by("_ROW_ID").select(names)
+    assert arrow_to_neutral(theirs) == expected
 
 
 def test_our_blob_tables_read_in_java(native, java, tmp_path):
