@@ -85,6 +85,11 @@ class Engine:
                          columns: List[str]) -> None:
         raise NotImplementedError
 
+    def update_by_row_id_stream(self, warehouse: str, identifier: str,
+                                reader: pa.RecordBatchReader, columns: List[str]) -> None:
+        """The same update from a stream; engines whose API takes only a Table read it whole."""
+        self.update_by_row_id(warehouse, identifier, reader.read_all(), columns)
+
     def read_by_row_id(self, warehouse: str, identifier: str, row_ids: pa.Table,
                        projection: List[str]) -> pa.Table:
         """``(*projection, _ROW_ID)`` for the distinct ids of ``row_ids["_ROW_ID"]``, any order."""

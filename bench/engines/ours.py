@@ -33,6 +33,10 @@ class Ours(Engine):
         _row_ids.update_by_row_id(identifier, data, {"warehouse": warehouse},
                                   update_cols=list(columns))
 
+    def update_by_row_id_stream(self, warehouse, identifier, reader, columns) -> None:
+        _row_ids.update_by_row_id(identifier, reader, {"warehouse": warehouse},
+                                  update_cols=list(columns))
+
     def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
         return _row_ids.read_by_row_id(identifier, row_ids, {"warehouse": warehouse},
                                        projection=list(projection))

@@ -35,6 +35,19 @@ def _threads(num_partitions: Optional[int]) -> int:
     return max(1, int(num_partitions))
 
 
+# Catalog options with this prefix tune the update itself (see docs/row-id-jobs.md):
+#   paimon-rowid.update.memory-budget  bytes of routed source rows held in memory before
+#                                      spilling to Arrow IPC files (default "256 mb"; "0": never)
+#   paimon-rowid.update.spill-dir      where the spill files go (default: the temp directory)
+UPDATE_OPTION_PREFIX = "paimon-rowid.update."
+
+
+def _with_update_options(table, catalog_options: Mapping[str, Any]):
+    tuning = {k: str(v) for k, v in catalog_options.items()
+              if isinstance(k, str) and k.startswith(UPDATE_OPTION_PREFIX)}
+    return table.copy(tuning) if tuning else table
+
+
 def update_columns_by_row_id(table, source: Any, update_cols: List[str], target: str,
                              threads: int = 0, index: Any = None):
     """Routes and writes an update; returns (native commit messages, rows). Nothing is
@@ -54,8 +67,13 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     Beyond pypaimon: when the commit loses a conflict only because another writer changed the
     same columns of the same file groups on *other* rows, the update is re-planned on the new
     snapshot and committed again (both writers' rows are kept); if the other writer changed
-    any of *these* rows' update columns, ``CommitConflictException`` is raised."""
+    any of *these* rows' update columns, ``CommitConflictException`` is raised.
+
+    Memory: the routed source is held up to ``paimon-rowid.update.memory-budget`` (a catalog
+    option, default 256 mb) and spilled to disk beyond it, so a streamed source (a
+    RecordBatchReader or ``__arrow_c_stream__`` object) larger than memory can be applied."""
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
+    table = _with_update_options(table, catalog_options)
     reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
     from .ranges import backfill_properties
     rows, _snapshot_id, _rebases = native().update_by_row_id_commit(

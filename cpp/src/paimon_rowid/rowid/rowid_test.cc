@@ -136,5 +136,80 @@ TEST(RowIdUpdateTest, TrueConflictFailsAndLeavesNothing) {
   EXPECT_EQ(Names(fx.ReadAll({"name"}))[2], "theirs-2");
 }
 
+// A budget of one byte makes every routed batch spill; the result must not change and the
+// spill files must be gone once the update is.
+std::shared_ptr<const Table> WithSpilling(WriteFixture& fx, const testing::TempDir& spill) {
+  return fx.table()
+      ->Copy({{RowIdUpdate::kMemoryBudgetOption, "1 b"},
+              {RowIdUpdate::kSpillDirOption, spill.path()}})
+      .ValueOrDie();
+}
+
+TEST(RowIdUpdateTest, SpillsBeyondTheMemoryBudget) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 10));
+  fx.Append(WriteFixture::Batch(20, 10));
+  testing::TempDir spill;
+  auto table = WithSpilling(fx, spill);
+  {
+    auto update = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
+    // Interleaved groups across batches: every group gets rows from several spill files.
+    ASSERT_TRUE(update->Add(NameUpdates({21, 2}, "s-")).ok());
+    ASSERT_TRUE(update->Add(NameUpdates({5, 29, 15}, "s-")).ok());
+    ASSERT_TRUE(update->Add(NameUpdates({0, 22}, "s-")).ok());
+    EXPECT_EQ(update->num_spills(), 3);
+    EXPECT_EQ(WriteFixture::Files(spill.path()).size(), 3u);
+    auto outcome = CommitUpdate(update.get(), table, "u").ValueOrDie();
+    EXPECT_EQ(outcome.num_updated, 7);
+  }
+  EXPECT_TRUE(WriteFixture::Files(spill.path()).empty());
+  auto names = Names(fx.ReadAll({"name"}));
+  ASSERT_EQ(names.size(), 30u);
+  for (int64_t id : {0, 2, 5, 15, 21, 22, 29}) EXPECT_EQ(names[id], "s-" + std::to_string(id));
+  EXPECT_EQ(names[1], "name-1");
+  EXPECT_EQ(names[28], "name-28");
+}
+
+TEST(RowIdUpdateTest, NoSpillUnderTheDefaultBudget) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto update = MakeUpdate(fx, {1, 2}, "m-");
+  EXPECT_EQ(update->num_spills(), 0);
+  EXPECT_GT(update->peak_routed_bytes(), 0);
+  ASSERT_TRUE(CommitUpdate(update.get(), fx.table(), "u").ok());
+}
+
+TEST(RowIdUpdateTest, SpilledUpdateRebasesAndDuplicatesAcrossSpillsFail) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  testing::TempDir spill;
+  auto table = WithSpilling(fx, spill);
+  auto ours = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
+  ASSERT_TRUE(ours->Add(NameUpdates({1}, "ours-")).ok());
+  ASSERT_TRUE(ours->Add(NameUpdates({2}, "ours-")).ok());
+  auto theirs = MakeUpdate(fx, {7}, "theirs-");
+  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  auto outcome = CommitUpdate(ours.get(), table, "us");
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->rebases, 1);
+  auto names = Names(fx.ReadAll({"name"}));
+  EXPECT_EQ(names[1], "ours-1");
+  EXPECT_EQ(names[2], "ours-2");
+  EXPECT_EQ(names[7], "theirs-7");
+  ours.reset();
+  EXPECT_TRUE(WriteFixture::Files(spill.path()).empty());
+
+  // The same id in two spill files is still a duplicate; nothing is left behind.
+  auto before = WriteFixture::Files(fx.table_path());
+  auto dup = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
+  ASSERT_TRUE(dup->Add(NameUpdates({4}, "d-")).ok());
+  ASSERT_TRUE(dup->Add(NameUpdates({4}, "d-")).ok());
+  auto st = CommitUpdate(dup.get(), table, "d").status();
+  EXPECT_TRUE(st.IsInvalid());
+  EXPECT_NE(st.message().find("Deduplicate the source"), std::string::npos);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
+}
+
 }  // namespace
 }  // namespace paimon_rowid

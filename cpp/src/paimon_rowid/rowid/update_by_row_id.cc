@@ -14,6 +14,7 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/routed_source.h"
 #include "paimon_rowid/write/append_writer.h"
 
 namespace paimon_rowid {
@@ -23,6 +24,10 @@ namespace {
 
 constexpr const char* kStaleContext =
     "planner snapshot is stale or matched rows come from a different table.";
+
+// Routes the cast rows of `conformed` to the groups of `index` that own them.
+Status RouteRows(const RowIdIndex* index, const std::string& target,
+                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into);
 
 }  // namespace
 
@@ -68,14 +73,16 @@ struct RowIdUpdate::Impl {
   std::optional<Snapshot> base;
   std::shared_ptr<const RowIdIndex> index;
   std::shared_ptr<arrow::Schema> update_schema;
-  // Routed rows per group: slices of cast batches.
-  std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> routed;
-  // Every cast batch, kept so a rebase can re-route them.
-  std::vector<std::shared_ptr<arrow::RecordBatch>> added;
+  // Cast rows routed to the groups of `index` (in memory up to the budget, then spilled).
+  std::unique_ptr<RoutedSource> routed;
+  int64_t memory_budget = 0;
+  std::string spill_dir;
   int64_t rows = 0;
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
-  Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed);
+  Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) const {
+    return RouteRows(index.get(), target, conformed, into);
+  }
   Result<CommitMessage> UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
                                     std::vector<std::string>* written) const;
 };
@@ -116,8 +123,14 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->cols = std::move(update_cols);
   impl->target = std::move(target);
   impl->index = std::move(index);
+  ARROW_ASSIGN_OR_RAISE(impl->memory_budget,
+                        impl->table->options().GetMemorySize(kMemoryBudgetOption,
+                                                             kDefaultMemoryBudget));
+  impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
   if (impl->index) {
-    impl->routed.resize(impl->index->groups().size());
+    impl->routed = std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget,
+                                                  impl->spill_dir);
+    impl->routed->Reset(impl->index->groups().size());
     if (!impl->base) {
       ARROW_ASSIGN_OR_RAISE(auto snap, impl->table->SnapshotById(impl->index->snapshot_id()));
       impl->base = std::move(snap);
@@ -136,6 +149,12 @@ std::optional<int64_t> RowIdUpdate::base_snapshot_id() const {
 }
 
 int64_t RowIdUpdate::num_rows() const { return impl_->rows; }
+
+int RowIdUpdate::num_spills() const { return impl_->routed ? impl_->routed->num_spills() : 0; }
+
+int64_t RowIdUpdate::peak_routed_bytes() const {
+  return impl_->routed ? impl_->routed->peak_memory_bytes() : 0;
+}
 
 Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
     const arrow::RecordBatch& batch) const {
@@ -182,13 +201,15 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
     return impl_->Conform(*batch).status();
   }
   ARROW_ASSIGN_OR_RAISE(auto conformed, impl_->Conform(*batch));
-  ARROW_RETURN_NOT_OK(impl_->Route(conformed));
-  impl_->added.push_back(conformed);
+  ARROW_RETURN_NOT_OK(impl_->Route(conformed, impl_->routed.get()));
   impl_->rows += conformed->num_rows();
   return Status::OK();
 }
 
-Status RowIdUpdate::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& conformed) {
+namespace {
+
+Status RouteRows(const RowIdIndex* index, const std::string& target,
+                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) {
   if (!index || index->groups().empty()) {
     return Status::Invalid("target '", target,
                            "' has no rows; every _ROW_ID in the source is foreign.");
@@ -208,7 +229,7 @@ Status RowIdUpdate::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& confo
   }
   if (runs.size() <= 64 || runs.size() * 8 <= static_cast<size_t>(n)) {
     for (const auto& [g, span] : runs) {
-      routed[g].push_back(conformed->Slice(span.first, span.second));
+      ARROW_RETURN_NOT_OK(into->Append(g, conformed->Slice(span.first, span.second)));
     }
   } else {
     // Interleaved owners: gather each owner's rows with one Take.
@@ -219,11 +240,13 @@ Status RowIdUpdate::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& confo
       ARROW_RETURN_NOT_OK(b.AppendValues(rows));
       ARROW_ASSIGN_OR_RAISE(auto indices, b.Finish());
       ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(conformed, indices));
-      routed[g].push_back(taken.record_batch());
+      ARROW_RETURN_NOT_OK(into->Append(g, taken.record_batch()));
     }
   }
-  return Status::OK();
+  return into->SpillIfOverBudget();
 }
+
+}  // namespace
 
 Status RowIdUpdate::AddAll(arrow::RecordBatchReader* reader) {
   // The source's columns are checked even when it yields no batch.
@@ -242,7 +265,7 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared
   const RowIdIndex::Group& group = index->groups()[g];
   const int64_t start = group.range.from;
   const int64_t n = group.range.count();
-  ARROW_ASSIGN_OR_RAISE(auto source, arrow::Table::FromRecordBatches(update_schema, routed[g]));
+  ARROW_ASSIGN_OR_RAISE(auto source, routed->Load(g));
   ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks());
   const auto& ids = static_cast<const arrow::Int64Array&>(*source->column(0)->chunk(0));
   const int64_t m = ids.length();
@@ -319,8 +342,10 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared
 
 Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   std::vector<size_t> touched;
-  for (size_t g = 0; g < impl_->routed.size(); ++g) {
-    if (!impl_->routed[g].empty()) touched.push_back(g);
+  if (impl_->routed) {
+    for (size_t g = 0; g < impl_->routed->num_groups(); ++g) {
+      if (impl_->routed->touched(g)) touched.push_back(g);
+    }
   }
   if (touched.empty()) return std::vector<CommitMessage>{};
   ReadOptions ro;
@@ -367,40 +392,61 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
 Status RowIdUpdate::Rebase() {
   Impl& impl = *impl_;
   ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->LatestSnapshot());
-  if (!latest || !impl.base) return Status::Invalid("cannot rebase an update without snapshots");
+  if (!latest || !impl.base || !impl.routed) {
+    return Status::Invalid("cannot rebase an update without snapshots");
+  }
   ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
                         RowIdIndex::Build(impl.table, *latest));
-  // True-conflict check: the updated rows' current values at the base and at the latest
-  // snapshot must be equal for every update column.
-  std::vector<std::shared_ptr<arrow::Array>> ids;
-  for (const auto& batch : impl.added) ids.push_back(batch->column(0));
-  auto read_at = [&](const Snapshot& snap,
-                     std::shared_ptr<const RowIdIndex> index) -> Result<std::shared_ptr<arrow::Table>> {
+  auto reader_at = [&](const Snapshot& snap,
+                       std::shared_ptr<const RowIdIndex> index) -> Result<std::shared_ptr<RowIdRead>> {
     ARROW_ASSIGN_OR_RAISE(auto pinned,
                           impl.table->Copy({{options::kScanSnapshotId, std::to_string(snap.id)},
                                             {options::kScanTagName, std::nullopt}}));
-    ARROW_ASSIGN_OR_RAISE(auto read, RowIdRead::Make(pinned, impl.cols, std::move(index)));
+    return RowIdRead::Make(pinned, impl.cols, std::move(index));
+  };
+  ARROW_ASSIGN_OR_RAISE(auto before_read, reader_at(*impl.base, impl.index));
+  ARROW_ASSIGN_OR_RAISE(auto after_read, reader_at(*latest, latest_index));
+  auto values_of = [](RowIdRead* read, const std::vector<std::shared_ptr<arrow::Array>>& ids)
+      -> Result<std::shared_ptr<arrow::Table>> {
     ARROW_ASSIGN_OR_RAISE(auto reader, read->Read(ids));
     ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
     ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId)));
     ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted));
     return taken.table();
   };
-  ARROW_ASSIGN_OR_RAISE(auto before, read_at(*impl.base, impl.index));
-  ARROW_ASSIGN_OR_RAISE(auto after, read_at(*latest, latest_index));
-  if (!before->Equals(*after)) {
-    std::string columns;
-    for (const auto& c : impl.cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
-    return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                         "update_by_row_id conflicts with snapshot " + std::to_string(latest->id) +
-                             ", which changed some of the same rows in column(s) " + columns +
-                             " since snapshot " + std::to_string(impl.base->id) +
-                             "; re-run the update on the latest data");
+  // One old group at a time, so the rebase holds no more than the routing does: the rows'
+  // current values at the base and at the latest snapshot must be equal for every update
+  // column (else a concurrent commit changed these rows: a true conflict); then the rows are
+  // re-routed with the latest index (group boundaries may have moved).
+  auto rerouted = std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget,
+                                                 impl.spill_dir);
+  rerouted->Reset(latest_index->groups().size());
+  for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
+    if (!impl.routed->touched(g)) continue;
+    ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
+    impl.routed->Release(g);
+    ARROW_ASSIGN_OR_RAISE(auto before, values_of(before_read.get(), rows->column(0)->chunks()));
+    ARROW_ASSIGN_OR_RAISE(auto after, values_of(after_read.get(), rows->column(0)->chunks()));
+    if (!before->Equals(*after)) {
+      std::string columns;
+      for (const auto& c : impl.cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
+      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                           "update_by_row_id conflicts with snapshot " + std::to_string(latest->id) +
+                               ", which changed some of the same rows in column(s) " + columns +
+                               " since snapshot " + std::to_string(impl.base->id) +
+                               "; re-run the update on the latest data");
+    }
+    arrow::TableBatchReader batches(*rows);
+    std::shared_ptr<arrow::RecordBatch> batch;
+    while (true) {
+      ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
+      if (!batch) break;
+      ARROW_RETURN_NOT_OK(RouteRows(latest_index.get(), impl.target, batch, rerouted.get()));
+    }
   }
   impl.index = std::move(latest_index);
   impl.base = std::move(latest);
-  impl.routed.assign(impl.index->groups().size(), {});
-  for (const auto& batch : impl.added) ARROW_RETURN_NOT_OK(impl.Route(batch));
+  impl.routed = std::move(rerouted);
   return Status::OK();
 }
 

@@ -5,8 +5,15 @@
 // target); then, per touched group, only the update columns' current values of that group are
 // read (skipped when every row of the group is updated), the new values are scattered in by
 // position, and one partial-column file is written with the group's first_row_id, row count
-// and _WRITE_COLS = update columns. Groups are processed in parallel; peak memory is the
-// routed source plus the groups in flight.
+// and _WRITE_COLS = update columns. Groups are processed in parallel.
+//
+// Memory: routed rows are held in memory up to a budget (table/dynamic option
+// `paimon-rowid.update.memory-budget`, default 256 mb); beyond it they are spilled to Arrow IPC
+// files in `paimon-rowid.update.spill-dir` (default: the system temp directory) and read back
+// one group at a time. Peak memory is therefore the budget plus the groups being written (one
+// per thread: the group's source rows, its current column values and the encoded file), not the
+// size of the source. A rebase re-reads and re-routes the rows group by group under the same
+// budget.
 //
 // Errors follow pypaimon's validations (types and messages, behaviour doc §1.2). Every file
 // written by a failed update is deleted.
@@ -37,6 +44,12 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
 
 class RowIdUpdate {
  public:
+  /// Bytes of routed source rows held in memory before spilling ("0" never spills).
+  static constexpr const char* kMemoryBudgetOption = "paimon-rowid.update.memory-budget";
+  static constexpr int64_t kDefaultMemoryBudget = int64_t{256} << 20;
+  /// Directory of the spill files (deleted when the update ends).
+  static constexpr const char* kSpillDirOption = "paimon-rowid.update.spill-dir";
+
   /// Pins the latest snapshot of `table` as the base. `update_cols` must be validated.
   static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,
                                                    std::vector<std::string> update_cols,
@@ -61,6 +74,9 @@ class RowIdUpdate {
 
   /// Rows added so far.
   int64_t num_rows() const;
+  /// Spill files written by the routing so far, and the most bytes of rows held in memory.
+  int num_spills() const;
+  int64_t peak_routed_bytes() const;
 
   /// Writes one partial-column file per touched group (`threads` workers) and returns one
   /// commit message per group, each carrying the base snapshot for conflict detection. On
