@@ -9,7 +9,8 @@ Every command carries ``warehouse``; table commands carry ``identifier`` ("db.ta
 Commands:
   create_table   schema_ipc, partition_keys=[], primary_keys=[], options={},
                  ignore_if_exists=false         -> {}
-  write          data_ipc                       -> {"snapshot_id": int|None}  (one commit)
+  write          data_ipc, conform=true (cast the data to the table schema first; false hands
+                 it to write_arrow as is)     -> {"snapshot_id": int|None}  (one commit)
   update_by_row_id  data_ipc (with _ROW_ID), columns
                                                 -> {"snapshot_id": int|None}  (one commit)
   create_tag     tag, snapshot_id=None          -> {}
@@ -95,7 +96,9 @@ def cmd_create_table(cmd):
 
 def cmd_write(cmd):
     table = _table(cmd)
-    data = _conform(table, _read_ipc(cmd["data_ipc"]))
+    data = _read_ipc(cmd["data_ipc"])
+    if cmd.get("conform", True):
+        data = _conform(table, data)
     builder = table.new_batch_write_builder()
     write = builder.new_write()
     commit = builder.new_commit()
