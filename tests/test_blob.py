@@ -192,18 +192,18 @@ def _rchar() -> int:
 
 @pytest.mark.slow
 def test_sparse_read_reads_only_the_requested_payloads(warehouse):
-    """~200 MiB of blobs; 100 random rows by row id read little more than their payloads."""
+    """~1 GiB of blobs; 100 random rows by row id read little more than their payloads."""
     from paimon_rowid.row_ids import read_by_row_id
-    table = _create_ours(warehouse, "big", options={**DE, "blob.target-file-size": "64 mb"})
-    rows, size = 400, 512 * 1024  # 200 MiB
-    for start in range(0, rows, 100):
-        ids = list(range(start, start + 100))
+    table = _create_ours(warehouse, "big", options={**DE, "blob.target-file-size": "128 mb"})
+    rows, size = 1024, 1 << 20  # 1 GiB in few large payloads (writing it takes ~5 s)
+    for start in range(0, rows, 256):
+        ids = list(range(start, start + 256))
         _write_ours(table, pa.table({
             "id": ids, "name": [f"n{i}" for i in ids],
             "pic": pa.array([_payload(i, size + i) for i in ids], pa.large_binary()),
             "doc": pa.array([b"d" * 10 for _ in ids], pa.large_binary())}, schema=SCHEMA))
     total = sum(p.stat().st_size for p in Path(table.path).rglob("*.blob"))
-    assert total > 200 << 20
+    assert total > 1 << 30
     wanted = sorted(random.Random(11).sample(range(rows), 100))
     options = {"warehouse": warehouse}
     before = _rchar()
