@@ -10,6 +10,9 @@
 // positive lengths. The CRC covers magic + payload + recordLength bytes (Java's range;
 // pypaimon leaves the length out). No reader verifies CRCs, so neither does this one.
 //
+// ARRAY<BLOB> / MAP<K, BLOB> rows are ordinary entries whose payload is framed further
+// (codec/blob_file_nested.h).
+//
 // The reader reads only the file's tail (index) up front; payloads are then fetched by byte
 // range, so a caller that wants a few rows of a big file reads little more than those rows.
 #pragma once
