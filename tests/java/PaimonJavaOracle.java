@@ -11,7 +11,10 @@
  *   "-Infinity"; CHAR/VARCHAR -> string; BINARY/VARBINARY -> base64 string; DECIMAL -> plain
  *   string with the type's scale; DATE -> epoch days; TIME -> millis of day; TIMESTAMP /
  *   TIMESTAMP_LTZ -> epoch nanoseconds (number); ARRAY -> list; MAP -> list of [key, value]
- *   (storage order); ROW -> object by field name.
+ *   (storage order); ROW -> object by field name; BLOB -> base64 of the payload, or of the
+ *   serialized BlobDescriptor when the dump reads with blob-as-descriptor = true. BLOB input
+ *   may also be an object {uri, offset, length}: a reference (BlobRef over the local file
+ *   system), which is what a blob-descriptor-field column needs.
  *
  * Commands (all carry "warehouse"; table commands "identifier" = "db.table"):
  *   create_table  fields [{name, type (schema-file JSON form)}], partition_keys, options -> {}
@@ -24,7 +27,8 @@
  *   create_tag    tag, snapshot_id (null = latest)     -> {}
  *   dump          out_file, projection (names, may include _ROW_ID / _SEQUENCE_NUMBER; null =
  *                 the table's fields, plus both system fields when system_columns is true),
- *                 snapshot_id, tag, row_ranges [[from, to] ...]
+ *                 snapshot_id, tag, row_ranges [[from, to] ...], options (dynamic table
+ *                 options, e.g. blob-as-descriptor)
  *                 -> {num_rows, fields [{name, type}]}; out_file gets one JSON array per row,
  *                 sorted by _ROW_ID when projected
  *   files         snapshot_id (null = latest)          -> [{file_name, bucket_path, ...}]
@@ -41,6 +45,9 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.Blob;
+import org.apache.paimon.data.BlobData;
+import org.apache.paimon.data.BlobDescriptor;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericArray;
 import org.apache.paimon.data.GenericMap;
@@ -50,6 +57,7 @@ import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
@@ -81,6 +89,7 @@ import org.apache.paimon.types.VectorType;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.JsonSerdeUtil;
 import org.apache.paimon.utils.Range;
+import org.apache.paimon.utils.UriReader;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -437,9 +446,15 @@ public final class PaimonJavaOracle {
         if (cmd.hasNonNull("tag")) {
             options.put("scan.tag-name", cmd.get("tag").asText());
         }
+        if (cmd.hasNonNull("options")) {
+            cmd.get("options").fields().forEachRemaining(
+                    e -> options.put(e.getKey(), e.getValue().asText()));
+        }
         if (!options.isEmpty()) {
             t = t.copy(options);
         }
+        final boolean blobDescriptors =
+                Boolean.parseBoolean(options.getOrDefault("blob-as-descriptor", "false"));
         RowType readType;
         if (cmd.hasNonNull("projection")) {
             List<DataField> fields = new ArrayList<>();
@@ -475,7 +490,13 @@ public final class PaimonJavaOracle {
             reader.forEachRemaining(r -> {
                 ArrayNode values = NODES.arrayNode();
                 for (int i = 0; i < type.getFieldCount(); i++) {
-                    values.add(encode(r, i, type.getTypeAt(i)));
+                    if (blobDescriptors && type.getTypeAt(i).getTypeRoot()
+                            == org.apache.paimon.types.DataTypeRoot.BLOB && !r.isNullAt(i)) {
+                        values.add(NODES.textNode(Base64.getEncoder().encodeToString(
+                                r.getBlob(i).toDescriptor().serialize())));
+                    } else {
+                        values.add(encode(r, i, type.getTypeAt(i)));
+                    }
                 }
                 try {
                     lines.add(JSON.writeValueAsString(values));
@@ -745,6 +766,13 @@ public final class PaimonJavaOracle {
             case BINARY:
             case VARBINARY:
                 return Base64.getDecoder().decode(n.asText());
+            case BLOB:
+                if (n.isObject()) {
+                    return Blob.fromDescriptor(UriReader.fromFile(LocalFileIO.create()),
+                            new BlobDescriptor(n.get("uri").asText(), n.get("offset").asLong(),
+                                    n.get("length").asLong()));
+                }
+                return new BlobData(Base64.getDecoder().decode(n.asText()));
             case DECIMAL: {
                 DecimalType d = (DecimalType) type;
                 return Decimal.fromBigDecimal(new BigDecimal(n.asText()), d.getPrecision(),

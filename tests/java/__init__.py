@@ -271,11 +271,14 @@ class JavaOracle:
                 "tag": tag, "snapshot_id": snapshot_id}
 
     def dump_cmd(self, warehouse: str, identifier: str, projection=None, snapshot_id=None,
-                 tag=None, row_ranges=None) -> Dict[str, Any]:
+                 tag=None, row_ranges=None, options=None) -> Dict[str, Any]:
+        """A Java read; ``options`` are dynamic table options (``blob-as-descriptor`` makes
+        BLOB values serialized BlobDescriptors)."""
         return {"cmd": "dump", "warehouse": str(warehouse), "identifier": identifier,
                 "out_file": str(self._path(".jsonl")), "projection": projection,
                 "snapshot_id": snapshot_id, "tag": tag,
-                "row_ranges": None if row_ranges is None else [list(r) for r in row_ranges]}
+                "row_ranges": None if row_ranges is None else [list(r) for r in row_ranges],
+                "options": dict(options) if options else None}
 
     @staticmethod
     def files_cmd(warehouse: str, identifier: str,
