@@ -207,3 +207,64 @@ def test_read_empty_target(ray_session, warehouse):
     with pytest.raises(ValueError, match="has no rows"):
         read_by_row_id("db.e", pa.table({"_ROW_ID": [0]}), {"warehouse": warehouse},
                        projection=["id"])
+
+
+def _twin_tables(warehouse, names=("a", "b"), commits=2, rows=5):
+    """Tables of identical shape and data in one warehouse: their serialized row-id indexes
+    differ only in the group directories, deep inside the bytes."""
+    from paimon_rowid import CatalogFactory, Schema
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    tables = []
+    for name in names:
+        catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+            pa.schema([("id", pa.int64()), ("x", pa.float64())]), options=OPTS), False)
+        table = catalog.get_table(f"db.{name}")
+        for c in range(commits):
+            ids = list(range(c * rows, (c + 1) * rows))
+            wb = table.new_batch_write_builder()
+            w, cm = wb.new_write(), wb.new_commit()
+            w.write_arrow(pa.table({"id": pa.array(ids, pa.int64()),
+                                    "x": [float(i) for i in ids]}))
+            cm.commit(w.prepare_commit())
+        tables.append(catalog.get_table(f"db.{name}"))
+    return tables
+
+
+def test_worker_index_cache_tells_same_shaped_tables_apart(warehouse):
+    """Regression: the per-worker index cache was keyed by the first 64 bytes and the length
+    of the serialized index, so a worker that had served table a handed a's index (and so
+    a's directories) to a job on table b: b's update wrote its files into a's directory and
+    committed names that do not exist in b."""
+    from paimon_rowid._lib import native
+    from paimon_rowid.ray import row_ids
+    a, b = _twin_tables(warehouse)
+    bytes_a = native().RowIdIndex.build(a._native, 2).serialize()
+    bytes_b = native().RowIdIndex.build(b._native, 2).serialize()
+    assert bytes_a != bytes_b and len(bytes_a) == len(bytes_b)
+    assert bytes_a[:64] == bytes_b[:64]  # what the old key looked at
+    index_a = row_ids._index(bytes_a)
+    assert row_ids._index(bytes_a) is index_a  # cached
+    index_b = row_ids._index(bytes_b)
+    assert index_b is not index_a  # the old key returned a's index here
+    assert row_ids._index(bytes_b) is index_b
+
+
+def test_updates_of_same_shaped_tables_stay_in_their_tables(ray_session, warehouse):
+    """End to end: one update per twin table, one apply task each on the same few workers;
+    each table gets exactly its own rows and files."""
+    from paimon_rowid.ray import update_by_row_id
+    tables = _twin_tables(warehouse, names=("a", "b", "c"))
+    before = {t.identifier: _state(t.path) for t in tables}
+    for k, table in enumerate(tables):
+        update_by_row_id(table.identifier, pa.table({"_ROW_ID": [1, 7], "x": [k + 0.5] * 2}),
+                         {"warehouse": warehouse}, update_cols=["x"], num_partitions=1)
+    for k, table in enumerate(tables):
+        rb = table.new_read_builder().with_projection(["_ROW_ID", "x"])
+        got = rb.new_read().to_arrow(rb.new_scan().plan().splits()).sort_by("_ROW_ID")
+        assert got["x"].to_pylist() == [k + 0.5 if i in (1, 7) else float(i)
+                                        for i in range(10)]
+        live = {p for s in rb.new_scan().plan().splits() for p in s.file_paths}
+        data = {p for p in _state(table.path) if os.sep + "bucket-" in p}
+        assert data == live  # no stray file from another table's job
+        assert len(data - set(before[table.identifier])) == 2  # one per touched group

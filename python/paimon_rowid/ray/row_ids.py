@@ -4,8 +4,14 @@ Routing avoids a sort-based shuffle of the source: each source block is routed i
 contiguous buckets of file groups (binary search over the shipped index) by one scatter task,
 and one apply task per bucket gathers its parts and runs the C++ update kernel. The number of
 scatter tasks in flight is capped. Files are unique per attempt; metadata travels only in task
-return values; the driver makes the one commit, and deletes every written file if anything
-failed.
+return values; the driver makes the one commit.
+
+Exactly once under task retries and node loss: every file an apply attempt writes is named
+``<data-file.prefix><job id>-...`` (the table's ``data-file.prefix`` with this job's random id
+appended). An attempt that dies after writing (worker or node lost, Ray retries the task)
+leaves files no message names; before committing, the driver deletes every file of this job
+that is not in the messages it commits, and when the job fails it waits for every apply task
+and deletes every file of this job. Files of other writers are never touched.
 
 read_by_row_id stays lazy (the source runs when the result is consumed): ids are routed to
 buckets by a map step and grouped per bucket (only the 12-byte (bucket, id) rows move), then
@@ -13,6 +19,9 @@ each bucket is read by the C++ kernel with set semantics.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import time
 import uuid
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -23,6 +32,12 @@ from .._lib import native
 
 MIN_RAY = (2, 50)
 _BUCKET = "__paimon_rowid_bucket"
+# Test hook (tests/test_ray_cluster.py): an apply task sleeps this long after its files are
+# written and before it returns, so a node can be killed while the update is in flight.
+TEST_PAUSE_AFTER_APPLY_ENV = "PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS"
+# Table directories that hold metadata, never data files of an update.
+_METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag", "branch", "changelog",
+                  "statistics", "consumer", "service"}
 
 
 def _ray():
@@ -84,7 +99,10 @@ _INDEX_CACHE: Dict[bytes, Any] = {}
 
 
 def _index(index_bytes: bytes):
-    key = index_bytes[:64] + len(index_bytes).to_bytes(8, "little")
+    """The deserialized index, cached per worker process for the tasks of one job. Keyed by a
+    digest of the whole serialized index: it holds every group's directory, so two tables of
+    the same shape (or the same table in two warehouses) differ only deep inside the bytes."""
+    key = hashlib.blake2b(index_bytes, digest_size=32).digest()
     idx = _INDEX_CACHE.get(key)
     if idx is None:
         _INDEX_CACHE.clear()
@@ -117,16 +135,44 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
 
 
 def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
-           columns: List[str], *parts: pa.Table):
-    """Runs the C++ update kernel on one bucket; returns (serialized messages, rows)."""
+           columns: List[str], file_prefix: str, *parts: pa.Table):
+    """Runs the C++ update kernel on one bucket; returns (serialized messages, rows). Every
+    file it writes is named ``file_prefix...``."""
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return [], 0
-    table = jobs.load_table(target, catalog_options)
+    table = jobs.load_table(target, catalog_options).copy({"data-file.prefix": file_prefix})
     data = pa.concat_tables(tables, promote_options="permissive")
     messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
                                                _index(index_bytes))
+    pause_ms = os.environ.get(TEST_PAUSE_AFTER_APPLY_ENV)
+    if pause_ms:
+        time.sleep(int(pause_ms) / 1000.0)
     return [m.serialize() for m in messages], rows
+
+
+def _job_files(table_path: str, job_id: str) -> List[str]:
+    """Every file under the table's data directories whose name carries ``job_id``."""
+    found = []
+    for root, dirs, names in os.walk(table_path):
+        if root == table_path:
+            dirs[:] = [d for d in dirs if d not in _METADATA_DIRS]
+        found.extend(os.path.join(root, n) for n in names if job_id in n)
+    return found
+
+
+def _delete_job_files(table_path: str, job_id: str, keep=frozenset()) -> List[str]:
+    """Deletes the files of this job that no committed message names; returns them."""
+    deleted = []
+    for path in _job_files(table_path, job_id):
+        if os.path.basename(path) in keep:
+            continue
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            continue
+        deleted.append(path)
+    return deleted
 
 
 # ---------------------------------------------------------------------------- update
@@ -163,6 +209,8 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     remote_args = dict(ray_remote_args or {})
     scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
     apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
+    job_id = uuid.uuid4().hex
+    file_prefix = f"{table.options.get('data-file.prefix', 'data-')}{job_id}-"
 
     apply_refs = []
     messages: List[Any] = []
@@ -181,11 +229,12 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
             in_flight.append(outs[0])
             if len(in_flight) >= cap:
                 _, in_flight = ray.wait(in_flight, num_returns=1)
-        apply_refs = [apply.remote(index_ref, dict(catalog_options), target, columns, *parts)
+        apply_refs = [apply.remote(index_ref, dict(catalog_options), target, columns,
+                                   file_prefix, *parts)
                       for parts in parts_by_bucket if parts]
         results = ray.get(apply_refs)
-    except Exception as error:  # noqa: BLE001
-        _abort_written(ray, table, apply_refs)
+    except BaseException as error:  # noqa: BLE001 - KeyboardInterrupt too: nothing stays
+        _abort_job(ray, table.path, job_id, apply_refs)
         inner = _innermost(error)
         if inner is error:
             raise
@@ -193,6 +242,9 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     for serialized, n in results:
         messages.extend(native().CommitMessage.deserialize(m) for m in serialized)
         rows += n
+    # Attempts that died after writing (retried by Ray) left files no message names.
+    committed = {name for m in messages for name in m.file_names}
+    _delete_job_files(table.path, job_id, keep=committed)
     if not messages:
         return {"num_updated": int(rows)}
     from ..ranges import backfill_properties
@@ -202,20 +254,13 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     return {"num_updated": int(rows)}
 
 
-def _abort_written(ray, table, apply_refs) -> None:
-    """Deletes the files of apply tasks that succeeded when another one failed."""
-    if not apply_refs:
-        return
-    ready, _ = ray.wait(apply_refs, num_returns=len(apply_refs))
-    written = []
-    for ref in ready:
-        try:
-            serialized, _ = ray.get(ref)
-        except Exception:  # noqa: BLE001 - the failed task already cleaned up its own files
-            continue
-        written.extend(native().CommitMessage.deserialize(m) for m in serialized)
-    if written:
-        native().Committer(table._native, str(uuid.uuid4()), None).abort(written)
+def _abort_job(ray, table_path: str, job_id: str, apply_refs) -> None:
+    """After a failure: waits until no apply task of this job runs any more (each ends in a
+    result or an error, retries included), then deletes every file of this job: those of
+    tasks that succeeded, and those of attempts that died before returning."""
+    if apply_refs:
+        ray.wait(apply_refs, num_returns=len(apply_refs))
+    _delete_job_files(table_path, job_id)
 
 
 # ---------------------------------------------------------------------------- read
