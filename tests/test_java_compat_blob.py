@@ -267,13 +267,13 @@ def _full_java_sequence(tables, layout, spec) -> Dict[int, int]:
     raise KeyError(spec)
 
 
-# Documented Java bug (docs/java-oracle.md, difference 6): in a read that projects one
+# Documented Java bug (docs/java-oracle.md, difference 5): in a read that projects one
 # .blob-stored column and no column of the normal files, Java 1.4.2 reports some _ROW_IDs one
 # too high (without row ranges: every row; with the ranges of `blob_only_ranges`: the rows
 # of the last group) while the payloads are the right ones in the right order. With any
 # normal-file column projected its row ids are right.
 JAVA_ROW_ID_PLUS_ONE = {"pic_only", "blob_only_ranges"}
-# Documented Java bug (difference 7): projecting two .blob-stored columns and no column of
+# Documented Java bug (difference 6): projecting two .blob-stored columns and no column of
 # the normal files fails in Java 1.4.2 (DataEvolutionSplitRead.SpecialFieldBunch.add), with
 # or without row ranges. Ours is checked against Java's full read instead.
 JAVA_FAILS = {"two_blobs_only": "Blob/vector-store files row count exceed the expect -1"}
