@@ -278,7 +278,7 @@ def test_update_refused_for_every_thread_count(wh, path):
     still delete every written file."""
     source = _src([0, 1, 2, 6, 7, 7], v=[1] * 6)
     for threads in (1, 2, 4):
-        _refused(wh, lambda: _update(wh, source, ["v"], num_partitions=threads, path=path),
+        _refused(wh, lambda t=threads: _update(wh, source, ["v"], num_partitions=t, path=path),
                  ValueError, _exact("MERGE matched multiple source rows to the same target "
                                     "_ROW_ID. Deduplicate the source before merging."))
 

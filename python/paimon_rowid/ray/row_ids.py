@@ -233,7 +233,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
                                    file_prefix, *parts)
                       for parts in parts_by_bucket if parts]
         results = ray.get(apply_refs)
-    except BaseException as error:  # noqa: BLE001 - KeyboardInterrupt too: nothing stays
+    except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
         _abort_job(ray, table.path, job_id, apply_refs)
         inner = _innermost(error)
         if inner is error:

@@ -1,0 +1,246 @@
+"""paimon_rowid.ray.update_by_row_id on a local multi-node Ray cluster
+(``ray.cluster_utils.Cluster``: a head and two worker nodes, one CPU and 100 MB of object
+store each) when a worker node is killed in the middle of the update.
+
+The cluster cannot share a process with the session's ``ray.init`` (conftest's
+``ray_session``), so the scenario runs in a child Python process (this file run as a script)
+that prints one JSON line per scenario; the test asserts on that and on the warehouse it
+leaves behind, read with the embedded reader.
+
+How the kill lands mid-update, deterministically: every task of the update needs the custom
+resource ``rowid_worker`` that only the two worker nodes have (one each), the update is cut
+into two apply tasks (``num_partitions=2``), and the test hook
+``PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS`` makes each apply task sleep after writing its file
+and before returning. A watcher thread waits until both apply tasks have written their files
+(one per file group, so both are paused, one on each worker node) and then removes one
+worker node (every process of it killed, no graceful shutdown).
+
+- ``retries``: Ray's default ``max_retries`` re-runs the lost apply task on the surviving
+  node. Exactly one new snapshot, every row equal to the expected update, and the killed
+  attempt's files (written, never returned) deleted: every data file on disk is live.
+- ``no-retries``: ``ray_remote_args={"max_retries": 0}``: a clear Ray error naming the lost
+  worker, no new snapshot, and the table directory exactly as before (the surviving apply
+  task's files and the killed attempt's files all deleted).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+pytestmark = pytest.mark.native
+
+REPO = Path(__file__).resolve().parents[1]
+OPTS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+COMMITS, ROWS = 4, 30                      # four file groups of 30 rows: ids 0..119
+UPDATED = [1, 7, 29, 30, 44, 61, 90, 119]  # in every group
+PAUSE_MS = 4000
+METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag"}
+SCENARIOS = {"retries": "db.a", "no-retries": "db.b"}
+
+
+SCHEMA = pa.schema([("id", pa.int64()), ("x", pa.float64()), ("n", pa.int32())])
+
+
+def _initial(ids: list[int]) -> pa.Table:
+    return pa.table({"id": ids, "x": [float(i) for i in ids], "n": [i % 7 for i in ids]},
+                    schema=SCHEMA)
+
+
+def _update_source() -> pa.Table:
+    return pa.table({"_ROW_ID": pa.array(UPDATED, pa.int64()),
+                     "x": [-1000.0 - i for i in UPDATED]})
+
+
+def _data_files(table_path: str) -> list[str]:
+    """Every file under the table's data directories, relative to the table."""
+    out = []
+    for root, dirs, names in os.walk(table_path):
+        if root == table_path:
+            dirs[:] = [d for d in dirs if d not in METADATA_DIRS]
+        out.extend(os.path.relpath(os.path.join(root, n), table_path) for n in names)
+    return sorted(out)
+
+
+# ------------------------------------------------------------------------- child process
+
+def _make_tables(warehouse: str) -> None:
+    from paimon_rowid import CatalogFactory, Schema
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    for identifier in SCENARIOS.values():
+        catalog.create_table(identifier, Schema.from_pyarrow_schema(SCHEMA, options=OPTS), False)
+        table = catalog.get_table(identifier)
+        for c in range(COMMITS):
+            builder = table.new_batch_write_builder()
+            write, commit = builder.new_write(), builder.new_commit()
+            write.write_arrow(_initial(list(range(c * ROWS, (c + 1) * ROWS))))
+            commit.commit(write.prepare_commit())
+            write.close()
+
+
+def _kill_when_both_paused(cluster, victim, table_path: str, before: list[str],
+                           report: dict) -> None:
+    """Removes ``victim`` once both apply tasks have written their files (one per group, so
+    one file per group in all): both are paused, one on each worker node."""
+    deadline = time.monotonic() + 60
+    new: list[str] = []
+    while time.monotonic() < deadline:
+        new = sorted(set(_data_files(table_path)) - set(before))
+        if len(new) >= COMMITS:
+            break
+        time.sleep(0.02)
+    report["files_when_killed"] = new
+    report["killed_at"] = time.monotonic()
+    cluster.remove_node(victim, allow_graceful=False)
+    report["kill_done_at"] = time.monotonic()
+
+
+def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
+    import ray
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.ray import update_by_row_id
+    identifier = SCENARIOS[name]
+    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    before = _data_files(table.path)
+    report: dict = {"scenario": name, "snapshot_before": table.latest_snapshot()["id"],
+                    "files_before": before}
+    remote_args: dict = {"resources": {"rowid_worker": 1}}
+    if name == "no-retries":
+        remote_args["max_retries"] = 0
+    killer = threading.Thread(target=_kill_when_both_paused,
+                              args=(cluster, victim, table.path, before, report))
+    killer.start()
+    report["started_at"] = time.monotonic()
+    try:
+        report["result"] = update_by_row_id(identifier, _update_source(),
+                                            {"warehouse": warehouse}, update_cols=["x"],
+                                            num_partitions=2, ray_remote_args=remote_args)
+    except Exception as error:  # noqa: BLE001 - reported to the test
+        report["error_mro"] = [c.__name__ for c in type(error).__mro__]
+        report["error"] = str(error)
+    report["returned_at"] = time.monotonic()
+    killer.join()
+    report["alive_nodes"] = sum(1 for n in ray.nodes() if n["Alive"])
+    return report
+
+
+def _child(warehouse: str) -> None:
+    import ray
+    from ray.cluster_utils import Cluster
+    _make_tables(warehouse)
+    store = 100 * 1024 * 1024
+    cluster = Cluster(initialize_head=True, connect=True, head_node_args={
+        "num_cpus": 1, "object_store_memory": store, "include_dashboard": False,
+        # Detect a dead node in about a second instead of the default 30 s.
+        "_system_config": {"health_check_initial_delay_ms": 0, "health_check_period_ms": 100,
+                           "health_check_failure_threshold": 10,
+                           "task_retry_delay_ms": 100}})
+    workers = [cluster.add_node(num_cpus=1, object_store_memory=store,
+                                resources={"rowid_worker": 1}) for _ in range(2)]
+    cluster.wait_for_nodes()
+    try:
+        print(json.dumps(_scenario(cluster, workers[0], warehouse, "retries")), flush=True)
+        # A fresh second worker node, then the same kill with retries disabled.
+        workers.append(cluster.add_node(num_cpus=1, object_store_memory=store,
+                                        resources={"rowid_worker": 1}))
+        cluster.wait_for_nodes()
+        print(json.dumps(_scenario(cluster, workers[1], warehouse, "no-retries")), flush=True)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+# ------------------------------------------------------------------------- the test
+
+def _run_child(warehouse: str) -> dict[str, dict]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "python"), str(REPO / "tests")] + ([env["PYTHONPATH"]]
+                                                      if env.get("PYTHONPATH") else []))
+    env["PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS"] = str(PAUSE_MS)
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
+                          text=True, timeout=240, check=False)
+    reports = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            report = json.loads(line)
+            reports[report["scenario"]] = report
+    assert proc.returncode == 0 and set(reports) == set(SCENARIOS), (
+        f"child exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-6000:]}")
+    return reports
+
+
+def _rows(warehouse: str, identifier: str) -> dict[int, tuple]:
+    from paimon_rowid import CatalogFactory
+    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    builder = table.new_read_builder().with_projection(["_ROW_ID", "id", "x", "n"])
+    got = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return {r["_ROW_ID"]: (r["id"], r["x"], r["n"]) for r in got.to_pylist()}
+
+
+def _live_files(warehouse: str, identifier: str) -> list[str]:
+    from paimon_rowid import CatalogFactory
+    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    splits = table.new_read_builder().new_scan().plan().splits()
+    return sorted(os.path.relpath(p, table.path) for s in splits for p in s.file_paths)
+
+
+def _assert_killed_mid_update(report: dict) -> None:
+    assert len(report["files_when_killed"]) == COMMITS, report  # both apply tasks wrote
+    assert report["started_at"] < report["killed_at"] < report["returned_at"], report
+    assert report["alive_nodes"] == 2, report  # head + the surviving worker
+
+
+def test_worker_node_killed_mid_update(tmp_path, native):
+    from paimon_rowid import CatalogFactory
+    warehouse = str(tmp_path / "warehouse")
+    os.makedirs(warehouse)
+    reports = _run_child(warehouse)
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    initial = {i: (i, float(i), i % 7) for i in range(COMMITS * ROWS)}
+
+    # Ray retried the lost apply task: exactly one commit, every row as expected, nothing
+    # left of the killed attempt.
+    report = reports["retries"]
+    _assert_killed_mid_update(report)
+    assert "error" not in report, report
+    assert report["result"] == {"num_updated": len(UPDATED)}
+    table = catalog.get_table("db.a")
+    snapshot = table.latest_snapshot()
+    assert snapshot["id"] == report["snapshot_before"] + 1 == COMMITS + 1
+    assert snapshot["commitKind"] == "APPEND"
+    expected = dict(initial)
+    for i in UPDATED:
+        expected[i] = (i, -1000.0 - i, i % 7)
+    assert _rows(warehouse, "db.a") == expected
+    on_disk = _data_files(table.path)
+    assert on_disk == _live_files(warehouse, "db.a"), "files no snapshot references remain"
+    added = sorted(set(on_disk) - set(report["files_before"]))
+    assert len(added) == COMMITS  # one partial-column file per touched group
+    assert set(report["files_before"]) <= set(on_disk)
+    # The killed attempt's files (written, never returned) were deleted.
+    assert set(report["files_when_killed"]) - set(on_disk), report
+
+    # No retries: a clear error about the lost worker, nothing committed, nothing left.
+    report = reports["no-retries"]
+    _assert_killed_mid_update(report)
+    assert "result" not in report, report
+    assert "RayError" in report["error_mro"], report
+    assert any(w in report["error"].lower() for w in ("dead", "died", "crash", "lost")), report
+    table = catalog.get_table("db.b")
+    assert table.latest_snapshot()["id"] == report["snapshot_before"] == COMMITS
+    assert _data_files(table.path) == report["files_before"]
+    assert _rows(warehouse, "db.b") == initial
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1])
