@@ -33,8 +33,8 @@ Result<std::string> ReadExactly(const BlobPayloadReader& read, int64_t offset, i
                                 const std::string& what, const char* part) {
   ARROW_ASSIGN_OR_RAISE(std::string bytes, read(offset, length));
   if (static_cast<int64_t>(bytes.size()) != length) {
-    return Status::IOError(what, ": cannot read the ", part, " (", length, " bytes at payload offset ",
-                           offset, ")");
+    return Status::IOError(what, ": cannot read the ", part, " (", length,
+                           " bytes at payload offset ", offset, ")");
   }
   return bytes;
 }
@@ -288,7 +288,8 @@ Result<std::string> EncodeMapBlobKey(const arrow::Array& keys, int64_t index) {
       out = std::string(static_cast<const arrow::StringArray&>(keys).GetView(index));
       break;
     case arrow::Type::DECIMAL128: {
-      const arrow::Decimal128 value(static_cast<const arrow::Decimal128Array&>(keys).GetValue(index));
+      const auto& decimals = static_cast<const arrow::Decimal128Array&>(keys);
+      const arrow::Decimal128 value(decimals.GetValue(index));
       if (IsCompactDecimal(*keys.type())) {
         AppendLE<int64_t>(&out, static_cast<int64_t>(value.low_bits()));
         break;

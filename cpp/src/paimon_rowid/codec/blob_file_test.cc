@@ -263,9 +263,12 @@ TEST(BlobNestedTest, CorruptFramingIsIOError) {
   bad_version[4] = 2;
   EXPECT_TRUE(parse(bad_version).IsIOError());
   // Lengths that do not add up to the element data, a count that disagrees with the index.
-  EXPECT_TRUE(parse(EncodeBlobArrayHeader(2) + "abcd" + EncodeBlobArrayTrailer({1, 2})).IsIOError());
-  EXPECT_TRUE(parse(EncodeBlobArrayHeader(3) + "abc" + EncodeBlobArrayTrailer({1, 2})).IsIOError());
-  EXPECT_TRUE(parse(EncodeBlobArrayHeader(2) + "abc" + EncodeBlobArrayTrailer({1, 5})).IsIOError());
+  const auto array = [](int32_t count, const std::string& data, std::vector<int64_t> lengths) {
+    return EncodeBlobArrayHeader(count) + data + EncodeBlobArrayTrailer(lengths);
+  };
+  EXPECT_TRUE(parse(array(2, "abcd", {1, 2})).IsIOError());
+  EXPECT_TRUE(parse(array(3, "abc", {1, 2})).IsIOError());
+  EXPECT_TRUE(parse(array(2, "abc", {1, 5})).IsIOError());
   EXPECT_TRUE(parse(good.substr(0, 10)).IsIOError());
   // A map payload is not an array payload.
   EXPECT_TRUE(parse(EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {})).IsIOError());

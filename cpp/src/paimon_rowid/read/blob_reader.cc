@@ -201,7 +201,8 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
         BlobDescriptor d{path, v.entry.payload_offset + value.offset, value.length};
         ARROW_RETURN_NOT_OK(value_builder->Append(d.Serialize()));
       } else {
-        ARROW_RETURN_NOT_OK(value_builder->Append(payloads.views[r].substr(value.offset, value.length)));
+        ARROW_RETURN_NOT_OK(
+            value_builder->Append(payloads.views[r].substr(value.offset, value.length)));
       }
     }
   }

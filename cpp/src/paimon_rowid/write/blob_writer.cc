@@ -78,7 +78,8 @@ Status BlobFieldWriter::AppendArray(const arrow::ListArray& rows, int64_t row) {
   std::vector<int64_t> lengths;
   lengths.reserve(end - begin);
   ARROW_RETURN_NOT_OK(current_->BeginValue());
-  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobArrayHeader(static_cast<int32_t>(end - begin))));
+  ARROW_RETURN_NOT_OK(
+      current_->AppendPayload(EncodeBlobArrayHeader(static_cast<int32_t>(end - begin))));
   for (int64_t i = begin; i < end; ++i) {
     if (elements.IsNull(i)) {
       lengths.push_back(kBlobNestedNullLength);
@@ -118,7 +119,8 @@ Status BlobFieldWriter::AppendMap(const arrow::MapArray& rows, int64_t row) {
     }
   }
   ARROW_RETURN_NOT_OK(current_->BeginValue());
-  ARROW_RETURN_NOT_OK(current_->AppendPayload(EncodeBlobMapHeader(static_cast<int32_t>(end - begin))));
+  ARROW_RETURN_NOT_OK(
+      current_->AppendPayload(EncodeBlobMapHeader(static_cast<int32_t>(end - begin))));
   for (const auto& key : key_bytes) ARROW_RETURN_NOT_OK(current_->AppendPayload(key));
   for (int64_t i = begin; i < end; ++i) {
     if (values.IsNull(i)) {
@@ -173,7 +175,8 @@ Status BlobFieldWriter::Append(const arrow::Array& values) {
     } else if (is_map) {
       ARROW_RETURN_NOT_OK(AppendMap(static_cast<const arrow::MapArray&>(values), i));
     } else {
-      ARROW_RETURN_NOT_OK(AppendValue(static_cast<const arrow::LargeBinaryArray&>(values).GetView(i)));
+      const auto& binary = static_cast<const arrow::LargeBinaryArray&>(values);
+      ARROW_RETURN_NOT_OK(AppendValue(binary.GetView(i)));
     }
     if (current_->bytes_written() >= target_file_size_) ARROW_RETURN_NOT_OK(CloseFile());
   }
