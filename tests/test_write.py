@@ -197,15 +197,6 @@ def test_create_table_validation(warehouse):
     assert catalog.list_tables("db") == []
 
 
-def test_array_blob_tables_are_not_written_yet(warehouse):
-    # Scalar BLOB columns are written (tests/test_blob.py); ARRAY<BLOB> is not yet.
-    schema = pa.schema([("id", pa.int64()), ("pics", pa.list_(pa.large_binary()))])
-    table = _create(warehouse, schema=schema)
-    with pytest.raises(NotImplementedError, match="BLOB"):
-        _write(table, pa.table({"id": [1], "pics": pa.array([[b"x"]], schema.field(1).type)}))
-    assert table.latest_snapshot() is None
-
-
 # -- error paths: exception type, no new snapshot, no new files --------------------------------
 
 @pytest.mark.parametrize("case", ["uncastable", "missing", "null_in_not_null", "unknown"])
@@ -307,6 +298,36 @@ def test_interleaved_commits_stay_consistent(oracle, warehouse):
     assert ours.column("_SEQUENCE_NUMBER").to_pylist() == sum(
         ([s + 1] * (7 + s) for s in range(6)), [])
     assert table.latest_snapshot()["nextRowId"] == expected
+
+
+@pytest.mark.oracle
+def test_merged_manifests_read_by_pypaimon(oracle, warehouse):
+    """Once the trailing small manifests reach manifest.merge-min-count they are folded into
+    one (format §3.4); pypaimon reads such snapshots, and appends and updates on top of them,
+    exactly like ours, and the base manifest lists stay short."""
+    from paimon_rowid.row_ids import update_by_row_id
+    table = _create(warehouse, options={**DE, "manifest.merge-min-count": "4"})
+    expected = 0
+    for step in range(9):
+        _write(table, _simple_rows(expected, 3))
+        expected += 3
+    update_by_row_id("db.t", pa.table({"_ROW_ID": [1, 13, 25], "name": ["u1", "u13", "u25"]}),
+                     {"warehouse": warehouse}, update_cols=["name"])
+    oracle.write(warehouse, "db.t", _simple_rows(expected, 5))
+    expected += 5
+    _write(table, _simple_rows(expected, 2))
+    expected += 2
+    columns = SIMPLE.names + SYS
+    ours = _read(table, columns)
+    _assert_same(ours, _oracle_read(oracle, warehouse, "db.t", columns))
+    assert ours.column("_ROW_ID").to_pylist() == list(range(expected))
+    names = ours.column("name").to_pylist()
+    assert (names[1], names[13], names[25], names[2]) == ("u1", "u13", "u25", "n2")
+    files = oracle.files(warehouse, "db.t")
+    assert files["snapshot_id"] == 12
+    # Without merging the latest snapshot would list 11 base manifests.
+    assert len(files["base_manifests"]) < 4, files
+    assert sorted(files["data_files"]) == sorted(set(files["data_files"]))
 
 
 @pytest.mark.oracle

@@ -5,6 +5,7 @@
 
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -205,6 +206,78 @@ TEST(CommitterTest, RecommitsWhenACheckThenRenameWriterReplacesOurSnapshot) {
   auto ids = WriteFixture::Int64s(fx.ReadAll({"id"}), "id");
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 100), 1);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 102), 1);
+}
+
+static std::vector<ManifestFileMeta> ListedManifests(const Table& table, const std::string& list) {
+  return DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
+      .ValueOrDie();
+}
+
+TEST(ManifestMergeTest, SmallManifestsAreMergedOnceEnoughAccumulate) {
+  WriteFixture fx(DeOptions({{"manifest.merge-min-count", "3"}}));
+  for (int64_t c = 0; c < 8; ++c) {
+    fx.Append(WriteFixture::Batch(c * 2, 2));
+    Snapshot s = *fx.table()->LatestSnapshot().ValueOrDie();
+    auto base = ListedManifests(*fx.table(), s.base_manifest_list);
+    // Without merging the base list of snapshot n holds n-1 manifests.
+    EXPECT_LT(base.size(), 3u) << "snapshot " << s.id;
+    // The snapshot still reads every row, in row-id order.
+    auto all = fx.ReadAll({"id", "_ROW_ID"});
+    EXPECT_EQ(WriteFixture::Int64s(all, "id"), Iota(0, (c + 1) * 2));
+    EXPECT_EQ(WriteFixture::Int64s(all, "_ROW_ID"), Iota(0, (c + 1) * 2));
+  }
+  Snapshot s4 = fx.table()->SnapshotById(4).ValueOrDie();
+  auto merged = ListedManifests(*fx.table(), s4.base_manifest_list);
+  ASSERT_EQ(merged.size(), 1u);  // snapshots 1..3 folded into one manifest
+  EXPECT_EQ(merged[0].num_added_files, 3);
+  EXPECT_EQ(merged[0].min_row_id, 0);
+  EXPECT_EQ(merged[0].max_row_id, 5);
+  EXPECT_TRUE(OrphanManifests(*fx.table()).empty());
+}
+
+TEST(ManifestMergeTest, FoldsAddAndDeleteInsideTheRunAndKeepsOtherDeletes) {
+  WriteFixture fx;
+  const Table& table = *fx.table();
+  auto entry = [](FileKind kind, const std::string& name) {
+    ManifestEntry e;
+    e.kind = kind;
+    e.partition = SimpleStats::Empty().min_values;  // an empty BinaryRow
+    e.file.file_name = name;
+    e.file.row_count = 1;
+    e.file.first_row_id = 0;
+    return e;
+  };
+  ManifestWriteOptions opts;
+  std::vector<std::string> written;
+  std::vector<ManifestEntry> many;
+  for (int i = 0; i < 200; ++i) many.push_back(entry(FileKind::kAdd, "old-" + std::to_string(i)));
+  auto big = WriteManifests(table, many, opts, &written).ValueOrDie();
+  std::vector<ManifestFileMeta> metas = big;
+  for (const auto& part : std::vector<std::vector<ManifestEntry>>{
+           {entry(FileKind::kAdd, "a"), entry(FileKind::kAdd, "b")},
+           {entry(FileKind::kDelete, "a")},
+           {entry(FileKind::kDelete, "old-7"), entry(FileKind::kAdd, "c")}}) {
+    auto m = WriteManifests(table, part, opts, &written).ValueOrDie();
+    metas.insert(metas.end(), m.begin(), m.end());
+  }
+  opts.target_file_size = big[0].file_size;  // the big manifest is not small; the run is 3 long
+  opts.merge_min_count = 3;
+  auto out = MergeSmallManifests(table, metas, opts, &written).ValueOrDie();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], big[0]);
+  EXPECT_EQ(out[1].num_added_files, 2);
+  EXPECT_EQ(out[1].num_deleted_files, 1);
+  auto entries = DecodeManifest(table.file_io()->ReadFile(table.ManifestPath(out[1].file_name))
+                                    .ValueOrDie())
+                     .ValueOrDie();
+  std::vector<std::string> got;
+  for (const auto& e : entries) {
+    got.push_back((e.kind == FileKind::kAdd ? "+" : "-") + e.file.file_name);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"+b", "-old-7", "+c"}));
+  // A run shorter than the minimum is left alone.
+  opts.merge_min_count = 4;
+  EXPECT_EQ(MergeSmallManifests(table, metas, opts, &written).ValueOrDie(), metas);
 }
 
 }  // namespace paimon_rowid

@@ -12,6 +12,7 @@
 #include "arrow/scalar.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/commit/stats.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
@@ -116,24 +117,6 @@ Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start)
   return start;
 }
 
-Result<SimpleStats> PartitionStats(const std::vector<ManifestEntry>& entries,
-                                   const std::vector<DataField>& fields) {
-  if (fields.empty()) return SimpleStats::Empty();
-  std::vector<std::shared_ptr<arrow::DataType>> types;
-  for (const auto& f : fields) types.push_back(f.type->ToArrow());
-  StatsCollector collector(types);
-  std::string last;
-  bool first = true;
-  for (const auto& e : entries) {
-    if (!first && e.partition == last) continue;
-    first = false;
-    last = e.partition;
-    ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(e.partition, fields));
-    ARROW_RETURN_NOT_OK(collector.UpdateScalars(values));
-  }
-  return collector.Finish();
-}
-
 Result<int64_t> ParseHint(const std::string& text) {
   if (text.empty()) return Status::Invalid("empty hint");
   int64_t v = 0;
@@ -231,16 +214,12 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   auto verify_delay = opts.GetDurationMillis("commit.verify-delay", 50);
   auto group_on_commit = opts.GetBool(kPartitionGroupOnCommit, true);
   auto row_tracking = opts.GetBool(options::kRowTrackingEnabled, false);
-  auto zstd_level = opts.GetInt(options::kZstdLevel, 1);
-  auto codec = AvroCodecForCompression(opts.GetOr(options::kManifestCompression, "zstd"));
+  auto manifest_options = ManifestWriteOptions::FromTable(*table_);
   for (const Status& st : {max_retries.status(), min_wait.status(), max_wait.status(),
-                           verify_delay.status(),
-                           group_on_commit.status(), row_tracking.status(), zstd_level.status(),
-                           codec.status()}) {
+                           verify_delay.status(), group_on_commit.status(), row_tracking.status(),
+                           manifest_options.status()}) {
     if (!st.ok()) return fail(st);
   }
-  auto partition_fields = PartitionFields(table_->schema());
-  if (!partition_fields.ok()) return fail(partition_fields.status());
 
   std::mt19937_64 rng(std::random_device{}());
   std::optional<int64_t> first_seen_latest;
@@ -285,39 +264,16 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       ARROW_ASSIGN_OR_RAISE(auto latest_schema, table_->LatestSchema());
       int64_t schema_id = latest_schema ? latest_schema->id : table_->schema().id;
 
-      // The manifest with this commit's entries.
-      ManifestFileMeta meta;
-      meta.file_name = "manifest-" + RandomUuid() + "-0";
-      ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, *codec, *zstd_level));
-      files.files.push_back(table_->ManifestPath(meta.file_name));
+      // The manifest(s) with this commit's entries, then the base list: everything the
+      // latest snapshot lists, its trailing small manifests merged once there are enough.
       CrashPoint("before_manifest");
-      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), manifest->ToString()));
+      ARROW_ASSIGN_OR_RAISE(auto delta_metas,
+                            WriteManifests(*table_, entries, *manifest_options, &files.files));
       CrashPoint("after_manifest");
-      meta.file_size = manifest->size();
-      meta.num_added_files = static_cast<int64_t>(entries.size());
-      meta.num_deleted_files = 0;
-      ARROW_ASSIGN_OR_RAISE(meta.partition_stats, PartitionStats(entries, *partition_fields));
-      meta.schema_id = 0;
-      bool all_row_ids = true;
       int64_t delta_records = 0;
       for (const auto& e : entries) {
-        meta.schema_id = std::max(meta.schema_id, e.file.schema_id);
-        meta.min_bucket = meta.min_bucket ? std::min(*meta.min_bucket, e.bucket) : e.bucket;
-        meta.max_bucket = meta.max_bucket ? std::max(*meta.max_bucket, e.bucket) : e.bucket;
-        meta.min_level = meta.min_level ? std::min(*meta.min_level, e.file.level) : e.file.level;
-        meta.max_level = meta.max_level ? std::max(*meta.max_level, e.file.level) : e.file.level;
-        if (e.file.first_row_id) {
-          int64_t lo = *e.file.first_row_id, hi = e.file.last_row_id();
-          meta.min_row_id = meta.min_row_id ? std::min(*meta.min_row_id, lo) : lo;
-          meta.max_row_id = meta.max_row_id ? std::max(*meta.max_row_id, hi) : hi;
-        } else {
-          all_row_ids = false;
-        }
         delta_records += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
       }
-      if (!all_row_ids) meta.min_row_id = meta.max_row_id = std::nullopt;
-
-      // Delta list = this manifest; base list = everything the latest snapshot lists.
       std::vector<ManifestFileMeta> base;
       if (latest) {
         for (const std::string* list : {&latest->base_manifest_list, &latest->delta_manifest_list}) {
@@ -327,11 +283,15 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
           base.insert(base.end(), metas.begin(), metas.end());
         }
       }
+      ARROW_ASSIGN_OR_RAISE(base, MergeSmallManifests(*table_, std::move(base), *manifest_options,
+                                                      &files.files));
       std::string list_uuid = RandomUuid();
       std::string base_name = "manifest-list-" + list_uuid + "-0";
       std::string delta_name = "manifest-list-" + list_uuid + "-1";
-      ARROW_ASSIGN_OR_RAISE(auto base_bytes, EncodeManifestList(base, *codec, *zstd_level));
-      ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList({meta}, *codec, *zstd_level));
+      ARROW_ASSIGN_OR_RAISE(auto base_bytes, EncodeManifestList(base, manifest_options->codec,
+                                                                manifest_options->zstd_level));
+      ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList(delta_metas, manifest_options->codec,
+                                                                 manifest_options->zstd_level));
       files.files.push_back(table_->ManifestPath(base_name));
       ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), base_bytes->ToString()));
       files.files.push_back(table_->ManifestPath(delta_name));

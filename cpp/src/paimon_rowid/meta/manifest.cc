@@ -484,4 +484,23 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arro
       });
 }
 
+std::string FileIdentifier(const ManifestEntry& e) {
+  std::string key = e.partition;
+  key += '\x1f';
+  key += std::to_string(e.bucket);
+  key += '\x1f';
+  key += std::to_string(e.file.level);
+  key += '\x1f';
+  key += e.file.file_name;
+  for (const auto& extra : e.file.extra_files) {
+    key += '\x1e';
+    key += extra;
+  }
+  key += '\x1f';
+  key += e.file.embedded_file_index.value_or("");
+  key += '\x1f';
+  key += e.file.external_path.value_or("");
+  return key;
+}
+
 }  // namespace paimon_rowid

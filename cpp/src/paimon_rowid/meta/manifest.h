@@ -74,6 +74,10 @@ struct ManifestEntry {
   friend bool operator==(const ManifestEntry&, const ManifestEntry&) = default;
 };
 
+/// The key folding matches ADD and DELETE entries by (format doc §3.4): partition bytes,
+/// bucket, level, file name, extra files, embedded index and external path.
+std::string FileIdentifier(const ManifestEntry& e);
+
 struct ManifestFileMeta {
   std::string file_name;
   int64_t file_size = 0;

@@ -16,25 +16,6 @@ namespace {
 
 constexpr int64_t kOpenFileCost = 4LL << 20;
 
-std::string FileIdentifier(const ManifestEntry& e) {
-  std::string key = e.partition;
-  key += '\x1f';
-  key += std::to_string(e.bucket);
-  key += '\x1f';
-  key += std::to_string(e.file.level);
-  key += '\x1f';
-  key += e.file.file_name;
-  for (const auto& extra : e.file.extra_files) {
-    key += '\x1e';
-    key += extra;
-  }
-  key += '\x1f';
-  key += e.file.embedded_file_index.value_or("");
-  key += '\x1f';
-  key += e.file.external_path.value_or("");
-  return key;
-}
-
 bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
 
 }  // namespace
