@@ -194,6 +194,13 @@ def test_create_table_validation(warehouse):
     with pytest.raises(ValueError, match="BLOB columns require"):
         catalog.create_table("db.e", Schema.from_pyarrow_schema(
             pa.schema([("id", pa.int64()), ("pic", pa.large_binary())])), False)
+    # pypaimon: BLOB only top-level, in ARRAY<BLOB> or as a MAP value (ValueError at create).
+    for i, nested in enumerate([pa.list_(pa.list_(pa.large_binary())),
+                                pa.struct([("b", pa.large_binary())]),
+                                pa.map_(pa.string(), pa.list_(pa.large_binary()))]):
+        with pytest.raises(ValueError, match="unsupported nested BLOB type"):
+            catalog.create_table(f"db.n{i}", Schema.from_pyarrow_schema(
+                pa.schema([("id", pa.int64()), ("pics", nested)]), options=DE), False)
     assert catalog.list_tables("db") == []
 
 

@@ -3,6 +3,28 @@
 #include <set>
 
 namespace paimon_rowid {
+namespace {
+
+// True when a BLOB occurs anywhere in `type` (also as a MAP key or a ROW field).
+bool ContainsBlob(const DataType& type) {
+  if (type.is_blob()) return true;
+  switch (type.root()) {
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+      return ContainsBlob(*type.element());
+    case TypeRoot::kMap:
+      return ContainsBlob(*type.key()) || ContainsBlob(*type.value());
+    case TypeRoot::kRow:
+      for (const auto& f : type.fields()) {
+        if (ContainsBlob(*f.type)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 Status ValidateTableSchema(const TableSchema& schema) {
   std::set<std::string> names;
   for (const auto& f : schema.fields) {
@@ -53,6 +75,14 @@ Status ValidateTableSchema(const TableSchema& schema) {
         "deletion vectors on row-tracking tables are not supported by paimon-rowid");
   }
 
+  for (const auto& f : schema.fields) {
+    if (!f.type->holds_blob() && ContainsBlob(*f.type)) {
+      return Status::Invalid("Field '", f.name, "' has unsupported nested BLOB type ",
+                             f.type->ToString(),
+                             ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "
+                             "MAP<X, BLOB> field.");
+    }
+  }
   bool has_blob = false, has_non_blob = false;
   for (const auto& f : schema.fields) {
     if (f.type->holds_blob()) {
