@@ -10,10 +10,11 @@ leaves behind, read with the embedded reader.
 How the kill lands mid-update, deterministically: every task of the update needs the custom
 resource ``rowid_worker`` that only the two worker nodes have (one each), the update is cut
 into two apply tasks (``num_partitions=2``), and the test hook
-``PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS`` makes each apply task sleep after writing its file
-and before returning. A watcher thread waits until both apply tasks have written their files
-(one per file group, so both are paused, one on each worker node) and then removes one
-worker node (every process of it killed, no graceful shutdown).
+``PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS`` makes each apply task wait, after writing its
+files and before returning, while a hold file exists. A watcher thread waits until both apply
+tasks have written their files (one per file group, so both are held, one on each worker
+node), removes one worker node (every process of it killed, no graceful shutdown), and then
+deletes the hold file so the survivor (and a retry) go on at once.
 
 - ``retries``: Ray's default ``max_retries`` re-runs the lost apply task on the surviving
   node. Exactly one new snapshot, every row equal to the expected update, and the killed
@@ -41,7 +42,6 @@ REPO = Path(__file__).resolve().parents[1]
 OPTS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 COMMITS, ROWS = 4, 30                      # four file groups of 30 rows: ids 0..119
 UPDATED = [1, 7, 29, 30, 44, 61, 90, 119]  # in every group
-PAUSE_MS = 4000
 METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag"}
 SCENARIOS = {"retries": "db.a", "no-retries": "db.b"}
 
@@ -86,12 +86,13 @@ def _make_tables(warehouse: str) -> None:
             write.close()
 
 
-def _kill_when_both_paused(cluster, victim, table_path: str, before: list[str],
-                           report: dict) -> None:
+def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], hold: str,
+                         report: dict) -> None:
     """Removes ``victim`` once both apply tasks have written their files (one per group, so
-    one file per group in all): both are paused, one on each worker node."""
+    one file per group in all): both are held, one on each worker node. Then releases them."""
     deadline = time.monotonic() + 60
     new: list[str] = []
+    # Wait until both apply tasks have written their files.
     while time.monotonic() < deadline:
         new = sorted(set(_data_files(table_path)) - set(before))
         if len(new) >= COMMITS:
@@ -101,6 +102,15 @@ def _kill_when_both_paused(cluster, victim, table_path: str, before: list[str],
     report["killed_at"] = time.monotonic()
     cluster.remove_node(victim, allow_graceful=False)
     report["kill_done_at"] = time.monotonic()
+    # Release the survivor only once Ray knows the node is dead: the lost task is then
+    # failed (or retried) by Ray, never answered late by a half-dead worker.
+    import ray
+    while time.monotonic() < deadline and any(
+            n["NodeID"] == victim.node_id and n["Alive"] for n in ray.nodes()):
+        time.sleep(0.05)
+    report["victim_dead"] = not any(n["NodeID"] == victim.node_id and n["Alive"]
+                                    for n in ray.nodes())
+    os.remove(hold)
 
 
 def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
@@ -115,8 +125,10 @@ def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
     remote_args: dict = {"resources": {"rowid_worker": 1}}
     if name == "no-retries":
         remote_args["max_retries"] = 0
-    killer = threading.Thread(target=_kill_when_both_paused,
-                              args=(cluster, victim, table.path, before, report))
+    hold = os.environ["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"]
+    Path(hold).touch()
+    killer = threading.Thread(target=_kill_when_both_held,
+                              args=(cluster, victim, table.path, before, hold, report))
     killer.start()
     report["started_at"] = time.monotonic()
     try:
@@ -160,12 +172,12 @@ def _child(warehouse: str) -> None:
 
 # ------------------------------------------------------------------------- the test
 
-def _run_child(warehouse: str) -> dict[str, dict]:
+def _run_child(warehouse: str, hold: str) -> dict[str, dict]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO / "python"), str(REPO / "tests")] + ([env["PYTHONPATH"]]
                                                       if env.get("PYTHONPATH") else []))
-    env["PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS"] = str(PAUSE_MS)
+    env["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"] = hold
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
                           text=True, timeout=240, check=False)
@@ -197,14 +209,14 @@ def _live_files(warehouse: str, identifier: str) -> list[str]:
 def _assert_killed_mid_update(report: dict) -> None:
     assert len(report["files_when_killed"]) == COMMITS, report  # both apply tasks wrote
     assert report["started_at"] < report["killed_at"] < report["returned_at"], report
-    assert report["alive_nodes"] == 2, report  # head + the surviving worker
+    assert report["victim_dead"] and report["alive_nodes"] == 2, report  # head + survivor
 
 
 def test_worker_node_killed_mid_update(tmp_path, native):
     from paimon_rowid import CatalogFactory
     warehouse = str(tmp_path / "warehouse")
     os.makedirs(warehouse)
-    reports = _run_child(warehouse)
+    reports = _run_child(warehouse, str(tmp_path / "hold"))
     catalog = CatalogFactory.create({"warehouse": warehouse})
     initial = {i: (i, float(i), i % 7) for i in range(COMMITS * ROWS)}
 

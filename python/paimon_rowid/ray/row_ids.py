@@ -32,9 +32,10 @@ from .._lib import native
 
 MIN_RAY = (2, 50)
 _BUCKET = "__paimon_rowid_bucket"
-# Test hook (tests/test_ray_cluster.py): an apply task sleeps this long after its files are
-# written and before it returns, so a node can be killed while the update is in flight.
-TEST_PAUSE_AFTER_APPLY_ENV = "PAIMON_ROWID_TEST_PAUSE_AFTER_APPLY_MS"
+# Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), an
+# apply task waits after its files are written and before it returns, so a node can be
+# killed while the update is in flight.
+TEST_HOLD_APPLY_ENV = "PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"
 # Table directories that hold metadata, never data files of an update.
 _METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag", "branch", "changelog",
                   "statistics", "consumer", "service"}
@@ -145,9 +146,10 @@ def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
     data = pa.concat_tables(tables, promote_options="permissive")
     messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
                                                _index(index_bytes))
-    pause_ms = os.environ.get(TEST_PAUSE_AFTER_APPLY_ENV)
-    if pause_ms:
-        time.sleep(int(pause_ms) / 1000.0)
+    hold = os.environ.get(TEST_HOLD_APPLY_ENV)
+    deadline = time.monotonic() + 60
+    while hold and os.path.exists(hold) and time.monotonic() < deadline:
+        time.sleep(0.02)
     return [m.serialize() for m in messages], rows
 
 
