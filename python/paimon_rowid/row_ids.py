@@ -102,6 +102,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
             raise jobs.foreign_ids_error(target)
         return schema.empty_table()
     index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
-    capsule = native().read_by_row_id(table._native, reader, row_id_col, projection, index)
+    capsule = native().read_by_row_id(table._native, reader, row_id_col, projection, index,
+                                      _threads(num_partitions))
     result = stream_reader(capsule).read_all()
     return result if result.num_rows else schema.empty_table()

@@ -151,17 +151,17 @@ void RegisterRowId(nb::module_& m) {
   m.def(
       "read_by_row_id",
       [](std::shared_ptr<Table> table, nb::handle source, std::string row_id_col,
-         std::vector<std::string> projection, IndexPtr index) {
+         std::vector<std::string> projection, IndexPtr index, int threads) {
         auto reader = ImportStreamFrom(source);
         auto stream = WithoutGil([&]() -> Result<std::shared_ptr<arrow::RecordBatchReader>> {
           ARROW_ASSIGN_OR_RAISE(auto ids, CollectIds(reader.get(), row_id_col));
           ARROW_ASSIGN_OR_RAISE(auto read, RowIdRead::Make(table, projection, index));
-          return read->Read(ids);
+          return read->Read(ids, threads);
         });
         return ExportStreamCapsule(std::move(stream));
       },
       nb::arg("table"), nb::arg("source"), nb::arg("row_id_col"), nb::arg("projection"),
-      nb::arg("index"));
+      nb::arg("index"), nb::arg("threads") = 0);
 
   m.def("read_by_row_id_schema", [](std::shared_ptr<Table> table, std::vector<std::string> projection) {
     if (std::find(projection.begin(), projection.end(), "_ROW_ID") == projection.end()) {

@@ -1,6 +1,10 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "arrow/api.h"
 
@@ -10,32 +14,104 @@ namespace {
 constexpr const char* kStaleContext =
     "the planner snapshot is stale or the row ids come from a different table.";
 
+// Streams the planned groups in plan order, reading up to `threads` groups at once on its
+// own worker threads (started on the first ReadNext). Workers run at most `window` groups
+// ahead of the consumer, so memory is bounded by the window, not by the plan.
 class PlannedGroupReader : public arrow::RecordBatchReader {
  public:
   PlannedGroupReader(std::shared_ptr<const RowIdRead> read, std::shared_ptr<arrow::Schema> schema,
-                     std::vector<std::pair<size_t, std::vector<RowRange>>> plan)
-      : read_(std::move(read)), schema_(std::move(schema)), plan_(std::move(plan)) {}
+                     std::vector<std::pair<size_t, std::vector<RowRange>>> plan, int threads)
+      : read_(std::move(read)),
+        schema_(std::move(schema)),
+        plan_(std::move(plan)),
+        results_(plan_.size()),
+        threads_(std::max(1, std::min<int>(threads, static_cast<int>(plan_.size())))),
+        window_(2 * static_cast<size_t>(threads_)) {}
+
+  ~PlannedGroupReader() override { Stop(); }
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
   Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
-    while (next_ < plan_.size()) {
-      const auto& [group, runs] = plan_[next_++];
-      ARROW_ASSIGN_OR_RAISE(auto batch, read_->ReadGroup(group, runs));
-      if (batch && batch->num_rows() > 0) {
-        *out = std::move(batch);
+    while (consumed_ < plan_.size()) {
+      const size_t i = consumed_;
+      Result<std::shared_ptr<arrow::RecordBatch>> result;
+      if (threads_ == 1) {
+        result = read_->ReadGroup(plan_[i].first, plan_[i].second);
+      } else {
+        if (workers_.empty()) Start();
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return results_[i].has_value(); });
+        result = std::move(*results_[i]);
+        results_[i].reset();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++consumed_;
+      }
+      cv_.notify_all();
+      if (!result.ok()) {
+        Stop();
+        consumed_ = plan_.size();
+        return result.status();
+      }
+      if (*result && (*result)->num_rows() > 0) {
+        *out = std::move(*result);
         return Status::OK();
       }
     }
+    Stop();
     return Status::OK();
   }
 
  private:
+  void Start() {
+    for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { Work(); });
+  }
+
+  void Work() {
+    while (true) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] {
+          return stop_ || started_ >= plan_.size() || started_ < consumed_ + window_;
+        });
+        if (stop_ || started_ >= plan_.size()) return;
+        i = started_++;
+      }
+      auto result = read_->ReadGroup(plan_[i].first, plan_[i].second);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        results_[i] = std::move(result);
+      }
+      cv_.notify_all();
+    }
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
   std::shared_ptr<const RowIdRead> read_;
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<std::pair<size_t, std::vector<RowRange>>> plan_;
-  size_t next_ = 0;
+  std::vector<std::optional<Result<std::shared_ptr<arrow::RecordBatch>>>> results_;
+  const int threads_;
+  const size_t window_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::thread> workers_;
+  size_t started_ = 0;   // next plan index a worker takes (guarded by mu_)
+  size_t consumed_ = 0;  // next plan index ReadNext returns (written under mu_)
+  bool stop_ = false;
 };
 
 }  // namespace
@@ -97,9 +173,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdRead::ReadGroup(
 }
 
 Result<std::shared_ptr<arrow::RecordBatchReader>> RowIdRead::Read(
-    const std::vector<std::shared_ptr<arrow::Array>>& ids) const {
+    const std::vector<std::shared_ptr<arrow::Array>>& ids, int threads) const {
   ARROW_ASSIGN_OR_RAISE(auto plan, Plan(ids));
-  return std::make_shared<PlannedGroupReader>(shared_from_this(), read_->output_schema(), std::move(plan));
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::make_shared<PlannedGroupReader>(shared_from_this(), read_->output_schema(),
+                                              std::move(plan), threads);
 }
 
 }  // namespace paimon_rowid

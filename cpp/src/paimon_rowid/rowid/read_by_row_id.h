@@ -42,9 +42,11 @@ class RowIdRead : public std::enable_shared_from_this<RowIdRead> {
   Result<std::shared_ptr<arrow::RecordBatch>> ReadGroup(size_t group,
                                                         const std::vector<RowRange>& runs) const;
 
-  /// Plans and streams all groups (one batch per group); the stream keeps this object alive.
+  /// Plans and streams all groups (one batch per group, in plan order); the stream keeps
+  /// this object alive. Up to `threads` groups are read at once (0: one per core), at most
+  /// 2 × threads ahead of the consumer.
   Result<std::shared_ptr<arrow::RecordBatchReader>> Read(
-      const std::vector<std::shared_ptr<arrow::Array>>& ids) const;
+      const std::vector<std::shared_ptr<arrow::Array>>& ids, int threads = 0) const;
 
  private:
   RowIdRead() = default;

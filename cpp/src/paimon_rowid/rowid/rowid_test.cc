@@ -211,5 +211,33 @@ TEST(RowIdUpdateTest, SpilledUpdateRebasesAndDuplicatesAcrossSpillsFail) {
   EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
 }
 
+TEST(RowIdReadTest, ParallelStreamKeepsPlanOrderAndReportsErrors) {
+  WriteFixture fx;
+  for (int64_t c = 0; c < 12; ++c) fx.Append(WriteFixture::Batch(c * 5, 5));
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
+  auto read = RowIdRead::Make(fx.table(), {"name"}, index).ValueOrDie();
+  arrow::Int64Builder b;
+  for (int64_t id = 59; id >= 0; id -= 3) ASSERT_TRUE(b.Append(id).ok());
+  auto ids = b.Finish().ValueOrDie();
+  for (int threads : {1, 3, 8}) {
+    auto got = read->Read({ids}, threads).ValueOrDie()->ToTable().ValueOrDie();
+    std::vector<int64_t> expected;
+    for (int64_t id = 2; id < 60; id += 3) expected.push_back(id);  // ascending, group order
+    EXPECT_EQ(WriteFixture::Int64s(got, "_ROW_ID"), expected) << threads << " threads";
+  }
+  // A group whose data file is gone: the stream fails with that error, and stops cleanly
+  // even though other groups are still being read.
+  auto victim = index->groups()[5].bucket_dir + "/" + index->groups()[5].files.front().file_name;
+  ASSERT_TRUE(std::filesystem::remove(victim));
+  auto reader = read->Read({ids}, 4).ValueOrDie();
+  Status st;
+  std::shared_ptr<arrow::RecordBatch> batch;
+  int batches = 0;
+  while ((st = reader->ReadNext(&batch)).ok() && batch) ++batches;
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(batches, 5);  // groups 0..4 came out, in order, before the failing one
+}
+
 }  // namespace
 }  // namespace paimon_rowid
