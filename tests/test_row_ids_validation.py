@@ -421,18 +421,20 @@ def test_update_pandas_and_other_arrow_sources(fresh):
     assert _snapshots(fresh) == 5  # two writes, three updates: one snapshot each
 
 
-def test_update_empty_source_makes_no_commit(fresh):
+@pytest.mark.parametrize("path", _paths(pa.table({})), indirect=True)
+def test_update_empty_source_makes_no_commit(fresh, path):
     before = _files(fresh)
     empty = _src([], v=pa.array([], pa.int32()))
-    assert _update(fresh, empty, ["v"], target="db.f") == {"num_updated": 0}
+    assert _update(fresh, empty, ["v"], target="db.f", path=path) == {"num_updated": 0}
     assert _files(fresh) == before
     # Empty target and empty source: also nothing.
     from paimon_rowid import CatalogFactory, Schema
     catalog = CatalogFactory.create({"warehouse": fresh})
     catalog.create_table("db.e", Schema.from_pyarrow_schema(SCHEMA, options=DE), False)
     before = _files(fresh)
-    assert _update(fresh, empty, ["v"], target="db.e") == {"num_updated": 0}
-    assert _update(fresh, empty.to_pandas(), ["v"], target="db.e") == {"num_updated": 0}
+    assert _update(fresh, empty, ["v"], target="db.e", path=path) == {"num_updated": 0}
+    assert _update(fresh, empty.to_pandas(), ["v"], target="db.e",
+                   path=path) == {"num_updated": 0}
     assert _files(fresh) == before and _snapshots(fresh, "db.e") is None
 
 
@@ -654,14 +656,23 @@ def tt(tmp_path_factory, oracle, native):
     ({"scan.tag-name": "t2"}, {0: 100, 3: 300}),
     ({"scan.snapshot-id": "3"}, {0: 100, 3: 300, 5: 50}),
 ])
-def test_read_time_travel(tt, options, expected):
-    got = _read(tt, _src(sorted(expected)), ["v"], target="db.tt", dynamic_options=options)
+@pytest.mark.parametrize("path", _paths(), indirect=True)
+def test_read_time_travel(tt, options, expected, path):
+    got = _read_table(tt, _src(sorted(expected)), ["v"], target="db.tt",
+                      dynamic_options=options, path=path)
     assert {r["_ROW_ID"]: r["v"] for r in got.to_pylist()} == expected
 
 
 @pytest.mark.parametrize("options", [{"scan.snapshot-id": "1"}, {"scan.tag-name": "t2"}])
-def test_read_time_travel_rejects_later_ids(tt, options):
-    _refused(tt, lambda: _read(tt, _src([0, 4]), ["v"], target="db.tt",
-                               dynamic_options=options),
-             ValueError, _exact(f"_ROW_ID 4 does not belong to any valid range ['[0, 3]']; "
-                                f"{READ_STALE}"))
+@pytest.mark.parametrize("path", _paths(), indirect=True)
+def test_read_time_travel_rejects_later_ids(tt, options, path):
+    """Routing uses the travelled snapshot: ids added later are foreign (on Ray, when the
+    lazy result is consumed)."""
+    match = _exact(f"_ROW_ID 4 does not belong to any valid range ['[0, 3]']; {READ_STALE}")
+    if path == EMBEDDED:
+        _refused(tt, lambda: _read(tt, _src([0, 4]), ["v"], target="db.tt",
+                                   dynamic_options=options), ValueError, match)
+    else:
+        dataset = _read(tt, _src([0, 4]), ["v"], target="db.tt", dynamic_options=options,
+                        path=path)
+        _refused_when_consumed(tt, dataset, ValueError, match)

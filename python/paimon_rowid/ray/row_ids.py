@@ -45,7 +45,8 @@ def _ray():
     import ray
     version = tuple(int(p) for p in ray.__version__.split(".")[:2] if p.isdigit())
     if version < MIN_RAY:
-        raise RuntimeError(f"this Ray operation requires ray>=2.50; installed ray is {ray.__version__}.")
+        raise RuntimeError(
+            f"this Ray operation requires ray>=2.50; installed ray is {ray.__version__}.")
     return ray
 
 
