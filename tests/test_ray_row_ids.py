@@ -268,3 +268,34 @@ def test_updates_of_same_shaped_tables_stay_in_their_tables(ray_session, warehou
         data = {p for p in _state(table.path) if os.sep + "bucket-" in p}
         assert data == live  # no stray file from another table's job
         assert len(data - set(before[table.identifier])) == 2  # one per touched group
+
+
+def test_update_takes_pypaimon_map_arguments(ray_session, warehouse):
+    """pypaimon spreads ray_remote_args into Ray Data's map_batches / map_groups, so Data's
+    map arguments (concurrency, batch_size) are legal there; the update (plain tasks) honours
+    concurrency as a cap on tasks in flight and ignores batch shaping."""
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    table = _make_table(warehouse)
+    before = _read_all(table)
+    ids = [2, 30, 55, 80]
+    args = {"concurrency": 1, "num_cpus": 1, "batch_size": 2, "max_retries": 1}
+    result = update_by_row_id("db.t", pa.table({"_ROW_ID": ids, "x": [0.5] * 4}),
+                              {"warehouse": warehouse}, update_cols=["x"], num_partitions=4,
+                              ray_remote_args=args)
+    assert result == {"num_updated": 4}
+    after = _read_all(table)
+    assert after["x"].to_pylist() == [0.5 if r in ids else x for r, x in zip(
+        before["_ROW_ID"].to_pylist(), before["x"].to_pylist())]
+    # The read spreads them into map_batches / map_groups, as pypaimon does (map_groups sets
+    # its own batch_size, so batch_size is not a read argument there either).
+    args.pop("batch_size")
+    got = read_by_row_id("db.t", pa.table({"_ROW_ID": ids}), {"warehouse": warehouse},
+                         projection=["x"], ray_remote_args=args).take_all()
+    assert sorted((r["_ROW_ID"], r["x"]) for r in got) == [(i, 0.5) for i in ids]
+    before_files = _state(warehouse)
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(ValueError, match="concurrency must be a positive integer"):
+            update_by_row_id("db.t", pa.table({"_ROW_ID": [1], "x": [1.0]}),
+                             {"warehouse": warehouse}, update_cols=["x"],
+                             ray_remote_args={"concurrency": bad})
+    assert _state(warehouse) == before_files

@@ -86,6 +86,27 @@ def _to_dataset(ray, source: Any, operation: str, what: str):
                     f"pyarrow.Table, or a pandas.DataFrame; got {type(source).__name__}.")
 
 
+# pypaimon spreads ray_remote_args into Ray Data's map_batches / map_groups, so callers may
+# pass these map arguments too. The update runs plain tasks: ``concurrency`` caps the tasks
+# in flight; the others only shape Ray Data batches and have nothing to shape here.
+_MAP_ONLY_ARGS = {"batch_size", "batch_format", "zero_copy_batch", "compute", "fn_args",
+                  "fn_kwargs", "fn_constructor_args", "fn_constructor_kwargs"}
+
+
+def _task_options(ray_remote_args: Optional[Mapping[str, Any]]):
+    """(Ray task options, cap on tasks in flight or None) from pypaimon-style remote args."""
+    options = dict(ray_remote_args or {})
+    concurrency = options.pop("concurrency", None)
+    for key in _MAP_ONLY_ARGS:
+        options.pop(key, None)
+    if isinstance(concurrency, (tuple, list)):  # Ray Data's (min, max) actor-pool form
+        concurrency = concurrency[-1]
+    if concurrency is not None and (isinstance(concurrency, bool)
+                                    or not isinstance(concurrency, int) or concurrency < 1):
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}.")
+    return options, concurrency
+
+
 def _resolve_partitions(ray, num_partitions: Optional[int], num_groups: int) -> int:
     if num_partitions is None:
         try:
@@ -209,7 +230,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
     columns = [jobs.ROW_ID] + update_cols
-    remote_args = dict(ray_remote_args or {})
+    remote_args, concurrency = _task_options(ray_remote_args)
     scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
     apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
     job_id = uuid.uuid4().hex
@@ -221,7 +242,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     try:
         block_refs = materialized.to_arrow_refs()
         # Scatter with a cap on tasks in flight (2 per CPU), one output per bucket.
-        cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+        cap = concurrency or max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
         parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
         in_flight: List[Any] = []
         for ref in block_refs:
@@ -232,9 +253,15 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
             in_flight.append(outs[0])
             if len(in_flight) >= cap:
                 _, in_flight = ray.wait(in_flight, num_returns=1)
-        apply_refs = [apply.remote(index_ref, dict(catalog_options), target, columns,
-                                   file_prefix, *parts)
-                      for parts in parts_by_bucket if parts]
+        pending: List[Any] = []
+        for parts in parts_by_bucket:
+            if not parts:
+                continue
+            if concurrency and len(pending) >= concurrency:
+                _, pending = ray.wait(pending, num_returns=1)
+            apply_refs.append(apply.remote(index_ref, dict(catalog_options), target, columns,
+                                           file_prefix, *parts))
+            pending.append(apply_refs[-1])
         results = ray.get(apply_refs)
     except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
         _abort_job(ray, table.path, job_id, apply_refs)
