@@ -398,7 +398,16 @@ def test_concurrent_appenders(warehouse):
     snapshots = [f for f in os.listdir(Path(table.path) / "snapshot") if f.startswith("snapshot-")]
     assert len(snapshots) == workers * commits
     manifests = os.listdir(Path(table.path) / "manifest")
-    assert len(manifests) == 3 * workers * commits
+    lists = [m for m in manifests if m.startswith("manifest-list-")]
+    assert len(lists) == 2 * workers * commits
+    # One manifest per commit, plus one each time the trailing run of small manifests of a
+    # base list reaches manifest.merge-min-count (30) and is merged: snapshots 31, 60, 89.
+    merges, run = 0, 0
+    for snapshot_id in range(2, workers * commits + 1):
+        run += 1  # the previous snapshot's delta manifest joins the base list
+        if run >= 30:
+            merges, run = merges + 1, 1
+    assert len(manifests) - len(lists) == workers * commits + merges
 
 
 @pytest.mark.slow

@@ -3,28 +3,7 @@
 #include <set>
 
 namespace paimon_rowid {
-namespace {
 
-// True when a BLOB occurs anywhere in `type` (also as a MAP key or a ROW field).
-bool ContainsBlob(const DataType& type) {
-  if (type.is_blob()) return true;
-  switch (type.root()) {
-    case TypeRoot::kArray:
-    case TypeRoot::kMultiset:
-      return ContainsBlob(*type.element());
-    case TypeRoot::kMap:
-      return ContainsBlob(*type.key()) || ContainsBlob(*type.value());
-    case TypeRoot::kRow:
-      for (const auto& f : type.fields()) {
-        if (ContainsBlob(*f.type)) return true;
-      }
-      return false;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 Status ValidateTableSchema(const TableSchema& schema) {
   std::set<std::string> names;
   for (const auto& f : schema.fields) {
@@ -76,7 +55,7 @@ Status ValidateTableSchema(const TableSchema& schema) {
   }
 
   for (const auto& f : schema.fields) {
-    if (!f.type->holds_blob() && ContainsBlob(*f.type)) {
+    if (!f.type->holds_blob() && f.type->contains_blob()) {
       return Status::Invalid("Field '", f.name, "' has unsupported nested BLOB type ",
                              f.type->ToString(),
                              ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "

@@ -849,6 +849,24 @@ bool DataType::holds_blob() const {
   return false;
 }
 
+bool DataType::contains_blob() const {
+  switch (root_) {
+    case TypeRoot::kBlob:
+      return true;
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+    case TypeRoot::kVector:
+      return element()->contains_blob();
+    case TypeRoot::kMap:
+      return key()->contains_blob() || value()->contains_blob();
+    case TypeRoot::kRow:
+      return std::any_of(fields_.begin(), fields_.end(),
+                         [](const DataField& f) { return f.type->contains_blob(); });
+    default:
+      return false;
+  }
+}
+
 DataTypePtr DataType::WithNullable(bool nullable) const {
   return DataTypeBuilder::CopyWithNullable(*this, nullable);
 }

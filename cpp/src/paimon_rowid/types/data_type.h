@@ -104,6 +104,9 @@ class DataType {
   bool is_blob() const { return root_ == TypeRoot::kBlob; }
   /// True for BLOB, ARRAY<BLOB> and MAP<_, BLOB>: columns stored in .blob files.
   bool holds_blob() const;
+  /// True when a BLOB occurs anywhere in the type (also where it is not storable, e.g.
+  /// ARRAY<ARRAY<BLOB>>, a ROW field or a MAP key).
+  bool contains_blob() const;
 
   DataTypePtr WithNullable(bool nullable) const;
   /// The schema-JSON value: a string for atomic types, an object for nested ones (Java form).

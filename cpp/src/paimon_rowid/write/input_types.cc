@@ -1,0 +1,174 @@
+#include "paimon_rowid/write/input_types.h"
+
+#include <set>
+
+#include "arrow/array.h"
+#include "arrow/builder.h"
+#include "arrow/compute/api_vector.h"
+#include "arrow/compute/cast.h"
+
+namespace paimon_rowid {
+
+// Parquet C++ cannot write a null fixed_size_list slot ("Lists with non-zero length null
+// components"), so VECTOR columns are written as the LIST they are in Parquet anyway (format
+// doc §6.4), with null slots of length 0; readers cast them back to fixed_size_list.
+std::shared_ptr<arrow::Field> VectorFieldAsList(const std::shared_ptr<arrow::Field>& field) {
+  const auto& fsl = static_cast<const arrow::FixedSizeListType&>(*field->type());
+  return arrow::field(field->name(), arrow::list(fsl.value_field()), field->nullable(),
+                      field->metadata());
+}
+
+// The key types of MAP<K, BLOB> that have a serializer (codec/blob_file_nested.h).
+bool IsMapBlobKeyType(const DataType& key) {
+  switch (key.root()) {
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+    case TypeRoot::kBoolean:
+    case TypeRoot::kDecimal:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The Arrow type ARRAY<BLOB> / MAP<K, BLOB> input is cast to: the table's, with a nullable
+// element / value field, so that nulls where the type says NOT NULL reach the blob writer
+// and fail there as pypaimon's do (ValueError), not inside Arrow's cast.
+std::shared_ptr<arrow::DataType> BlobInputType(const DataType& type) {
+  auto arrow_type = type.ToArrow();
+  if (type.root() == TypeRoot::kArray) {
+    const auto& list = static_cast<const arrow::ListType&>(*arrow_type);
+    return arrow::list(list.value_field()->WithNullable(true));
+  }
+  if (type.root() == TypeRoot::kMap) {
+    const auto& map = static_cast<const arrow::MapType&>(*arrow_type);
+    return arrow::map(map.key_type(), map.item_field()->WithNullable(true));
+  }
+  return arrow_type;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out + "]";
+}
+
+namespace {
+
+Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
+  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(array);
+  const int32_t size = vectors.value_length();
+  arrow::Int32Builder offsets;
+  ARROW_RETURN_NOT_OK(offsets.Reserve(vectors.length() + 1));
+  arrow::Int64Builder take;
+  int32_t offset = 0;
+  offsets.UnsafeAppend(0);
+  for (int64_t i = 0; i < vectors.length(); ++i) {
+    if (vectors.IsValid(i)) {
+      for (int32_t k = 0; k < size; ++k) {
+        ARROW_RETURN_NOT_OK(take.Append(vectors.value_offset(i) + k));
+      }
+      offset += size;
+    }
+    offsets.UnsafeAppend(offset);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(*vectors.values(), *indices));
+  ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
+  auto type = arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
+  return std::make_shared<arrow::ListArray>(
+      type, vectors.length(), offset_array->data()->buffers[1], values,
+      vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
+      /*offset=*/0);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
+    const arrow::RecordBatch& batch, const std::vector<DataField>& write_fields,
+    const std::shared_ptr<arrow::Schema>& input_schema, const std::string& table_name) {
+  const auto& in = *batch.schema();
+  std::set<std::string> wanted;
+  for (const auto& f : write_fields) wanted.insert(f.name);
+  std::vector<std::string> write_names;
+  for (const auto& f : write_fields) write_names.push_back(f.name);
+  for (const auto& f : in.fields()) {
+    if (!wanted.count(f->name())) {
+      return Status::Invalid("Input column '", f->name(), "' is not in the write type ",
+                             JoinNames(write_names), " of table '",
+                             table_name, "'");
+    }
+  }
+  arrow::ArrayVector columns;
+  for (size_t i = 0; i < write_fields.size(); ++i) {
+    const DataField& f = write_fields[i];
+    auto indices = in.GetAllFieldIndices(f.name);
+    if (indices.empty()) {
+      return Status::Invalid("Input is missing column '", f.name, "' of the write type ",
+                             JoinNames(write_names));
+    }
+    if (indices.size() > 1) return Status::Invalid("Input has column '", f.name, "' twice");
+    std::shared_ptr<arrow::Array> column = batch.column(indices[0]);
+    const auto& target = input_schema->field(static_cast<int>(i))->type();
+    if (!column->type()->Equals(*target)) {
+      auto cast = arrow::compute::Cast(*column, target, arrow::compute::CastOptions::Safe());
+      if (!cast.ok() && f.type->holds_blob() && !f.type->is_blob()) {
+        // pypaimon rejects any other input type for these columns with a ValueError.
+        return Status::Invalid("Cannot cast column '", f.name, "' from ",
+                               column->type()->ToString(), " to ", target->ToString(),
+                               " (Paimon ", f.type->ToString(), "): ", cast.status().message());
+      }
+      if (!cast.ok()) {
+        return Status::TypeError("Cannot cast column '", f.name, "' from ",
+                                 column->type()->ToString(), " to ", target->ToString(),
+                                 " (Paimon ", f.type->ToString(), "): ", cast.status().message());
+      }
+      column = *cast;
+    }
+    if (!f.type->nullable() && column->null_count() > 0) {
+      return Status::Invalid("Column '", f.name, "' is NOT NULL (", f.type->ToString(),
+                             ") but the input has ", column->null_count(), " null value(s)");
+    }
+    if (f.type->root() == TypeRoot::kVector) {
+      // A non-null vector has no null elements (format doc §6.4).
+      const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*column);
+      ARROW_ASSIGN_OR_RAISE(auto elements, vectors.Flatten());
+      if (elements->null_count() > 0) {
+        return Status::Invalid("Column '", f.name, "' (", f.type->ToString(), ") has ",
+                               elements->null_count(),
+                               " null element(s) inside non-null vectors");
+      }
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(input_schema, batch.num_rows(), std::move(columns));
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> VectorsAsLists(
+    const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& file_schema) {
+  bool has_vector = false;
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    has_vector |= batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST;
+  }
+  if (!has_vector) return arrow::RecordBatch::Make(file_schema, batch.num_rows(), batch.columns());
+  arrow::ArrayVector columns;
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    if (batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST) {
+      ARROW_ASSIGN_OR_RAISE(auto list, VectorAsList(*batch.column(i)));
+      columns.push_back(std::move(list));
+    } else {
+      columns.push_back(batch.column(i));
+    }
+  }
+  return arrow::RecordBatch::Make(file_schema, batch.num_rows(), std::move(columns));
+}
+
+}  // namespace paimon_rowid
