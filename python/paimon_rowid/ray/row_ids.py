@@ -332,8 +332,9 @@ class _ReadBucket:
         if self._dynamic:
             table = table.copy(self._dynamic)
         index = _index(ray.get(self._index_ref))
+        # One thread: Ray already runs one such task per CPU it grants.
         capsule = native().read_by_row_id(table._native, group.select([jobs.ROW_ID]),
-                                          jobs.ROW_ID, self._projection, index)
+                                          jobs.ROW_ID, self._projection, index, 1)
         return stream_reader(capsule).read_all()
 
 
