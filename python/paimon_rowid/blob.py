@@ -126,28 +126,69 @@ class BlobDescriptor:
         return f"BlobDescriptor(uri={self._uri!r}, offset={self._offset}, length={self._length})"
 
 
-def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolExecutor
-                    ) -> List[Optional[bytes]]:
+def _fetch(value: Optional[bytes]) -> Optional[bytes]:
+    if value is None:
+        return None
+    if not BlobDescriptor.is_descriptor(value):
+        raise ValueError("expected serialized BlobDescriptor values (read with "
+                         "'blob-as-descriptor'='true'), got raw bytes")
+    return BlobDescriptor.deserialize(value).read()
+
+
+def _kind_of(arrow_type: pa.DataType, name: str, map_columns, array_columns) -> str:
+    """"map", "array" or "scalar": from the caller's lists, else from the Arrow type."""
+    if name in map_columns or pa.types.is_map(arrow_type):
+        return "map"
+    if (name in array_columns or pa.types.is_list(arrow_type)
+            or pa.types.is_large_list(arrow_type)):
+        return "array"
+    return "scalar"
+
+
+def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolExecutor,
+                    kind: str = "scalar") -> List[Any]:
+    """Payloads of one descriptor column, row-aligned. ARRAY<BLOB> cells become lists of
+    payloads, MAP<K, BLOB> cells lists of (key, payload) pairs (pypaimon's shapes); null
+    cells, elements and values stay None. All values of the column are fetched at once."""
     values = column.to_pylist()
-
-    def fetch(value: Optional[bytes]) -> Optional[bytes]:
-        if value is None:
-            return None
-        if not BlobDescriptor.is_descriptor(value):
-            raise ValueError("expected serialized BlobDescriptor values (read with "
-                             "'blob-as-descriptor'='true'), got raw bytes")
-        return BlobDescriptor.deserialize(value).read()
-
-    return list(pool.map(fetch, values))
+    if kind == "scalar":
+        return list(pool.map(_fetch, values))
+    flat: List[Optional[bytes]] = []
+    for cell in values:
+        if cell is None:
+            continue
+        if kind == "map":
+            entries = list(cell.items()) if isinstance(cell, dict) else list(cell)
+            flat.extend(v for _, v in entries)
+        else:
+            flat.extend(cell)
+    fetched = iter(list(pool.map(_fetch, flat)))
+    out: List[Any] = []
+    for cell in values:
+        if cell is None:
+            out.append(None)
+        elif kind == "map":
+            entries = list(cell.items()) if isinstance(cell, dict) else list(cell)
+            out.append([(k, next(fetched)) for k, _ in entries])
+        else:
+            out.append([next(fetched) for _ in cell])
+    return out
 
 
 def resolve_blobs(batch: Union[pa.RecordBatch, pa.Table], columns: Sequence[str], *,
-                  parallelism: int = 16) -> Dict[str, List[Optional[bytes]]]:
+                  parallelism: int = 16, map_blob_columns: Sequence[str] = (),
+                  array_blob_columns: Sequence[str] = ()) -> Dict[str, List[Any]]:
     """Fetches the payloads of the descriptor ``columns`` of ``batch`` with ``parallelism``
-    threads: ``{column: [bytes or None, ...]}`` in row order. Costs one positioned read per
-    non-null value."""
+    threads: ``{column: [cell, ...]}`` in row order, a cell being the payload bytes (BLOB), a
+    list of payloads (ARRAY<BLOB>) or a list of ``(key, payload)`` pairs (MAP<K, BLOB>), or
+    None. Nested columns are recognised by their Arrow type (list / map) or named in
+    ``map_blob_columns`` / ``array_blob_columns``. One positioned read per non-null value."""
+    maps, arrays = set(map_blob_columns), set(array_blob_columns)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-        return {name: _resolve_column(batch.column(name), pool) for name in columns}
+        return {name: _resolve_column(
+                    batch.column(name), pool,
+                    _kind_of(batch.schema.field(name).type, name, maps, arrays))
+                for name in columns}
 
 
 def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
@@ -157,8 +198,9 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
                    fn_kwargs: Optional[Dict[str, Any]] = None) -> List[Any]:
     """In-process equivalent of pypaimon's ``ray.map_with_blobs``: for each batch of at most
     ``batch_size`` rows, fetches the payloads of the descriptor ``columns`` with
-    ``parallelism`` threads and calls ``fn(scalar_batch, {col: [bytes or None, ...]},
-    **fn_kwargs)``, where ``scalar_batch`` is the pyarrow batch without ``columns``. Returns
+    ``parallelism`` threads and calls ``fn(scalar_batch, {col: [cell, ...]}, **fn_kwargs)``
+    (cells as in ``resolve_blobs``: bytes, lists of bytes for ARRAY<BLOB>, lists of
+    ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch without ``columns``. Returns
     the list of ``fn``'s results (ValueError if ``fn`` returns None). Memory: one batch of
     payloads at a time."""
     columns = list(columns)
@@ -181,7 +223,10 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
                 missing = [c for c in columns if c not in batch.schema.names]
                 if missing:
                     raise ValueError(f"columns {missing} are not in the data {batch.schema.names}")
-                blobs = {name: _resolve_column(batch.column(name), pool) for name in columns}
+                blobs = {name: _resolve_column(batch.column(name), pool,
+                                               _kind_of(batch.schema.field(name).type, name,
+                                                        (), ()))
+                         for name in columns}
                 scalar = batch.select([n for n in batch.schema.names if n not in columns])
                 result = fn(scalar, blobs, **kwargs)
                 if result is None:

@@ -10,9 +10,11 @@ ever held one batch at a time, on the worker that needs them.
 Same signature, validations and exception types as ``pypaimon.ray.map_with_blobs``. Differences:
 ``file_io`` may be omitted (our descriptors carry full local paths; it is accepted and not
 used), ``blob_uri_affinity`` / ``prefetch_bytes`` are validated hints that are not used,
-nested BLOB columns (``map_blob_columns`` / ``array_blob_columns``) are NotImplementedError,
 and values of the BLOB columns must be descriptors (pypaimon passes inline payload bytes
-through).
+through). ARRAY<BLOB> / MAP<K, BLOB> columns (``array_blob_columns`` /
+``map_blob_columns``, the Dataset's ``_paimon_array_blob_columns`` /
+``_paimon_map_blob_columns``, or recognised by their Arrow list / map type) reach ``fn`` as
+pypaimon passes them: a list of payloads, a list of ``(key, payload)`` pairs.
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ __all__ = ["map_with_blobs"]
 #: Dataset attribute naming the BLOB columns of a Dataset that holds descriptors (set by
 #: ``read_paimon`` when reading with ``blob-as-descriptor=true``; pypaimon's name).
 BLOB_COLUMNS_ATTR = "_paimon_blob_columns"
+#: The ARRAY<BLOB> / MAP<K, BLOB> columns among them (pypaimon's names).
+ARRAY_BLOB_COLUMNS_ATTR = "_paimon_array_blob_columns"
+MAP_BLOB_COLUMNS_ATTR = "_paimon_map_blob_columns"
 
 # The first 9 bytes of a serialized descriptor (version byte + magic), for the versions
 # BlobDescriptor.is_descriptor accepts (0 and 2).
@@ -71,6 +76,7 @@ def _column_chunks(column: Union[pa.Array, pa.ChunkedArray]) -> Iterable[pa.Arra
 
 
 def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: List[str],
+                    map_blob_columns: List[str], array_blob_columns: List[str],
                     parallelism: int, fn: Callable[..., Any],
                     fn_kwargs: Dict[str, Any]) -> Any:
     """One map_batches call: validate the batch, fetch its payloads, call ``fn``."""
@@ -86,7 +92,9 @@ def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: Li
                 f"Column {name!r} holds BLOB descriptors that are not among the BLOB columns "
                 f"{sorted(owned)} (for example from a joined BLOB table); fetch it with its "
                 "own map_with_blobs pass, or drop it before mapping.")
-    bodies = resolve_blobs(batch, columns, parallelism=parallelism)
+    bodies = resolve_blobs(batch, columns, parallelism=parallelism,
+                           map_blob_columns=map_blob_columns,
+                           array_blob_columns=array_blob_columns)
     result = fn(batch.select(scalar_columns), bodies, **fn_kwargs)
     if result is None:
         raise ValueError(
@@ -116,8 +124,8 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
 
     Raises ValueError (before running anything) when ``fn`` is not callable, ``columns`` is
     empty or names a non-BLOB column, ``parallelism`` / ``batch_size`` is below 1,
-    ``batch_format`` is not pyarrow, or the BLOB columns are unknown (NotImplementedError
-    for ``map_blob_columns`` / ``array_blob_columns``); and (when the Dataset
+    ``batch_format`` is not pyarrow, the BLOB columns are unknown, or the nested BLOB
+    columns are not disjoint subsets of them; and (when the Dataset
     runs) for a missing column, for BLOB descriptors in a non-BLOB column, or a None result.
     Memory per task: one batch of payloads."""
     if not callable(fn):
@@ -137,9 +145,6 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     if (isinstance(prefetch_bytes, bool) or not isinstance(prefetch_bytes, int)
             or prefetch_bytes < 1):
         raise ValueError("prefetch_bytes must be a positive integer")
-    if map_blob_columns or array_blob_columns:
-        raise NotImplementedError("map_with_blobs supports scalar BLOB columns only (no "
-                                  "ARRAY<BLOB> / MAP<_, BLOB>)")
     # Accepted for pypaimon compatibility and not used: file_io (our descriptors carry local
     # paths) and the blob_uri_affinity / prefetch_bytes read-coalescing hints.
     del file_io
@@ -158,6 +163,13 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     invalid = [c for c in blob_columns if c not in set(all_blob_columns)]
     if invalid:
         raise ValueError(f"Column {invalid[0]!r} is not a BLOB column.")
+    if map_blob_columns is None:
+        map_blob_columns = getattr(dataset, MAP_BLOB_COLUMNS_ATTR, ())
+    if array_blob_columns is None:
+        array_blob_columns = getattr(dataset, ARRAY_BLOB_COLUMNS_ATTR, ())
+    maps, arrays = set(map_blob_columns or ()), set(array_blob_columns or ())
+    if maps & arrays or (maps | arrays) - set(all_blob_columns):
+        raise ValueError("Nested BLOB columns must be disjoint subsets of all_blob_columns.")
     known = dataset.schema(fetch_if_missing=False) if hasattr(dataset, "schema") else None
     if known is not None and getattr(known, "names", None) is not None:
         missing = [c for c in blob_columns if c not in known.names]
@@ -171,5 +183,6 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     if ray_remote_args:
         kwargs.update(ray_remote_args)
     mapper_kwargs = {"columns": blob_columns, "all_blob_columns": all_blob_columns,
+                     "map_blob_columns": sorted(maps), "array_blob_columns": sorted(arrays),
                      "parallelism": parallelism, "fn": fn, "fn_kwargs": dict(fn_kwargs or {})}
     return dataset.map_batches(_map_blob_batch, fn_kwargs=mapper_kwargs, **kwargs)

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
-from .blobs import BLOB_COLUMNS_ATTR
+from .blobs import ARRAY_BLOB_COLUMNS_ATTR, BLOB_COLUMNS_ATTR, MAP_BLOB_COLUMNS_ATTR
 
 __all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
 
@@ -114,10 +114,31 @@ def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filte
     ds = read.to_ray(splits, ray_remote_args=ray_remote_args, concurrency=concurrency,
                      override_num_blocks=override_num_blocks, **read_args)
     if _is_true(table.options.get("blob-as-descriptor")):
-        blob_columns = [f.name for f in builder.read_type() if f.type.root == "BLOB"]
+        kinds = {f.name: _blob_kind(f.type) for f in builder.read_type()}
+        blob_columns = [name for name, kind in kinds.items() if kind is not None]
         if blob_columns:
             setattr(ds, BLOB_COLUMNS_ATTR, blob_columns)
+            setattr(ds, ARRAY_BLOB_COLUMNS_ATTR,
+                    [name for name, kind in kinds.items() if kind == "ARRAY"])
+            setattr(ds, MAP_BLOB_COLUMNS_ATTR,
+                    [name for name, kind in kinds.items() if kind == "MAP"])
     return ds
+
+
+def _blob_kind(data_type) -> Optional[str]:
+    """"BLOB", "ARRAY" (ARRAY<BLOB>) or "MAP" (MAP<K, BLOB>) for columns kept in .blob
+    files; None otherwise."""
+    from ..schema import DataType
+    root = data_type.root
+    if root == "BLOB":
+        return "BLOB"
+    form = data_type.json
+    if isinstance(form, dict):
+        if root == "ARRAY" and DataType(form["element"]).root == "BLOB":
+            return "ARRAY"
+        if root == "MAP" and DataType(form["value"]).root == "BLOB":
+            return "MAP"
+    return None
 
 
 # ---------------------------------------------------------------------------- write
