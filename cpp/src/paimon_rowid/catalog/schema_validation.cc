@@ -55,12 +55,7 @@ Status ValidateTableSchema(const TableSchema& schema) {
   }
 
   for (const auto& f : schema.fields) {
-    if (!f.type->holds_blob() && f.type->contains_blob()) {
-      return Status::Invalid("Field '", f.name, "' has unsupported nested BLOB type ",
-                             f.type->ToString(),
-                             ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "
-                             "MAP<X, BLOB> field.");
-    }
+    ARROW_RETURN_NOT_OK(CheckBlobNesting(f));
   }
   bool has_blob = false, has_non_blob = false;
   for (const auto& f : schema.fields) {

@@ -8,6 +8,7 @@
 #include "arrow/type.h"
 #include "arrow/util/checked_cast.h"
 #include "arrow/util/decimal.h"
+#include "paimon_rowid/codec/decimal_bytes.h"
 
 namespace paimon_rowid {
 
@@ -19,7 +20,6 @@ namespace {
 
 using arrow::internal::checked_cast;
 
-constexpr int kCompactDecimalPrecision = 18;
 constexpr int kDecimalVarBytes = 16;
 constexpr int64_t kMillisPerSecond = 1000;
 
@@ -104,22 +104,6 @@ class RowWriter {
   int64_t header_bytes_;
 };
 
-// Java BigInteger.toByteArray(): shortest big-endian two's complement, at least one byte.
-std::string MinimalBigEndian(const arrow::Decimal128& value) {
-  uint8_t be[16];
-  auto high = static_cast<uint64_t>(value.high_bits());
-  uint64_t low = value.low_bits();
-  for (int i = 0; i < 8; ++i) {
-    be[i] = static_cast<uint8_t>(high >> (56 - 8 * i));
-    be[8 + i] = static_cast<uint8_t>(low >> (56 - 8 * i));
-  }
-  int start = 0;
-  while (start < 15 && ((be[start] == 0x00 && (be[start + 1] & 0x80) == 0) ||
-                        (be[start] == 0xFF && (be[start + 1] & 0x80) != 0))) {
-    ++start;
-  }
-  return std::string(reinterpret_cast<const char*>(be + start), 16 - start);
-}
 
 Status EncodeField(const arrow::Scalar& scalar, int i, RowWriter* w) {
   const arrow::DataType& type = *scalar.type;
@@ -200,7 +184,7 @@ Status EncodeField(const arrow::Scalar& scalar, int i, RowWriter* w) {
         w->SetSlot(i, low);
         return Status::OK();
       }
-      std::string bytes = MinimalBigEndian(value);
+      std::string bytes = DecimalToBigEndian(value);
       ARROW_ASSIGN_OR_RAISE(int64_t offset, w->Reserve(kDecimalVarBytes));
       // The unscaled bytes go at the front of the reserved 16; the rest stays zero.
       w->SetSlot(i, static_cast<uint64_t>(offset) << 32 | bytes.size());
@@ -334,14 +318,8 @@ Result<std::shared_ptr<arrow::Scalar>> DecodeField(const RowReader& r, int i,
         return Status::Invalid("BinaryRow: bad decimal length ", len);
       }
       ARROW_ASSIGN_OR_RAISE(std::string_view bytes, r.Bytes(slot >> 32, len));
-      // Sign-extend the big-endian two's complement bytes to 128 bits.
-      uint64_t high = (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~uint64_t{0} : 0;
-      uint64_t low = high;
-      for (char c : bytes) {
-        high = (high << 8) | (low >> 56);
-        low = (low << 8) | static_cast<uint8_t>(c);
-      }
-      return arrow::MakeScalar(type, arrow::Decimal128(static_cast<int64_t>(high), low));
+      ARROW_ASSIGN_OR_RAISE(auto value, DecimalFromBigEndian(bytes));
+      return arrow::MakeScalar(type, value);
     }
     case arrow::Type::TIMESTAMP: {
       const auto& ts_type = checked_cast<const arrow::TimestampType&>(*type);

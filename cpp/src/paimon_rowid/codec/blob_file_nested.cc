@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "arrow/util/decimal.h"
+#include "paimon_rowid/codec/decimal_bytes.h"
 #include "paimon_rowid/codec/delta_varint.h"
 
 namespace paimon_rowid {
@@ -232,7 +233,7 @@ bool IsSupportedMapBlobKeyType(const arrow::DataType& key_type) {
 namespace {
 
 bool IsCompactDecimal(const arrow::DataType& type) {
-  return static_cast<const arrow::Decimal128Type&>(type).precision() <= 18;
+  return IsCompactDecimalPrecision(static_cast<const arrow::Decimal128Type&>(type).precision());
 }
 
 }  // namespace
@@ -294,20 +295,7 @@ Result<std::string> EncodeMapBlobKey(const arrow::Array& keys, int64_t index) {
         AppendLE<int64_t>(&out, static_cast<int64_t>(value.low_bits()));
         break;
       }
-      // Minimal big-endian two's complement, as Java's BigInteger.toByteArray().
-      uint8_t be[16];
-      const uint64_t high = static_cast<uint64_t>(value.high_bits());
-      const uint64_t low = value.low_bits();
-      for (int i = 0; i < 8; ++i) {
-        be[i] = static_cast<uint8_t>(high >> (56 - 8 * i));
-        be[8 + i] = static_cast<uint8_t>(low >> (56 - 8 * i));
-      }
-      int start = 0;
-      while (start < 15 && ((be[start] == 0x00 && (be[start + 1] & 0x80) == 0) ||
-                            (be[start] == 0xFF && (be[start + 1] & 0x80) != 0))) {
-        ++start;
-      }
-      out.assign(reinterpret_cast<const char*>(be + start), 16 - start);
+      out = DecimalToBigEndian(value);
       break;
     }
     default:
@@ -352,21 +340,11 @@ Status AppendMapBlobKey(std::string_view bytes, arrow::ArrayBuilder* builder) {
       if (width > 0) {
         value = arrow::Decimal128(LoadLE<int64_t>(bytes.data()));
       } else {
-        if (bytes.empty() || bytes.size() > 16) {
+        auto decoded = DecimalFromBigEndian(bytes);
+        if (!decoded.ok()) {
           return Status::IOError("invalid MAP<K, BLOB> DECIMAL key of ", bytes.size(), " bytes");
         }
-        // Sign-extend the big-endian bytes to 128 bits.
-        uint8_t be[16];
-        const uint8_t fill = (static_cast<uint8_t>(bytes[0]) & 0x80) ? 0xFF : 0x00;
-        const size_t pad = 16 - bytes.size();
-        std::memset(be, fill, pad);
-        std::memcpy(be + pad, bytes.data(), bytes.size());
-        uint64_t high = 0, low = 0;
-        for (int i = 0; i < 8; ++i) {
-          high = (high << 8) | be[i];
-          low = (low << 8) | be[8 + i];
-        }
-        value = arrow::Decimal128(static_cast<int64_t>(high), low);
+        value = *decoded;
       }
       if (!value.FitsInPrecision(decimal_type.precision())) {
         return Status::IOError("MAP<K, BLOB> DECIMAL key ", value.ToIntegerString(),

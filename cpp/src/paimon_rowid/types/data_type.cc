@@ -867,6 +867,14 @@ bool DataType::contains_blob() const {
   }
 }
 
+Status CheckBlobNesting(const DataField& field) {
+  if (field.type->holds_blob() || !field.type->contains_blob()) return Status::OK();
+  return Status::Invalid("Field '", field.name, "' has unsupported nested BLOB type ",
+                         field.type->ToString(),
+                         ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "
+                         "MAP<X, BLOB> field.");
+}
+
 DataTypePtr DataType::WithNullable(bool nullable) const {
   return DataTypeBuilder::CopyWithNullable(*this, nullable);
 }

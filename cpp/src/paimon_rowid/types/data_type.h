@@ -156,6 +156,10 @@ struct DataField {
   bool Equals(const DataField& other) const;
 };
 
+/// pypaimon's rule for where BLOB may appear: a top-level BLOB, ARRAY<BLOB> or MAP<K, BLOB>
+/// column, nowhere else (Invalid naming the field otherwise).
+Status CheckBlobNesting(const DataField& field);
+
 /// The largest field id in `fields`, nested ROW fields included (system ids excluded);
 /// -1 when there are none.
 int32_t HighestFieldId(const std::vector<DataField>& fields);

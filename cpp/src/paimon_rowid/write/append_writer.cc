@@ -241,12 +241,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
     for (auto& f : SplitOptionList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
   }
   for (const auto& f : schema.fields) {
-    if (!f.type->holds_blob() && f.type->contains_blob()) {
-      return Status::Invalid("Field '", f.name, "' has unsupported nested BLOB type ",
-                             f.type->ToString(),
-                             ". BLOB is only supported as a top-level BLOB, ARRAY<BLOB>, or "
-                             "MAP<X, BLOB> field.");
-    }
+    ARROW_RETURN_NOT_OK(CheckBlobNesting(f));
     if (f.type->holds_blob() && f.type->root() == TypeRoot::kMap &&
         !IsMapBlobKeyType(*f.type->key())) {
       return Status::Invalid("Unsupported key type for MAP<X, BLOB>: ", f.type->key()->ToString(),
