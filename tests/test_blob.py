@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import oracle as oracle_pkg
+import ours
 
 pytestmark = pytest.mark.native
 
@@ -43,27 +44,11 @@ def _blob_rows(start: int, count: int, seed: int) -> pa.Table:
                      "doc": pa.array(docs, pa.large_binary())}, schema=SCHEMA)
 
 
-def _ours(warehouse):
-    from paimon_rowid import CatalogFactory
-    return CatalogFactory.create({"warehouse": warehouse})
+_ours, _write_ours = ours.catalog, ours.write
 
 
 def _create_ours(warehouse, name, schema=SCHEMA, options=BLOB_OPTIONS):
-    from paimon_rowid import Schema
-    catalog = _ours(warehouse)
-    catalog.create_database("db", True)
-    catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(schema, options=options), False)
-    return catalog.get_table(f"db.{name}")
-
-
-def _write_ours(table, data: pa.Table) -> None:
-    builder = table.new_batch_write_builder()
-    write = builder.new_write()
-    commit = builder.new_commit()
-    write.write_arrow(data)
-    commit.commit(write.prepare_commit())
-    write.close()
-    commit.close()
+    return ours.create_table(warehouse, name, schema, options)
 
 
 def _read_ours(table, options: Optional[Dict[str, str]] = None, projection=None) -> pa.Table:

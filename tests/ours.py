@@ -1,0 +1,35 @@
+"""Small helpers over our own Python API, shared by the suites (the pypaimon side lives in
+tests/oracle): a catalog, a table created in database "db", one-commit writes."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import pyarrow as pa
+
+
+def catalog(warehouse):
+    from paimon_rowid import CatalogFactory
+    return CatalogFactory.create({"warehouse": str(warehouse)})
+
+
+def create_table(warehouse, name: str, schema: pa.Schema, options: Dict[str, str],
+                 partition_keys: Optional[List[str]] = None):
+    """Creates db.<name> (and db) and returns the table."""
+    from paimon_rowid import Schema
+    cat = catalog(warehouse)
+    cat.create_database("db", True)
+    cat.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+        schema, partition_keys=partition_keys, options=options), False)
+    return cat.get_table(f"db.{name}")
+
+
+def write(table, data: pa.Table) -> None:
+    """Appends ``data`` as one commit; the writer and committer are closed either way."""
+    builder = table.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    try:
+        writer.write_arrow(data)
+        committer.commit(writer.prepare_commit())
+    finally:
+        writer.close()
+        committer.close()
