@@ -173,10 +173,14 @@ def _child(warehouse: str) -> None:
 # ------------------------------------------------------------------------- the test
 
 def _run_child(warehouse: str, hold: str) -> dict[str, dict]:
+    import paimon_rowid
     env = dict(os.environ)
+    # The child (and its Ray workers) must import the paimon_rowid this session tests: the
+    # installed package in CI, the source tree's python/ in development.
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(paimon_rowid.__file__)))
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "python"), str(REPO / "tests")] + ([env["PYTHONPATH"]]
-                                                      if env.get("PYTHONPATH") else []))
+        [package_root, str(REPO / "tests")] + ([env["PYTHONPATH"]]
+                                               if env.get("PYTHONPATH") else []))
     env["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"] = hold
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
