@@ -19,6 +19,7 @@ each bucket is read by the C++ kernel with set semantics.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import time
@@ -119,6 +120,9 @@ def _resolve_partitions(ray, num_partitions: Optional[int], num_groups: int) -> 
 # ---------------------------------------------------------------------------- worker side
 
 _INDEX_CACHE: Dict[bytes, Any] = {}
+# Drop the cached native index before the interpreter tears the extension down (else
+# nanobind reports the still-referenced instance as a leak at exit).
+atexit.register(_INDEX_CACHE.clear)
 
 
 def _index(index_bytes: bytes):
