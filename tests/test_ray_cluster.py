@@ -1,4 +1,4 @@
-"""paimon_rowid.ray.update_by_row_id on a local multi-node Ray cluster
+"""paimon_rowid.ray.update_by_row_id and write_paimon on a local multi-node Ray cluster
 (``ray.cluster_utils.Cluster``: a head and two worker nodes, one CPU and 100 MB of object
 store each) when a worker node is killed in the middle of the update.
 
@@ -22,6 +22,10 @@ deletes the hold file so the survivor (and a retry) go on at once.
 - ``no-retries``: ``ray_remote_args={"max_retries": 0}``: a clear Ray error naming the lost
   worker, no new snapshot, and the table directory exactly as before (the surviving apply
   task's files and the killed attempt's files all deleted).
+- ``write-retries``: ``write_paimon`` of one block; the hook
+  ``PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS`` holds the write task after its file is written
+  and before it reports it, and names its node; that node is removed. Ray re-runs the task on
+  the other worker node: one commit with every row once, the killed attempt's file deleted.
 """
 from __future__ import annotations
 
@@ -43,7 +47,8 @@ OPTS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 COMMITS, ROWS = 4, 30                      # four file groups of 30 rows: ids 0..119
 UPDATED = [1, 7, 29, 30, 44, 61, 90, 119]  # in every group
 METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag"}
-SCENARIOS = {"retries": "db.a", "no-retries": "db.b"}
+SCENARIOS = {"retries": "db.a", "no-retries": "db.b", "write-retries": "db.w"}
+WRITTEN = list(range(1000, 1040))  # write-retries appends these ids in two blocks
 
 
 SCHEMA = pa.schema([("id", pa.int64()), ("x", pa.float64()), ("n", pa.int32())])
@@ -87,15 +92,15 @@ def _make_tables(warehouse: str) -> None:
 
 
 def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], hold: str,
-                         report: dict) -> None:
-    """Removes ``victim`` once both apply tasks have written their files (one per group, so
-    one file per group in all): both are held, one on each worker node. Then releases them."""
+                         report: dict, files: int = COMMITS) -> None:
+    """Removes ``victim`` once both tasks have written their ``files`` files (an update: one
+    per group): both are held, one on each worker node. Then releases them."""
     deadline = time.monotonic() + 60
     new: list[str] = []
-    # Wait until both apply tasks have written their files.
+    # Wait until both tasks have written their files.
     while time.monotonic() < deadline:
         new = sorted(set(_data_files(table_path)) - set(before))
-        if len(new) >= COMMITS:
+        if len(new) >= files:
             break
         time.sleep(0.02)
     report["files_when_killed"] = new
@@ -144,6 +149,64 @@ def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
     return report
 
 
+def _kill_write_node(cluster, workers, table_path: str, before: list[str], hold: str,
+                     report: dict) -> None:
+    """Removes the worker node whose write task has written its file and is held before
+    reporting it (the hook names the node in ``hold + ".node"``). Then releases it."""
+    deadline = time.monotonic() + 60
+    node_file = hold + ".node"
+    new: list[str] = []
+    while time.monotonic() < deadline:
+        new = sorted(set(_data_files(table_path)) - set(before))
+        if new and os.path.exists(node_file) and os.path.getsize(node_file):
+            break
+        time.sleep(0.02)
+    report["files_when_killed"] = new
+    node_id = Path(node_file).read_text() if os.path.exists(node_file) else ""
+    victims = [w for w in workers if w.node_id == node_id]
+    report["victim_found"] = bool(victims)
+    report["killed_at"] = time.monotonic()
+    import ray
+    if victims:
+        cluster.remove_node(victims[0], allow_graceful=False)
+        while time.monotonic() < deadline and any(
+                n["NodeID"] == node_id and n["Alive"] for n in ray.nodes()):
+            time.sleep(0.05)
+    report["victim_dead"] = not any(n["NodeID"] == node_id and n["Alive"] for n in ray.nodes())
+    os.remove(hold)
+
+
+def _write_scenario(cluster, workers, warehouse: str) -> dict:
+    """write_paimon of one block (one write task, on a worker node); that node removed once
+    the task wrote its file and before it reports it."""
+    import ray
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.ray import write_paimon
+    identifier = SCENARIOS["write-retries"]
+    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    before = _data_files(table.path)
+    report: dict = {"scenario": "write-retries", "snapshot_before": table.latest_snapshot()["id"],
+                    "files_before": before}
+    hold = os.environ["PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"]
+    Path(hold).touch()
+    killer = threading.Thread(target=_kill_write_node,
+                              args=(cluster, workers, table.path, before, hold, report))
+    killer.start()
+    report["started_at"] = time.monotonic()
+    ds = ray.data.from_arrow(_initial(WRITTEN))
+    try:
+        result = write_paimon(ds, identifier, {"warehouse": warehouse},
+                              ray_remote_args={"resources": {"rowid_worker": 1}})
+        report["result"] = [result.row_count, result.snapshot_id]
+    except Exception as error:  # noqa: BLE001 - reported to the test
+        report["error_mro"] = [c.__name__ for c in type(error).__mro__]
+        report["error"] = str(error)
+    report["returned_at"] = time.monotonic()
+    killer.join()
+    report["alive_nodes"] = sum(1 for n in ray.nodes() if n["Alive"])
+    return report
+
+
 def _child(warehouse: str) -> None:
     import ray
     from ray.cluster_utils import Cluster
@@ -165,6 +228,11 @@ def _child(warehouse: str) -> None:
                                         resources={"rowid_worker": 1}))
         cluster.wait_for_nodes()
         print(json.dumps(_scenario(cluster, workers[1], warehouse, "no-retries")), flush=True)
+        workers.append(cluster.add_node(num_cpus=1, object_store_memory=store,
+                                        resources={"rowid_worker": 1}))
+        cluster.wait_for_nodes()
+        print(json.dumps(_write_scenario(cluster, workers[-2:], warehouse)),
+              flush=True)
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -182,6 +250,7 @@ def _run_child(warehouse: str, hold: str) -> dict[str, dict]:
         [package_root, str(REPO / "tests")] + ([env["PYTHONPATH"]]
                                                if env.get("PYTHONPATH") else []))
     env["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"] = hold
+    env["PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"] = hold + "-write"
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
                           text=True, timeout=240, check=False)
@@ -216,7 +285,7 @@ def _assert_killed_mid_update(report: dict) -> None:
     assert report["victim_dead"] and report["alive_nodes"] == 2, report  # head + survivor
 
 
-def test_worker_node_killed_mid_update(tmp_path, native):
+def test_worker_node_killed_mid_update_or_write(tmp_path, native):
     from paimon_rowid import CatalogFactory
     warehouse = str(tmp_path / "warehouse")
     os.makedirs(warehouse)
@@ -256,6 +325,23 @@ def test_worker_node_killed_mid_update(tmp_path, native):
     assert table.latest_snapshot()["id"] == report["snapshot_before"] == COMMITS
     assert _data_files(table.path) == report["files_before"]
     assert _rows(warehouse, "db.b") == initial
+
+    # write_paimon: Ray retried the lost write task; one commit with every row once, and the
+    # killed attempt's file (written, never reported) deleted.
+    report = reports["write-retries"]
+    assert len(report["files_when_killed"]) == 1, report  # the write task wrote its file
+    assert report["started_at"] < report["killed_at"] < report["returned_at"], report
+    assert report["victim_found"] and report["victim_dead"], report
+    assert report["alive_nodes"] == 2, report
+    assert "error" not in report, report
+    table = catalog.get_table("db.w")
+    assert report["result"] == [len(WRITTEN), report["snapshot_before"] + 1]
+    assert table.latest_snapshot()["id"] == report["snapshot_before"] + 1
+    rows = _rows(warehouse, "db.w")
+    assert sorted(v[0] for v in rows.values()) == list(range(COMMITS * ROWS)) + WRITTEN
+    on_disk = _data_files(table.path)
+    assert on_disk == _live_files(warehouse, "db.w"), "files no snapshot references remain"
+    assert set(report["files_when_killed"]) - set(on_disk), report
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
+from ._job_files import delete_job_files, with_job_prefix
 from .blobs import ARRAY_BLOB_COLUMNS_ATTR, BLOB_COLUMNS_ATTR, MAP_BLOB_COLUMNS_ATTR
 
 __all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
@@ -181,6 +182,25 @@ def _abort(table, serialized: Sequence[bytes]) -> None:
         table.new_batch_write_builder().new_commit().abort(messages)
 
 
+# Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), a
+# write task waits after its files are written and before it reports them, so a node can be
+# killed while the write is in flight.
+TEST_HOLD_WRITE_ENV = "PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"
+
+
+def _hold_for_tests() -> None:
+    import os
+    import time
+    hold = os.environ.get(TEST_HOLD_WRITE_ENV)
+    if hold and os.path.exists(hold):
+        import ray  # tell the test which node to kill
+        with open(hold + ".node", "w") as out:
+            out.write(ray.get_runtime_context().get_node_id())
+    deadline = time.monotonic() + 60
+    while hold and os.path.exists(hold) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def _write_blocks(table, tracker, blocks) -> Dict[str, Any]:
     """Worker side: one native append writer over the task's blocks."""
     import ray
@@ -200,6 +220,7 @@ def _write_blocks(table, tracker, blocks) -> Dict[str, Any]:
         write.close()
         raise
     serialized = [m.to_bytes() for m in messages if not m.is_empty()]
+    _hold_for_tests()
     try:
         accepted = not serialized or ray.get(tracker.add.remote(serialized))
     except BaseException:
@@ -214,7 +235,7 @@ def _write_blocks(table, tracker, blocks) -> Dict[str, Any]:
     return {"messages": serialized, "rows": rows}
 
 
-def _make_datasink(table, tracker):
+def _make_datasink(table, tracker, job_id: str):
     from ray.data import Datasink
 
     class PaimonRowIdDatasink(Datasink):
@@ -223,11 +244,12 @@ def _make_datasink(table, tracker):
         def __init__(self) -> None:
             self.table = table
             self.tracker = tracker
+            self.job_id = job_id
             self.result: Optional[PaimonWriteResult] = None
             self.commit_started = False
 
         def __getstate__(self) -> Dict[str, Any]:
-            return {"table": self.table, "tracker": self.tracker}
+            return {"table": self.table, "tracker": self.tracker, "job_id": self.job_id}
 
         def __setstate__(self, state: Dict[str, Any]) -> None:
             self.__dict__.update(state)
@@ -244,13 +266,16 @@ def _make_datasink(table, tracker):
             returns = getattr(write_result, "write_returns", write_result)
             serialized = [m for r in returns if r for m in r["messages"]]
             rows = sum(int(r["rows"]) for r in returns if r)
-            if not serialized:
-                return
             from ..write import CommitMessage
+            messages = [CommitMessage.from_bytes(m) for m in serialized]
+            # Attempts that died after writing (retried by Ray) left files no message names.
+            delete_job_files(self.table.path, self.job_id,
+                             keep={name for m in messages for name in m.file_names})
+            if not messages:
+                return
             builder = self.table.new_batch_write_builder()
             self.commit_started = True  # from here on the committer owns the files
-            snapshot_id = builder.new_commit().commit(
-                [CommitMessage.from_bytes(m) for m in serialized])
+            snapshot_id = builder.new_commit().commit(messages)
             if snapshot_id is not None:
                 self.result = PaimonWriteResult(row_count=rows, snapshot_id=int(snapshot_id))
 
@@ -259,6 +284,8 @@ def _make_datasink(table, tracker):
                 return
             import ray
             _abort(self.table, ray.get(self.tracker.close.remote()))
+            # Also the files of attempts that died before registering their messages.
+            delete_job_files(self.table.path, self.job_id)
 
     return PaimonRowIdDatasink()
 
@@ -273,6 +300,8 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     exact schema). ``concurrency`` / ``ray_remote_args`` apply to the write tasks.
 
     If any task or the commit fails, the error propagates and no file of this write remains.
+    Every data file is named ``<data-file.prefix><job id>-...``; files of task attempts that
+    died after writing (Ray retried them) are deleted before the commit.
     Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster``,
     NotImplementedError for ``overwrite=True``, catalog errors for a missing table, and the
     innermost worker error (e.g. ValueError for a missing column) when a write task fails."""
@@ -293,9 +322,15 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     global _TRACKER_ACTOR
     if _TRACKER_ACTOR is None:
         _TRACKER_ACTOR = ray.remote(num_cpus=0)(_MessageTracker)
-    tracker = _TRACKER_ACTOR.remote()
+    # The tracker lives on the driver's node: if it sat on a worker node that dies, the
+    # messages it holds (and so the whole write) would be lost with it.
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    tracker = _TRACKER_ACTOR.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+        ray.get_runtime_context().get_node_id(), soft=False)).remote()
+    # Every file of this write carries the job id, so files of attempts that died can be found.
+    table, job_id = with_job_prefix(table)
     try:
-        sink = _make_datasink(table, tracker)
+        sink = _make_datasink(table, tracker, job_id)
         try:
             dataset.write_datasink(sink, concurrency=concurrency,
                                    ray_remote_args=dict(ray_remote_args or {}))

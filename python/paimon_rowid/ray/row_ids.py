@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from .. import _row_id_jobs as jobs
 from .._lib import native
+from ._job_files import delete_job_files, new_job
 
 MIN_RAY = (2, 50)
 _BUCKET = "__paimon_rowid_bucket"
@@ -37,9 +38,6 @@ _BUCKET = "__paimon_rowid_bucket"
 # apply task waits after its files are written and before it returns, so a node can be
 # killed while the update is in flight.
 TEST_HOLD_APPLY_ENV = "PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"
-# Table directories that hold metadata, never data files of an update.
-_METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag", "branch", "changelog",
-                  "statistics", "consumer", "service"}
 
 
 def _ray():
@@ -179,30 +177,6 @@ def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
     return [m.serialize() for m in messages], rows
 
 
-def _job_files(table_path: str, job_id: str) -> List[str]:
-    """Every file under the table's data directories whose name carries ``job_id``."""
-    found = []
-    for root, dirs, names in os.walk(table_path):
-        if root == table_path:
-            dirs[:] = [d for d in dirs if d not in _METADATA_DIRS]
-        found.extend(os.path.join(root, n) for n in names if job_id in n)
-    return found
-
-
-def _delete_job_files(table_path: str, job_id: str, keep=frozenset()) -> List[str]:
-    """Deletes the files of this job that no committed message names; returns them."""
-    deleted = []
-    for path in _job_files(table_path, job_id):
-        if os.path.basename(path) in keep:
-            continue
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            continue
-        deleted.append(path)
-    return deleted
-
-
 # ---------------------------------------------------------------------------- update
 
 def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], *,
@@ -237,8 +211,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     remote_args, concurrency = _task_options(ray_remote_args)
     scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
     apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
-    job_id = uuid.uuid4().hex
-    file_prefix = f"{table.options.get('data-file.prefix', 'data-')}{job_id}-"
+    job_id, file_prefix = new_job(table)
 
     apply_refs = []
     messages: List[Any] = []
@@ -278,7 +251,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         rows += n
     # Attempts that died after writing (retried by Ray) left files no message names.
     committed = {name for m in messages for name in m.file_names}
-    _delete_job_files(table.path, job_id, keep=committed)
+    delete_job_files(table.path, job_id, keep=committed)
     if not messages:
         return {"num_updated": int(rows)}
     from ..ranges import backfill_properties
@@ -294,7 +267,7 @@ def _abort_job(ray, table_path: str, job_id: str, apply_refs) -> None:
     tasks that succeeded, and those of attempts that died before returning."""
     if apply_refs:
         ray.wait(apply_refs, num_returns=len(apply_refs))
-    _delete_job_files(table_path, job_id)
+    delete_job_files(table_path, job_id)
 
 
 # ---------------------------------------------------------------------------- read
