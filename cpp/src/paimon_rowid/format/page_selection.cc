@@ -21,6 +21,7 @@
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "parquet/properties.h"
+#include "paimon_rowid/format/sparse_byte_array.h"
 
 namespace paimon_rowid::format_internal {
 namespace {
@@ -28,6 +29,9 @@ namespace {
 // Holes between wanted pages up to this size are read rather than skipped: one request
 // instead of two costs less than a small hole (Arrow's own read coalescing uses 8 KiB).
 constexpr int64_t kMaxReadHole = 8 * 1024;
+// A flat string/binary column is gathered value by value (sparse_byte_array.h) when at most
+// one decoded row in this many is wanted.
+constexpr int64_t kSparseRatio = 8;
 
 enum class LeafMode { kWhole, kPages, kFilter };
 
@@ -486,15 +490,31 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
     const int field = in.fields[fi];
     const auto& leaves = field_leaves[fi];
     std::vector<std::shared_ptr<arrow::Array>> chunks;
+    const auto& field_type = in.manifest->schema_fields[field].field->type();
+    const bool sparse_candidate =
+        leaves.size() == 1 &&
+        IsSparseByteArrayColumn(*md->schema()->Column(leaves.front()), *field_type);
     for (int g : groups) {
-      std::shared_ptr<arrow::ChunkedArray> decoded;
-      ARROW_RETURN_NOT_OK(reader->RowGroup(g)->Column(field)->Read(&decoded));
       const LeafPlan& plan = plans.at({g, leaves.front()});
-      if (decoded->length() != CountRows(plan.kept)) {
-        return Status::IOError("column '", in.manifest->schema_fields[field].field->name(),
-                               "' of row group ", g, " in '", in.path, "' decoded ",
-                               decoded->length(), " rows where its pages hold ",
-                               CountRows(plan.kept));
+      // Few wanted rows among many decoded ones: gather them without building the rest.
+      const int64_t decoded_rows =
+          plan.mode == LeafMode::kFilter ? plan.rows : CountRows(plan.kept);
+      const bool sparse = sparse_candidate && CountRows(wanted[g]) * kSparseRatio <= decoded_rows;
+      std::shared_ptr<arrow::ChunkedArray> decoded;
+      if (sparse) {
+        auto column_reader = reader->parquet_reader()->RowGroup(g)->Column(leaves.front());
+        ARROW_ASSIGN_OR_RAISE(auto gathered, ReadSparseByteArray(column_reader.get(), plan.kept,
+                                                                 wanted[g], field_type));
+        chunks.push_back(std::move(gathered));
+        if (stats != nullptr) ++stats->chunks_sparse;
+      } else {
+        ARROW_RETURN_NOT_OK(reader->RowGroup(g)->Column(field)->Read(&decoded));
+        if (decoded->length() != CountRows(plan.kept)) {
+          return Status::IOError("column '", in.manifest->schema_fields[field].field->name(),
+                                 "' of row group ", g, " in '", in.path, "' decoded ",
+                                 decoded->length(), " rows where its pages hold ",
+                                 CountRows(plan.kept));
+        }
       }
       if (stats != nullptr) {
         for (int leaf : leaves) {
@@ -516,6 +536,7 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
           }
         }
       }
+      if (sparse) continue;
       bool identity = false;
       ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity));
       if (identity) {

@@ -606,6 +606,7 @@ TEST(ParquetIOPageSelectionTest, NoIndexV1Pages) {
   EXPECT_EQ(stats.chunks_by_index, 0);
   EXPECT_GT(stats.chunks_by_filter, 0);
   EXPECT_GT(stats.chunks_whole, 0);  // nested columns without an index
+  EXPECT_GT(stats.chunks_sparse, 0);  // the string column: few rows per decoded page
   EXPECT_LT(stats.data_pages_decoded, stats.data_pages_total);
   CheckCase({Writer::kNoIndexV1, 5000, 1200}, 5, nullptr);
 }
@@ -616,7 +617,9 @@ TEST(ParquetIOPageSelectionTest, NoIndexV2Pages) {
 }
 
 TEST(ParquetIOPageSelectionTest, NoIndexPlainEncoding) {
-  CheckCase({Writer::kNoIndexPlain, 5000, 5000}, 8, nullptr);
+  ParquetReadStats stats;
+  CheckCase({Writer::kNoIndexPlain, 5000, 5000}, 8, &stats);
+  EXPECT_GT(stats.chunks_sparse, 0);  // PLAIN strings gathered value by value
 }
 
 TEST(ParquetIOPageSelectionTest, ManySeeds) {
