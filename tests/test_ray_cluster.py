@@ -119,7 +119,6 @@ def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], ho
 
 
 def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
-    import ray
     from paimon_rowid import CatalogFactory
     from paimon_rowid.ray import update_by_row_id
     identifier = SCENARIOS[name]
@@ -134,12 +133,19 @@ def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
     Path(hold).touch()
     killer = threading.Thread(target=_kill_when_both_held,
                               args=(cluster, victim, table.path, before, hold, report))
+    return _run_while_killing(killer, report, lambda: update_by_row_id(
+        identifier, _update_source(), {"warehouse": warehouse}, update_cols=["x"],
+        num_partitions=2, ray_remote_args=remote_args))
+
+
+def _run_while_killing(killer: threading.Thread, report: dict, job) -> dict:
+    """Starts ``killer``, runs ``job`` and records its result or error, the times and the
+    nodes still alive in ``report``."""
+    import ray
     killer.start()
     report["started_at"] = time.monotonic()
     try:
-        report["result"] = update_by_row_id(identifier, _update_source(),
-                                            {"warehouse": warehouse}, update_cols=["x"],
-                                            num_partitions=2, ray_remote_args=remote_args)
+        report["result"] = job()
     except Exception as error:  # noqa: BLE001 - reported to the test
         report["error_mro"] = [c.__name__ for c in type(error).__mro__]
         report["error"] = str(error)
@@ -191,20 +197,14 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
     Path(hold).touch()
     killer = threading.Thread(target=_kill_write_node,
                               args=(cluster, workers, table.path, before, hold, report))
-    killer.start()
-    report["started_at"] = time.monotonic()
     ds = ray.data.from_arrow(_initial(WRITTEN))
-    try:
+
+    def write() -> list:
         result = write_paimon(ds, identifier, {"warehouse": warehouse},
                               ray_remote_args={"resources": {"rowid_worker": 1}})
-        report["result"] = [result.row_count, result.snapshot_id]
-    except Exception as error:  # noqa: BLE001 - reported to the test
-        report["error_mro"] = [c.__name__ for c in type(error).__mro__]
-        report["error"] = str(error)
-    report["returned_at"] = time.monotonic()
-    killer.join()
-    report["alive_nodes"] = sum(1 for n in ray.nodes() if n["Alive"])
-    return report
+        return [result.row_count, result.snapshot_id]
+
+    return _run_while_killing(killer, report, write)
 
 
 def _child(warehouse: str) -> None:
