@@ -36,12 +36,13 @@ BLOB_FIELDS = [
     {"name": "audio", "type": "BLOB"},
     {"name": "doc", "type": "BLOB"},  # blob-descriptor-field: inline descriptors
     {"name": "p_str", "type": "STRING"},
+    {"name": "p_int", "type": "INT"},
 ]
 NAMES = [f["name"] for f in BLOB_FIELDS]
 BLOB_COLUMNS = ["pic", "audio", "doc"]
 BLOB_OPTIONS = dict(DE_OPTIONS, **{"blob.target-file-size": "256 kb",
                                    "blob-descriptor-field": "doc"})
-LAYOUTS = {"plain": [], "pstr": ["p_str"]}
+LAYOUTS = {"plain": [], "pstr": ["p_str"], "pboth": ["p_str", "p_int"]}
 P_STR_VALUES = ["a:b", None, "x"]
 # Rows with payloads of a few MiB (the rest: NULL, empty, 1 B .. 60 KiB).
 BIG = {("pic", 7): 3 << 20, ("audio", 25): 3 << 19, ("pic", 30): 2 << 20, ("audio", 41): 1 << 20}
@@ -101,7 +102,8 @@ def blob_rows(first: int, count: int, seed: int, docs: DocSource) -> List[Dict[s
                     "score": rnd.randint(-1000, 1000),
                     "audio": None if audio is None else _b64(audio),
                     "doc": docs.value(rnd, row_id),
-                    "p_str": P_STR_VALUES[row_id % len(P_STR_VALUES)]})
+                    "p_str": P_STR_VALUES[row_id % len(P_STR_VALUES)],
+                    "p_int": None if row_id % 5 == 3 else row_id % 2})
     return out
 
 
@@ -337,7 +339,7 @@ def test_java_blob_table_holds_what_was_written(java_blob_tables, layout):
         want = tables.written[layout][got["id"]]
         if layout == "plain":
             assert got["_ROW_ID"] == got["id"]
-        for column in ("pic", "audio", "p_str"):
+        for column in ("pic", "audio", "p_str", "p_int"):
             assert got[column] == want[column], (column, got["id"])
         doc = want["doc"]
         if doc is None:
