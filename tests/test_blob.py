@@ -167,14 +167,6 @@ def test_descriptor_inputs_are_copied(oracle, warehouse):
     assert _read_ours(_ours(warehouse).get_table("db.dst2")).sort_by("id").equals(data)
 
 
-def _rchar() -> int:
-    with open("/proc/self/io") as f:
-        for line in f:
-            if line.startswith("rchar:"):
-                return int(line.split()[1])
-    raise AssertionError("no rchar in /proc/self/io")
-
-
 @pytest.mark.slow
 def test_sparse_read_reads_only_the_requested_payloads(warehouse):
     """~1 GiB of blobs; 100 random rows by row id read little more than their payloads."""
@@ -191,10 +183,10 @@ def test_sparse_read_reads_only_the_requested_payloads(warehouse):
     assert total > 1 << 30
     wanted = sorted(random.Random(11).sample(range(rows), 100))
     options = {"warehouse": warehouse}
-    before = _rchar()
+    before = ours.rchar()
     got = read_by_row_id("db.big", pa.table({"_ROW_ID": pa.array(wanted, pa.int64())}),
                          options, projection=["id", "pic"])
-    read = _rchar() - before
+    read = ours.rchar() - before
     payload = sum(size + i for i in wanted)
     got = got.sort_by("_ROW_ID")
     assert got.column("id").to_pylist() == wanted
@@ -202,11 +194,11 @@ def test_sparse_read_reads_only_the_requested_payloads(warehouse):
     print(f"sparse read: {read} bytes for {payload} payload bytes of {total} blob bytes")
     assert read <= 2 * payload + (4 << 20), (read, payload)
     # Descriptors only: no payload bytes at all.
-    before = _rchar()
+    before = ours.rchar()
     desc = read_by_row_id("db.big", pa.table({"_ROW_ID": pa.array(wanted, pa.int64())}),
                           options, projection=["pic"],
                           dynamic_options={"blob-as-descriptor": "true"})
-    read = _rchar() - before
+    read = ours.rchar() - before
     assert desc.num_rows == 100
     print(f"descriptor read: {read} bytes")
     assert read <= 4 << 20
@@ -222,9 +214,9 @@ def test_predicate_skips_payloads_of_filtered_rows(warehouse):
     builder = table.new_read_builder().with_projection(["id", "pic"])
     builder.with_filter(builder.new_predicate_builder().equal("id", 7))
     splits = builder.new_scan().plan().splits()
-    before = _rchar()
+    before = ours.rchar()
     got = builder.new_read().to_arrow(splits)
-    read = _rchar() - before
+    read = ours.rchar() - before
     assert got.column("pic").to_pylist() == [_payload(7, 1 << 20)]
     assert read < 3 << 20, read
 

@@ -350,14 +350,6 @@ def test_descriptor_field_is_dereferenced_like_pypaimon(oracle, warehouse, tmp_p
         assert _by_id(theirs_desc).column("ref").to_pylist() == descriptors, name
 
 
-def _rchar() -> int:
-    with open("/proc/self/io") as f:
-        for line in f:
-            if line.startswith("rchar:"):
-                return int(line.split()[1])
-    raise AssertionError("no rchar in /proc/self/io")
-
-
 def test_sparse_read_fetches_only_the_returned_rows(warehouse):
     """60 rows x 2 x 512 KiB array elements; 4 rows by row range read about their payloads,
     and a descriptor read reads no payload at all."""
@@ -371,17 +363,17 @@ def test_sparse_read_fetches_only_the_returned_rows(warehouse):
         schema=schema))
     wanted = [7, 8, 41, 59]
     ranges = [Range(7, 8), Range(41, 41), Range(59, 59)]
-    before = _rchar()
+    before = ours.rchar()
     got = _read_ours(table, row_ranges=ranges)
-    read = _rchar() - before
+    read = ours.rchar() - before
     assert got.column("id").to_pylist() == wanted
     assert got.column("arr").to_pylist() == [[_payload(i, size), _payload(i + 1, size + i)]
                                              for i in wanted]
     payload = sum(2 * size + i for i in wanted)
     assert read <= payload + (2 << 20), (read, payload)
-    before = _rchar()
+    before = ours.rchar()
     desc = _read_ours(table, {"blob-as-descriptor": "true"}, row_ranges=ranges)
-    read = _rchar() - before
+    read = ours.rchar() - before
     assert [[_deref(d) for d in row] for row in desc.column("arr").to_pylist()] == \
         got.column("arr").to_pylist()
     assert read <= 1 << 20, read
