@@ -18,7 +18,7 @@ REPO = WORKER.parent.parent
 def oracle_python() -> Path:
     """pypaimon's virtualenv (``$PAIMON_ROWID_ORACLE_VENV``, as scripts/setup.sh makes it)."""
     venv = os.environ.get("PAIMON_ROWID_ORACLE_VENV")
-    venv_path = Path(venv).expanduser() if venv else Path.home() / ".cache" / "paimon-rowid-oracle"
+    venv_path = Path(venv).expanduser() if venv else REPO / ".venv-oracle"
     return venv_path / "bin" / "python"
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -26,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from paimon_rowid import BlobDescriptor, CatalogFactory, Schema
-from paimon_rowid.ranges import process_row_id_ranges
+from paimon_rowid.ranges import plan_row_id_ranges, process_row_id_ranges
 from paimon_rowid.row_ids import read_by_row_id, update_by_row_id
 
 DIM = 8
@@ -47,7 +48,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", help="warehouse directory (default: a temp dir)")
     parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--rows-per-commit", type=int,
+                        help="backfill commit size (default: a quarter of --rows)")
     parser.add_argument("--keep", action="store_true", help="keep the warehouse")
+    parser.add_argument("--summary", help="append this run's figures, as one JSON line, here")
     args = parser.parse_args()
     warehouse = args.warehouse or tempfile.mkdtemp(prefix="paimon-rowid-demo-")
     options = {"warehouse": warehouse}
@@ -78,6 +82,8 @@ def main() -> None:
         print(f"wrote {args.rows} rows in 4 commits to {warehouse}")
 
     commits = []
+    total = sum(r.count() for r in plan_row_id_ranges(table))
+    started = time.perf_counter()
 
     def process(ranges):
         t = CatalogFactory.create(options).get_table(TARGET).copy({"blob-as-descriptor": "false"})
@@ -91,13 +97,19 @@ def main() -> None:
                             "embedding": embed(pending["image"].to_pylist())})
         result = update_by_row_id(TARGET, updates, options, update_cols=["embedding"])
         commits.append(result["num_updated"])
+        elapsed = time.perf_counter() - started
+        print(f"  batch {len(commits)}: row ids {ranges[0].from_}..{ranges[-1].to} "
+              f"({100 * (ranges[-1].to + 1) / max(1, total):.0f}% of {total:,}), "
+              f"{result['num_updated']:,} embedded, {elapsed:.2f}s, "
+              f"{sum(commits) / elapsed:,.0f} rows/s", flush=True)
 
-    started = time.perf_counter()
     # resume_key: progress goes into the snapshots; a rerun skips finished batches unread.
-    process_row_id_ranges(TARGET, options, rows_per_commit=max(1, args.rows // 2),
+    process_row_id_ranges(TARGET, options,
+                          rows_per_commit=args.rows_per_commit or max(1, args.rows // 4),
                           processor=process, resume_key="embedding-v1")
+    seconds = time.perf_counter() - started
     print(f"backfill: {len(commits)} commit(s), {sum(commits)} embeddings written in "
-          f"{time.perf_counter() - started:.2f}s")
+          f"{seconds:.2f}s")
 
     update_by_row_id(TARGET, pa.table({"_ROW_ID": [3], "text": ["document three, fixed"]}),
                      options, update_cols=["text"])
@@ -113,6 +125,11 @@ def main() -> None:
     rb.with_filter(rb.new_predicate_builder().is_null("embedding"))
     missing = rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
     print(f"rows still without an embedding: {missing}")
+    if args.summary:
+        with open(args.summary, "a") as out:
+            out.write(json.dumps({"phase": "embedded (examples/demo.py)",
+                                  "rows_embedded": sum(commits), "commits": len(commits),
+                                  "seconds": seconds, "rows_left": missing}) + "\n")
     if not args.keep and not args.warehouse:
         shutil.rmtree(warehouse, ignore_errors=True)
 

@@ -4,10 +4,16 @@ changed and the resources sized for one 2-CPU machine (no GPU: `num_gpus=0`, act
 half a CPU per task so readers and the actor can run together); the model is a stand-in.
 
     python examples/seed_backfill.py --warehouse /tmp/wh   # creates db.images if missing
+
+`main` drives it and reports progress: it wraps the seed's processor and its
+`update_by_row_id` to print one line per committed batch, without changing either.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -122,27 +128,69 @@ def create_images_table(rows: int, image_bytes: int = 2048, commits: int = 4) ->
 
 
 def main() -> None:
+    global update_by_row_id
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", required=True)
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--rows-per-commit", type=int, default=1000)
+    parser.add_argument("--summary", help="append this run's figures, as one JSON line, here")
     args = parser.parse_args()
     CATALOG_OPTIONS["warehouse"] = args.warehouse
     create_images_table(args.rows)
     import ray
+    import ray.data
+    print(f"starting a local Ray {ray.__version__} (2 CPUs)...", flush=True)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    process_row_id_ranges(
-        TARGET,
-        CATALOG_OPTIONS,
-        rows_per_commit=args.rows_per_commit,
-        processor=process_ranges,
-    )
+    # One progress line per batch below instead of Ray Data's per-operator bars and logs.
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+
+    from paimon_rowid.ranges import plan_row_id_ranges
+    total = sum(r.count() for r in plan_row_id_ranges(
+        CatalogFactory.create(CATALOG_OPTIONS).get_table(TARGET)))
+    embedded, batches = [], []
+    started = time.perf_counter()
+    seed_update = update_by_row_id
+
+    def counted_update(*a, **kw):  # the seed's update, counting what it writes
+        result = seed_update(*a, **kw)
+        embedded.append(result["num_updated"])
+        return result
+
+    def processor_with_progress(ranges):
+        before = len(embedded)
+        process_ranges(ranges)
+        batches.append(ranges)
+        n = sum(embedded[before:])
+        elapsed = time.perf_counter() - started
+        print(f"  batch {len(batches)}: row ids {ranges[0].from_}..{ranges[-1].to} "
+              f"({100 * (ranges[-1].to + 1) / max(1, total):.0f}% of {total:,}), "
+              f"{n:,} embedded in {len(embedded) - before} commit(s), {elapsed:.1f}s, "
+              f"{sum(embedded) / elapsed:,.0f} rows/s", flush=True)
+
+    update_by_row_id = counted_update
+    try:
+        process_row_id_ranges(
+            TARGET,
+            CATALOG_OPTIONS,
+            rows_per_commit=args.rows_per_commit,
+            processor=processor_with_progress,
+        )
+    finally:
+        update_by_row_id = seed_update
+    seconds = time.perf_counter() - started
     table = CatalogFactory.create(CATALOG_OPTIONS).get_table(TARGET)
     rb = table.new_read_builder().with_projection(["embedding", "_ROW_ID"])
     rb.with_filter(rb.new_predicate_builder().is_null("embedding"))
     left = rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
-    print(f"seed backfill on Ray: snapshot {table.latest_snapshot()['id']}, "
+    print(f"seed backfill on Ray: {sum(embedded):,} embeddings in {len(embedded)} commit(s), "
+          f"{seconds:.1f}s; snapshot {table.latest_snapshot()['id']}, "
           f"rows still without an embedding: {left}")
+    if args.summary:
+        with open(args.summary, "a") as out:
+            out.write(json.dumps({"phase": "Ray (examples/seed_backfill.py)",
+                                  "rows_embedded": sum(embedded), "commits": len(embedded),
+                                  "seconds": seconds, "rows_left": left}) + "\n")
 
 
 if __name__ == "__main__":

@@ -99,3 +99,18 @@ def ray_session():
                  configure_logging=False)
     yield ray
     ray.shutdown()
+
+
+def pytest_collection_modifyitems(items):
+    """Marks every test that runs on Ray ``ray`` (CI runs ``-m ray`` again on the oldest Ray we
+    support): those using the session's local Ray, and those in the Ray suites."""
+    for item in items:
+        module = getattr(item, "module", None)
+        name = getattr(module, "__name__", "") or ""
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if ("ray_session" in getattr(item, "fixturenames", ())
+                or name.rsplit(".", 1)[-1].startswith("test_ray_")
+                or item.name.startswith("test_ray_")
+                or str(params.get("path", "")).startswith("ray")
+                or item.get_closest_marker("ray") is not None):
+            item.add_marker(pytest.mark.ray)

@@ -36,6 +36,7 @@ def test_demo_backfill_and_rerun(tmp_path):
     assert "backfill: 0 commit(s)" in again.stdout
 
 
+@pytest.mark.ray
 def test_seed_backfill_on_ray(tmp_path):
     pytest.importorskip("ray")
     wh = str(tmp_path / "wh")

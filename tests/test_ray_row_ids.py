@@ -94,6 +94,39 @@ def test_read_is_lazy_and_typed_when_empty(ray_session, warehouse):
         ds.take_all()
 
 
+def _empty_sources():
+    """Every kind of empty id source: (name, factory)."""
+    ids = pa.array([], pa.int64())
+    return [
+        ("pyarrow", lambda: pa.table({"_ROW_ID": ids, "x": pa.array([], pa.float64())})),
+        ("pandas", lambda: pd.DataFrame({"_ROW_ID": pd.Series([], dtype="int64"),
+                                         "x": pd.Series([], dtype="float64")})),
+        ("dataset", lambda: ray.data.from_arrow(pa.table({"_ROW_ID": ids,
+                                                          "x": pa.array([], pa.float64())}))),
+        # A lazy pipeline whose blocks come out empty (and, on some Ray versions, untyped).
+        ("lazy-dataset", lambda: ray.data.range(10).filter(lambda r: r["id"] < 0).map_batches(
+            lambda b: {"_ROW_ID": b["id"], "x": b["id"] * 1.0})),
+    ]
+
+
+@pytest.mark.parametrize("kind", [k for k, _ in _empty_sources()])
+def test_empty_sources_never_reach_a_shuffle(ray_session, warehouse, kind):
+    """Empty id sources: a typed empty read result (count 0, the full schema) on every Ray we
+    support, and an update that commits nothing and leaves nothing."""
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    _make_table(warehouse)
+    make = dict(_empty_sources())[kind]
+    got = read_by_row_id("db.t", make(), {"warehouse": warehouse}, projection=["n", "p"])
+    assert got.count() == 0
+    assert got.schema().names == ["n", "p", "_ROW_ID"]
+    assert got.schema().types == [pa.int32(), pa.string(), pa.int64()]
+    assert got.to_arrow_refs() is not None and got.take_all() == []
+    before = _state(warehouse)
+    assert update_by_row_id("db.t", make(), {"warehouse": warehouse},
+                            update_cols=["x"]) == {"num_updated": 0}
+    assert _state(warehouse) == before
+
+
 @pytest.mark.parametrize("case", [
     "empty_cols", "unknown_col", "partition_col", "str_source", "bad_type", "missing_col",
     "foreign_id", "duplicate_id", "null_id",

@@ -1,8 +1,8 @@
 """Harness for the pypaimon oracle.
 
 pypaimon 2.1.0 pins pyarrow<20 while we pin pyarrow 22, so it lives in its own virtualenv
-(``$PAIMON_ROWID_ORACLE_VENV``, default ``~/.cache/paimon-rowid-oracle``) and is driven through
-``driver.py`` subprocesses that share the warehouse directory with the test process. Tables
+(``$PAIMON_ROWID_ORACLE_VENV``, default ``.venv-oracle`` at the repository root, as
+``scripts/setup.sh`` makes it) and is driven through ``driver.py`` subprocesses that share the warehouse directory with the test process. Tables
 cross the process boundary as Arrow IPC files; commands and results as JSON.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ class OracleUnavailable(RuntimeError):
 def default_venv() -> Path:
     configured = os.environ.get("PAIMON_ROWID_ORACLE_VENV")
     return Path(configured).expanduser() if configured else (
-        Path.home() / ".cache" / "paimon-rowid-oracle")
+        Path(__file__).resolve().parents[2] / ".venv-oracle")
 
 
 def _venv_python(venv: Path) -> Path:
@@ -74,7 +74,9 @@ def ensure_oracle(venv: Optional[Path] = None) -> "Oracle":
     steps = []
     if not python.exists():
         steps.append([sys.executable, "-m", "venv", str(venv)])
+    pins = Path(__file__).resolve().parents[2] / "constraints-oracle.txt"
     steps.append([str(python), "-m", "pip", "install", "--quiet",
+                  *(["-c", str(pins)] if pins.exists() else []),
                   f"pypaimon=={PYPAIMON_VERSION}"])
     for step in steps:
         try:

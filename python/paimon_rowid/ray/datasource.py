@@ -10,6 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
+from ._compat import read_datasource
+
 
 def _bins(sizes: Sequence[int], count: int) -> List[List[int]]:
     """Greedy knapsack: biggest first into the lightest bin."""
@@ -32,7 +34,10 @@ def _make_datasource(native_table: Any, read_fields: List[str], predicate: Any,
         def estimate_inmemory_data_size(self) -> Optional[int]:
             return None
 
-        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None):
+        # Ray 2.60 added a ``data_context`` keyword (and may add more): accepted, unused
+        # (see _compat.py).
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
+                           **_: Any):
             sizes = [s.row_count for s in splits]
             tasks = []
             for members in _bins(sizes, parallelism):
@@ -73,13 +78,11 @@ def splits_to_ray(table_read, splits: Sequence[Any], *,
     source = _make_datasource(table_read._table._native, table_read._read_fields, predicate,
                               table_read._limit, native_splits, schema)
     kwargs: Dict[str, Any] = dict(read_args)
-    if ray_remote_args:
-        kwargs["ray_remote_args"] = ray_remote_args
     if concurrency is not None:
         kwargs["concurrency"] = concurrency
     if override_num_blocks is not None:
         kwargs["override_num_blocks"] = override_num_blocks
-    ds = ray.data.read_datasource(source, **kwargs)
+    ds = read_datasource(source, ray_remote_args=ray_remote_args, **kwargs)
     if table_read._limit is not None:
         ds = ds.limit(table_read._limit)
     return ds

@@ -13,9 +13,10 @@ leaves files no message names; before committing, the driver deletes every file 
 that is not in the messages it commits, and when the job fails it waits for every apply task
 and deletes every file of this job. Files of other writers are never touched.
 
-read_by_row_id stays lazy (the source runs when the result is consumed): ids are routed to
-buckets by a map step and grouped per bucket (only the 12-byte (bucket, id) rows move), then
-each bucket is read by the C++ kernel with set semantics.
+read_by_row_id stays lazy (the source runs when the result is consumed): its result is a Ray
+Data read whose planning routes the source's ids to buckets with the same kind of scatter
+tasks (only 8-byte ids move, never through a Ray shuffle), and whose read tasks each read one
+bucket with the C++ kernel, set semantics.
 """
 from __future__ import annotations
 
@@ -30,10 +31,10 @@ import pyarrow as pa
 
 from .. import _row_id_jobs as jobs
 from .._lib import native
+from ._compat import read_datasource
 from ._job_files import delete_job_files, new_job
 
 MIN_RAY = (2, 50)
-_BUCKET = "__paimon_rowid_bucket"
 # Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), an
 # apply task waits after its files are written and before it returns, so a node can be
 # killed while the update is in flight.
@@ -272,29 +273,33 @@ def _abort_job(ray, table_path: str, job_id: str, apply_refs) -> None:
 
 # ---------------------------------------------------------------------------- read
 
-class _RouteIds:
-    def __init__(self, index_ref, row_id_col: str, buckets: int):
-        self._index_ref = index_ref
-        self._col = row_id_col
-        self._buckets = buckets
-
-    def __call__(self, batch: pa.Table) -> pa.Table:
-        import ray
-        if self._col not in batch.column_names:
-            raise ValueError(f"row_ids source is missing the {self._col!r} column.")
-        ids = batch.column(self._col).combine_chunks()
+def _route_ids(block: pa.Table, index_bytes: bytes, row_id_col: str, buckets: int):
+    """Routes the ids of one source block: (ids per bucket, then each bucket's distinct ids,
+    ascending). A block without rows has nothing to check or route (Ray may hand over empty
+    blocks without their columns)."""
+    import pyarrow.compute as pc
+    empty = pa.array([], pa.int64())
+    if block.num_rows == 0:
+        parts = [empty] * buckets
+    else:
+        if row_id_col not in block.column_names:
+            raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
+        ids = block.column(row_id_col).combine_chunks()
         if ids.type != pa.int64():
             ids = ids.cast(pa.int64())
         if ids.null_count:
-            raise ValueError("_ROW_ID is null; the planner snapshot is stale or the row ids come "
-                             "from a different table.")
-        index = _index(ray.get(self._index_ref))
-        bucket = _bucket_of(index, ids, self._buckets, "the planner snapshot is stale or the "
-                            "row ids come from a different table.")
-        return pa.table({_BUCKET: bucket, jobs.ROW_ID: ids})
+            raise ValueError("_ROW_ID is null; the planner snapshot is stale or the row ids "
+                             "come from a different table.")
+        index = _index(index_bytes)
+        bucket = _bucket_of(index, ids, buckets, "the planner snapshot is stale or the row ids "
+                            "come from a different table.")
+        parts = [pc.unique(ids.filter(pc.equal(bucket, b))).sort() for b in range(buckets)]
+    return [[len(p) for p in parts]] + parts
 
 
 class _ReadBucket:
+    """Reads one bucket's ids with the C++ kernel (set semantics, ascending row ids)."""
+
     def __init__(self, index_ref, catalog_options, target, dynamic_options, projection):
         self._index_ref = index_ref
         self._catalog_options = dict(catalog_options)
@@ -302,7 +307,7 @@ class _ReadBucket:
         self._dynamic = dict(dynamic_options or {})
         self._projection = list(projection)
 
-    def __call__(self, group: pa.Table) -> pa.Table:
+    def __call__(self, ids: pa.Array) -> pa.Table:
         import ray
         from .._arrow import stream_reader
         table = jobs.load_table(self._target, self._catalog_options)
@@ -310,9 +315,95 @@ class _ReadBucket:
             table = table.copy(self._dynamic)
         index = _index(ray.get(self._index_ref))
         # One thread: Ray already runs one such task per CPU it grants.
-        capsule = native().read_by_row_id(table._native, group.select([jobs.ROW_ID]),
+        capsule = native().read_by_row_id(table._native, pa.table({jobs.ROW_ID: ids}),
                                           jobs.ROW_ID, self._projection, index, 1)
         return stream_reader(capsule).read_all()
+
+
+def _make_read_source(ds, index_ref, buckets: int, row_id_col: str, reader: _ReadBucket,
+                      out_schema: pa.Schema):
+    """A Ray Data datasource whose read tasks each read one bucket of routed ids.
+
+    Nothing runs until the result is consumed: Ray plans a read by asking for its read tasks,
+    and that is when the source runs and its blocks are routed by plain tasks (one per block,
+    one return per bucket, no Ray shuffle). The routing is kept for later plans of the same
+    result. A source without ids gives one read task that yields the typed empty table, so an
+    empty source never reaches any shuffle, on every Ray version.
+
+    ``ray.data.read_datasource`` itself asks for the read tasks once, for its statistics,
+    before it returns: until ``arm()`` is called the source answers with one unrouted
+    placeholder task per bucket (never executed), so creating the result runs nothing."""
+    import ray
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import Datasource, ReadTask
+
+    route = ray.remote(_route_ids)
+
+    class RowIdReadSource(Datasource):
+        def __init__(self) -> None:
+            self._parts: Optional[List[List[Any]]] = None
+            self._armed = False
+
+        def arm(self) -> None:
+            self._armed = True
+
+        def estimate_inmemory_data_size(self) -> Optional[int]:
+            return None
+
+        def _route(self) -> List[List[Any]]:
+            if self._parts is not None:
+                return self._parts
+            parts: List[List[Any]] = [[] for _ in range(buckets)]
+            counts: List[Any] = []
+            cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+            in_flight: List[Any] = []
+            for block in ds.to_arrow_refs():
+                out = route.options(num_returns=buckets + 1).remote(block, index_ref,
+                                                                    row_id_col, buckets)
+                counts.append(out[0])
+                for b in range(buckets):
+                    parts[b].append(out[1 + b])
+                in_flight.append(out[0])
+                if len(in_flight) >= cap:
+                    _, in_flight = ray.wait(in_flight, num_returns=1)
+            per_block = ray.get(counts)  # raises the first routing error
+            # Per bucket, only the parts that hold ids; buckets without any get no read task.
+            routed = [[ref for ref, n in zip(parts[b], per_block) if n[b]]
+                      for b in range(buckets)]
+            self._parts = [refs for refs in routed if refs]
+            return self._parts
+
+        # Ray 2.60 added a ``data_context`` keyword (and may add more): accepted, unused.
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
+                           **_: Any):
+            tasks = []
+            if not self._armed:
+                def placeholder():
+                    raise RuntimeError("paimon_rowid: a planning-only read task was executed")
+                meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
+                                     input_files=None)
+                return [ReadTask(placeholder, meta, schema=out_schema) for _ in range(buckets)]
+            for refs in self._route():
+                def read_fn(refs=refs):
+                    import pyarrow.compute as pc
+                    chunks = ray.get(refs)
+                    ids = chunks[0] if len(chunks) == 1 else pc.unique(
+                        pa.chunked_array(chunks).combine_chunks()).sort()
+                    yield reader(ids)
+                meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
+                                     input_files=None)
+                tasks.append(ReadTask(read_fn, meta, schema=out_schema,
+                                      per_task_row_limit=per_task_row_limit))
+            if not tasks:
+                def read_nothing():
+                    yield out_schema.empty_table()
+                meta = BlockMetadata(num_rows=0, size_bytes=0, exec_stats=None,
+                                     input_files=None)
+                tasks.append(ReadTask(read_nothing, meta, schema=out_schema,
+                                      per_task_row_limit=per_task_row_limit))
+            return tasks
+
+    return RowIdReadSource()
 
 
 def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *,
@@ -331,11 +422,10 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     if known is not None and row_id_col not in known:
         raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
     out_schema = jobs.read_output_schema(table, projection)
-    empty = ray.data.from_arrow(out_schema.empty_table())
     if jobs.table_is_empty(snapshot):
         if ds.limit(1).count() > 0:
             raise jobs.foreign_ids_error(target)
-        return empty
+        return ray.data.from_arrow(out_schema.empty_table())
     index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
@@ -345,25 +435,12 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
             pinned[key] = None
     extra = {k: v for k, v in (dynamic_options or {}).items() if k not in jobs.TIME_TRAVEL_KEYS}
     extra.update({k: v for k, v in pinned.items() if v is not None})
-    remote_args = dict(ray_remote_args or {})
-    routed = ds.map_batches(_RouteIds(index_ref, row_id_col, buckets), batch_format="pyarrow",
-                            **remote_args)
     reader = _ReadBucket(index_ref, catalog_options, target, extra, projection)
-
-    def read_bucket(group: pa.Table) -> pa.Table:
-        import pyarrow.compute as pc
-        if jobs.ROW_ID not in group.column_names:
-            return out_schema.empty_table()
-        group = group.filter(pc.greater_equal(group[jobs.ROW_ID], 0))  # drop the sentinel
-        if group.num_rows == 0:
-            return out_schema.empty_table()
-        return reader(group)
-
-    # Ray's hash shuffle loses the schema of an empty input and then fails to sort it; one
-    # sentinel row (id -1, filtered out above) keeps every shuffle typed.
-    sentinel = ray.data.from_arrow(pa.table({_BUCKET: pa.array([0], pa.int32()),
-                                             jobs.ROW_ID: pa.array([-1], pa.int64())}))
-    routed = routed.union(sentinel)
-    result = routed.groupby(_BUCKET, num_partitions=buckets).map_groups(
-        read_bucket, batch_format="pyarrow", **remote_args)
-    return result.union(empty)
+    source = _make_read_source(ds, index_ref, buckets, row_id_col, reader, out_schema)
+    remote_args, concurrency = _task_options(ray_remote_args)
+    kwargs: Dict[str, Any] = {}
+    if concurrency is not None:
+        kwargs["concurrency"] = concurrency
+    result = read_datasource(source, ray_remote_args=remote_args, **kwargs)
+    source.arm()
+    return result
