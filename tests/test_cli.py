@@ -72,3 +72,22 @@ def test_cpp_example_reads_the_table(table):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "3 rows" in run.stdout and "n3" in run.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["read-by-row-id", "db.t", "--ids", "abc"], "--ids: 'abc' is not an integer"),
+    (["read-by-row-id", "db.t", "--ids", "99999999999999999999"],
+     "--ids: '99999999999999999999' is out of range"),
+    (["read-by-row-id", "db.t", "--ids", "1.5"], "--ids: '1.5' is not an integer"),
+    (["read-by-row-id", "db.t", "--ids", "0x10"], "--ids: '0x10' is not an integer"),
+    (["read", "db.t", "--range", "5", "a"], "--range TO: 'a' is not an integer"),
+    (["read", "db.t", "--range", "10", "5"], "need 0 <= FROM <= TO"),
+    (["read", "db.t", "--range", "-1", "5"], "need 0 <= FROM <= TO"),
+    (["ranges", "db.t", "--rows-per-batch", "x"], "--rows-per-batch: 'x' is not an integer"),
+    (["ranges", "db.t", "--rows-per-batch", "0"], "--rows-per-batch: must be a positive"),
+])
+def test_cli_refuses_bad_numbers(table, args, message):
+    """Every invalid number exits 2 with a message naming the option (it used to abort)."""
+    run = _cli(table, *args)
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    assert message in run.stderr and run.stdout == ""

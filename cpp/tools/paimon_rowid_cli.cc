@@ -10,6 +10,7 @@
 //   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
 //   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+#include <charconv>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -40,6 +41,21 @@ struct Args {
   bool ipc = false;
 };
 
+// A whole decimal integer (optional '-'), nothing else: "1.5", "0x10", "", " 7", "1e3" and
+// values outside int64 are refused, naming the option and the text.
+arrow::Result<int64_t> ParseInt64(const std::string& option, const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) {
+    return Status::Invalid(option, ": '", text, "' is out of range (a 64-bit integer)");
+  }
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return Status::Invalid(option, ": '", text, "' is not an integer");
+  }
+  return value;
+}
+
 arrow::Result<Args> ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -53,14 +69,26 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
       a.columns = pr::SplitOptionList(v);
     } else if (arg == "--ids") {
       ARROW_ASSIGN_OR_RAISE(auto v, next());
-      for (const auto& s : pr::SplitOptionList(v)) a.ids.push_back(std::stoll(s));
+      for (const auto& s : pr::SplitOptionList(v)) {
+        ARROW_ASSIGN_OR_RAISE(auto id, ParseInt64("--ids", s));
+        a.ids.push_back(id);
+      }
     } else if (arg == "--range") {
-      ARROW_ASSIGN_OR_RAISE(auto from, next());
-      ARROW_ASSIGN_OR_RAISE(auto to, next());
-      a.range = pr::RowRange{std::stoll(from), std::stoll(to)};
+      ARROW_ASSIGN_OR_RAISE(auto from_text, next());
+      ARROW_ASSIGN_OR_RAISE(auto to_text, next());
+      ARROW_ASSIGN_OR_RAISE(auto from, ParseInt64("--range FROM", from_text));
+      ARROW_ASSIGN_OR_RAISE(auto to, ParseInt64("--range TO", to_text));
+      if (from < 0 || from > to) {
+        return Status::Invalid("--range FROM TO: need 0 <= FROM <= TO (both inclusive), got ",
+                               from, " ", to);
+      }
+      a.range = pr::RowRange{from, to};
     } else if (arg == "--rows-per-batch") {
       ARROW_ASSIGN_OR_RAISE(auto v, next());
-      a.rows_per_batch = std::stoll(v);
+      ARROW_ASSIGN_OR_RAISE(a.rows_per_batch, ParseInt64("--rows-per-batch", v));
+      if (a.rows_per_batch <= 0) {
+        return Status::Invalid("--rows-per-batch: must be a positive integer, got ", v);
+      }
     } else if (arg == "--input") {
       ARROW_ASSIGN_OR_RAISE(a.input, next());
     } else if (arg == "--ipc") {
