@@ -151,7 +151,10 @@ def test_copy_normalises_values(table, calls):
 def test_projection_rules(table):
     rb = table.new_read_builder()
     assert [f.name for f in rb.read_type()] == ["id", "s", "p"]
-    rb.with_projection(["_SEQUENCE_NUMBER", "nope", "s", "_ROW_ID", "s"])
+    # Unknown names are refused (pypaimon drops them silently; docs/python-api.md).
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['nope'\]"):
+        rb.with_projection(["_SEQUENCE_NUMBER", "nope", "s"])
+    rb.with_projection(["_SEQUENCE_NUMBER", "s", "_ROW_ID", "s"])
     assert [f.name for f in rb.read_type()] == ["_SEQUENCE_NUMBER", "s", "_ROW_ID"]
     with pytest.raises(ValueError, match=r"The field id is not in field list"):
         rb.new_predicate_builder().equal("id", 1)

@@ -85,7 +85,9 @@ def test_read_paimon_matches_in_process_read(ray_session, warehouse):
 
     pick = lambda pb: pb.greater_or_equal("id", 15)  # noqa: E731
     builder = table.new_read_builder().with_projection(["_ROW_ID", "s", "id"])
-    filtered = read_paimon("db.t", opts, projection=["_ROW_ID", "s", "id", "nope"],
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['nope'\]"):
+        read_paimon("db.t", opts, projection=["_ROW_ID", "s", "id", "nope"])
+    filtered = read_paimon("db.t", opts, projection=["_ROW_ID", "s", "id"],
                            filter=pick(builder.new_predicate_builder()))
     assert filtered.schema().names == ["_ROW_ID", "s", "id"]
     assert _collect(filtered).sort_by("_ROW_ID").equals(

@@ -13,7 +13,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 import pyarrow as pa
 
 __all__ = ["CapsuleStream", "CapsuleSchema", "stream_reader", "capsule_schema",
-           "literal_array", "to_record_batch_reader"]
+           "literal_array", "to_record_batch_reader", "UserStream"]
 
 
 class CapsuleStream:
@@ -116,3 +116,41 @@ def to_record_batch_reader(data: Any, schema: Optional[pa.Schema] = None) -> pa.
         return pa.RecordBatchReader.from_batches(schema or batches[0].schema, batches)
     raise TypeError(f"expected a pyarrow Table/RecordBatch/RecordBatchReader, a pandas "
                     f"DataFrame or an Arrow stream, got {type(data).__name__}")
+
+
+class UserStream:
+    """A user's stream handed to native code, keeping the exception the user's code raises.
+
+    Native code pulls batches through the Arrow C stream interface, which carries only a
+    status: an exception raised by the user's generator or reader would reach the caller as
+    ``ValueError("Unknown error: ...")``. ``UserStream`` pulls through a Python generator that
+    records the exception; ``call`` re-raises that original exception (its type, message and
+    traceback; the native error is its ``__context__``). In-memory inputs (pyarrow Table,
+    RecordBatch) cannot raise and pass through unwrapped, with no per-batch cost."""
+
+    def __init__(self, reader: pa.RecordBatchReader, wrap: bool = True) -> None:
+        self.error: Optional[BaseException] = None
+        self.reader = (pa.RecordBatchReader.from_batches(reader.schema, self._pull(reader))
+                       if wrap else reader)
+
+    @classmethod
+    def of(cls, data: Any) -> "UserStream":
+        in_memory = isinstance(data, (pa.Table, pa.RecordBatch)) or (
+            type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas"))
+        return cls(to_record_batch_reader(data), wrap=not in_memory)
+
+    def _pull(self, reader: pa.RecordBatchReader):
+        try:
+            yield from reader
+        except BaseException as error:
+            self.error = error
+            raise
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        """``fn(self.reader, *args)``; the user's own exception wins over the native one."""
+        try:
+            return fn(self.reader, *args)
+        except BaseException:
+            if self.error is not None:
+                raise self.error.with_traceback(self.error.__traceback__)
+            raise

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import to_record_batch_reader
+from ._arrow import UserStream
 from ._lib import native
 from .catalog import CatalogFactory
 from .table import Table
@@ -45,9 +45,9 @@ def check_table(table: Table, target: str, operation: str) -> None:
 
 
 def source_reader(source: Any, operation: str, what: str,
-                  allow_ray: bool = False) -> pa.RecordBatchReader:
-    """The source as one Arrow stream. A table name is refused (its _ROW_ID is its own);
-    other unsupported types are TypeError."""
+                  allow_ray: bool = False) -> UserStream:
+    """The source as one Arrow stream (``.reader``; ``.call`` keeps the user's exceptions).
+    A table name is refused (its _ROW_ID is its own); other unsupported types are TypeError."""
     if isinstance(source, str):
         raise ValueError(
             f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
@@ -62,7 +62,7 @@ def source_reader(source: Any, operation: str, what: str,
         if isinstance(source, (list, tuple)) and not (
                 source and all(isinstance(b, pa.RecordBatch) for b in source)):
             raise TypeError(type(source).__name__)  # only a list of record batches is a table
-        return to_record_batch_reader(source)
+        return UserStream.of(source)
     except (TypeError, AttributeError):  # AttributeError: an iterable of non-batches
         raise TypeError(
             "source must be a ray.data.Dataset, a Paimon table identifier string, a "

@@ -30,18 +30,23 @@ class ReadBuilder:
         self._limit: Optional[int] = None
 
     def with_projection(self, projection: Optional[Sequence[str]]) -> "ReadBuilder":
-        """Selects top-level columns, in the given order. Unknown names are silently dropped
-        (as in pypaimon); ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` are accepted on row-tracking
-        tables. None resets to all table fields."""
+        """Selects top-level columns, in the given order (a repeated name once);
+        ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` are accepted on row-tracking tables. None resets
+        to all table fields. Unknown names raise ValueError naming them (pypaimon drops them
+        silently, so a typo reads zero columns)."""
         if projection is None:
             self._projection = None
             return self
         if isinstance(projection, str):
             raise TypeError("with_projection expects a list of column names")
         available = {f.name for f in self._table.readable_fields()}
+        unknown = [name for name in projection if name not in available]
+        if unknown:
+            raise ValueError(f"with_projection: unknown column(s) {unknown}; the table has "
+                             f"{[f.name for f in self._table.readable_fields()]}")
         chosen: List[str] = []
         for name in projection:
-            if name in available and name not in chosen:
+            if name not in chosen:
                 chosen.append(name)
         self._projection = chosen
         return self

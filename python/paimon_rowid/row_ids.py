@@ -52,9 +52,9 @@ def update_columns_by_row_id(table, source: Any, update_cols: List[str], target:
                              threads: int = 0, index: Any = None):
     """Routes and writes an update; returns (native commit messages, rows). Nothing is
     committed; on error every written file has been deleted."""
-    reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
-    return native().update_by_row_id(table._native, reader, list(update_cols), target,
-                                     threads, index)
+    stream = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
+    return stream.call(lambda reader: native().update_by_row_id(
+        table._native, reader, list(update_cols), target, threads, index))
 
 
 def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any], *,
@@ -74,11 +74,11 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     RecordBatchReader or ``__arrow_c_stream__`` object) larger than memory can be applied."""
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     table = _with_update_options(table, catalog_options)
-    reader = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
+    stream = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
     from .ranges import backfill_properties
-    rows, _snapshot_id, _rebases = native().update_by_row_id_commit(
+    rows, _snapshot_id, _rebases = stream.call(lambda reader: native().update_by_row_id_commit(
         table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
-        MAX_REBASES, backfill_properties(target))
+        MAX_REBASES, backfill_properties(target)))
     return {"num_updated": int(rows)}
 
 
@@ -93,7 +93,8 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
     source is empty."""
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
-    reader = jobs.source_reader(row_ids, "read_by_row_id", "the target row ids")
+    stream = jobs.source_reader(row_ids, "read_by_row_id", "the target row ids")
+    reader = stream.reader
     if row_id_col not in reader.schema.names:
         raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
     schema = jobs.read_output_schema(table, projection)
@@ -102,7 +103,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
             raise jobs.foreign_ids_error(target)
         return schema.empty_table()
     index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
-    capsule = native().read_by_row_id(table._native, reader, row_id_col, projection, index,
-                                      _threads(num_partitions))
-    result = stream_reader(capsule).read_all()
+    capsule = stream.call(lambda reader: native().read_by_row_id(
+        table._native, reader, row_id_col, projection, index, _threads(num_partitions)))
+    result = stream.call(lambda _: stream_reader(capsule).read_all())
     return result if result.num_rows else schema.empty_table()

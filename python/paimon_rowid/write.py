@@ -25,7 +25,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import capsule_schema, to_record_batch_reader
+from ._arrow import UserStream, capsule_schema
 from ._lib import native
 
 __all__ = ["BatchWriteBuilder", "BatchTableWrite", "BatchTableCommit", "CommitMessage",
@@ -134,10 +134,7 @@ class BatchTableWrite:
         unknown column or a null in a NOT NULL column, TypeError for a column that cannot be
         cast; the writer is then aborted (its files deleted) and cannot be used again."""
         writer = self._native_writer()
-        if hasattr(data, "__arrow_c_stream__") and not isinstance(data, (pa.Table, pa.RecordBatch)):
-            writer.write(data)
-        else:
-            writer.write(to_record_batch_reader(data))
+        UserStream.of(data).call(writer.write)
 
     def write_arrow(self, table: pa.Table) -> None:
         if not isinstance(table, pa.Table):

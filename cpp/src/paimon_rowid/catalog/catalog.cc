@@ -91,6 +91,9 @@ Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::
   }
   std::string path = StripFileScheme(warehouse->second);
   if (path.empty()) return Status::Invalid("Paimon 'warehouse' path must be set");
+  if (path.find('\0') != std::string::npos) {
+    return Status::Invalid("Paimon 'warehouse' path must not contain a NUL character");
+  }
   if (path.find("://") != std::string::npos) {
     return Status::NotImplemented("only local warehouses are supported, got '",
                                   warehouse->second, "'");
@@ -131,7 +134,7 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& database
   ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(db_path));
   std::vector<std::string> out;
   for (const auto& e : entries) {
-    if (!e.is_dir || !ValidateName(e.name, "table").ok()) continue;
+    if (!e.is_dir || e.name[0] == '.' || !ValidateName(e.name, "table").ok()) continue;
     ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, JoinPath(db_path, e.name)));
     if (is_table) out.push_back(e.name);
   }
@@ -148,6 +151,11 @@ Result<std::shared_ptr<Table>> Catalog::GetTable(const std::string& identifier) 
 }
 
 Status Catalog::CreateDatabase(const std::string& database, bool ignore_if_exists) const {
+  // "a.b.t" names database "a" (identifiers split at the first dot, as in pypaimon and
+  // Java), so a database named "a.b" could never be addressed.
+  if (database.find('.') != std::string::npos) {
+    return Status::Invalid("database name '", database, "' must not contain '.'");
+  }
   ARROW_ASSIGN_OR_RAISE(bool exists, DatabaseExists(database));
   if (exists) {
     if (ignore_if_exists) return Status::OK();
@@ -183,6 +191,26 @@ Status Catalog::CreateTable(const std::string& identifier, TableSchema schema,
   if (is_table) return already_exists();
 
   ARROW_RETURN_NOT_OK(ValidateNewSchema(schema));
+  // A directory without a schema that still holds files (snapshots, manifests, data of a
+  // table dropped while a writer ran, or of a foreign tool) must not be adopted: the new
+  // table would start from the old snapshots and fail to read.
+  // schema/ is left out: it holds no schema file (checked above), and racing creators put
+  // their temp files there before one of them links schema-0.
+  bool leftovers = false;
+  ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(path));
+  for (const auto& e : entries) {
+    if (e.is_dir && e.name == "schema") continue;
+    if (!e.is_dir) {
+      leftovers = true;
+    } else {
+      ARROW_ASSIGN_OR_RAISE(leftovers, io_->HoldsFiles(JoinPath(path, e.name)));
+    }
+    if (leftovers) break;
+  }
+  if (leftovers) {
+    return Status::Invalid("cannot create table ", id.FullName(), ": its directory '", path,
+                           "' still holds files (of a dropped table?); remove them first");
+  }
   schema.version = 3;
   schema.id = 0;
   schema.highest_field_id = std::max(schema.highest_field_id, HighestFieldId(schema.fields));
@@ -198,7 +226,14 @@ Status Catalog::DropTable(const std::string& identifier, bool ignore_if_not_exis
   std::string path = TablePath(id.database, id.table);
   ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, path));
   if (!is_table) return ignore_if_not_exists ? Status::OK() : TableNotExist(id);
-  return io_->DeleteDirRecursive(path);
+  // First one atomic rename out of the table's place: the table is gone at once for every
+  // reader, and a writer still running finds no schema when it commits and cleans up after
+  // itself (files it creates later land in the old place, not in the directory being
+  // deleted). Then the renamed directory is deleted; list_tables skips hidden names.
+  std::string trash = JoinPath(DatabasePath(id.database), "." + id.table + ".dropped-" +
+                                                             RandomUuid());
+  ARROW_RETURN_NOT_OK(io_->Rename(path, trash));
+  return io_->DeleteDirRecursive(trash);
 }
 
 }  // namespace paimon_rowid

@@ -8,6 +8,11 @@ Status ValidateTableSchema(const TableSchema& schema) {
   std::set<std::string> names;
   for (const auto& f : schema.fields) {
     if (f.name.empty()) return Status::Invalid("field names must not be empty");
+    // A NUL cuts the name short in C strings (Parquet/Avro metadata, error messages).
+    if (f.name.find('\0') != std::string::npos) {
+      return Status::Invalid("field name '", f.name.substr(0, f.name.find('\0')),
+                             "\\0...' must not contain a NUL character");
+    }
     if (!f.type) return Status::Invalid("field '", f.name, "' has no type");
     if (system_fields::IsSystemField(f.name)) {
       return Status::Invalid("Field name '", f.name,

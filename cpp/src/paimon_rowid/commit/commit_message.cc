@@ -47,6 +47,7 @@ Result<std::string> CommitMessage::Serialize() const {
   header["bucket"] = bucket;
   header["total_buckets"] = total_buckets;
   if (check_from_snapshot) header["check_from_snapshot"] = *check_from_snapshot;
+  if (!table_path.empty()) header["table"] = table_path;
   std::vector<ManifestEntry> entries;
   entries.reserve(new_files.size());
   for (const auto& f : new_files) {
@@ -88,6 +89,7 @@ Result<CommitMessage> CommitMessage::Deserialize(std::string_view bytes) {
     if (header.contains("check_from_snapshot")) {
       msg.check_from_snapshot = header["check_from_snapshot"].get<int64_t>();
     }
+    if (header.contains("table")) msg.table_path = header["table"].get<std::string>();
   } catch (const std::exception& e) {
     return Status::Invalid("serialized commit message is malformed: ", e.what());
   }

@@ -28,6 +28,9 @@ struct CommitMessage {
   std::vector<DataFileMeta> new_files;
   /// The snapshot an update was planned on; nullopt for plain appends.
   std::optional<int64_t> check_from_snapshot;
+  /// The location of the table the files were written for (Table::path()); a committer of
+  /// another table refuses the message. Empty in messages of older versions (not checked).
+  std::string table_path;
 
   bool empty() const { return new_files.empty(); }
 

@@ -47,6 +47,50 @@ TEST(CommitterTest, EmptyMessagesMakeNoSnapshot) {
   EXPECT_FALSE(fx.table()->LatestSnapshot().ValueOrDie());
 }
 
+TEST(CommitterTest, RefusesMessagesThatWouldBreakTheTable) {
+  WriteFixture fx;
+  auto messages = fx.WriteMessages(WriteFixture::Batch(0, 10));
+  ASSERT_EQ(Committer::Make(fx.table()).ValueOrDie()->Commit(messages).ValueOrDie(), 1);
+  auto files_before = WriteFixture::Files(fx.table()->path());
+
+  // Committed before: refused, and the committed files stay (they are the snapshot's).
+  auto again = Committer::Make(fx.table()).ValueOrDie()->Commit(messages);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("already committed"), std::string::npos)
+      << again.status().ToString();
+  // A copy that went through bytes (as messages travel on Ray) is refused the same way.
+  auto copy = CommitMessage::Deserialize(messages[0].Serialize().ValueOrDie()).ValueOrDie();
+  EXPECT_EQ(copy.table_path, fx.table()->path());
+  EXPECT_FALSE(Committer::Make(fx.table()).ValueOrDie()->Commit({copy}).ok());
+  EXPECT_EQ(WriteFixture::Files(fx.table()->path()), files_before);
+
+  // The same file named twice in one commit.
+  auto fresh = fx.WriteMessages(WriteFixture::Batch(10, 5));
+  auto doubled = fresh;
+  doubled.push_back(fresh[0]);
+  auto twice = Committer::Make(fx.table()).ValueOrDie()->Commit(doubled);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("named twice"), std::string::npos);
+
+  // Aborted: the files are gone, so the commit is refused before writing anything.
+  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_TRUE(committer->Abort(fresh).ok());
+  auto aborted = committer->Commit(fresh);
+  ASSERT_FALSE(aborted.ok());
+  EXPECT_NE(aborted.status().message().find("does not exist"), std::string::npos);
+
+  // Prepared for another table.
+  auto foreign = fx.WriteMessages(WriteFixture::Batch(20, 5));
+  foreign[0].table_path = "/elsewhere/db.db/other";
+  auto other = Committer::Make(fx.table()).ValueOrDie()->Commit(foreign);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("prepared for the table at '/elsewhere"),
+            std::string::npos);
+
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 1);
+  EXPECT_EQ(fx.ReadAll({"id"})->num_rows(), 10);
+}
+
 TEST(CommitterTest, RetriesAfterLosingTheSnapshotRace) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));  // snapshot 1

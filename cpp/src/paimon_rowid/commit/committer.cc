@@ -7,7 +7,9 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/common/identifier.h"
@@ -127,6 +129,57 @@ Result<int64_t> ParseHint(const std::string& text) {
   return v;
 }
 
+// Messages this table can commit: prepared for this table, each file named once, and every
+// file present with the size its message records. A message committed before, aborted, or
+// prepared for another table fails here, before anything is written, with a message that says
+// which; the files are not ours to delete then.
+Status CheckMessages(const Table& table, const std::vector<CommitMessage>& messages) {
+  std::set<std::pair<std::string, std::string>> seen;  // (directory, file name)
+  for (const auto& msg : messages) {
+    if (!msg.table_path.empty() && msg.table_path != table.path()) {
+      return Status::Invalid("commit message was prepared for the table at '", msg.table_path,
+                             "', not for this table at '", table.path(),
+                             "'; commit it through its own table");
+    }
+    for (const auto& f : msg.new_files) {
+      ARROW_ASSIGN_OR_RAISE(auto path, DataFilePath(table, msg.partition, msg.bucket, f));
+      std::string dir = path.substr(0, path.rfind('/'));
+      if (!seen.emplace(dir, f.file_name).second) {
+        return Status::Invalid("data file '", path,
+                               "' is named twice in this commit; a snapshot may add a file once");
+      }
+      auto size = table.file_io()->FileSize(path);
+      if (!size.ok()) {
+        return Status::Invalid("data file '", path, "' named by a commit message does not exist (",
+                               size.status().message(),
+                               "): the message was aborted, or prepared for another table");
+      }
+      if (*size != f.file_size) {
+        return Status::Invalid("data file '", path, "' has ", *size,
+                               " bytes but its commit message records ", f.file_size,
+                               ": it was replaced or damaged after it was written");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// The delta adds no file that `live` (the latest snapshot's entries) already holds: the same
+// messages committed twice would make every later read fail.
+Status CheckNotCommitted(const std::vector<ManifestEntry>& live,
+                         const std::vector<ManifestEntry>& delta, int64_t latest_id) {
+  std::set<std::tuple<std::string, int32_t, std::string>> names;
+  for (const auto& e : delta) names.emplace(e.partition, e.bucket, e.file.file_name);
+  for (const auto& e : live) {
+    if (names.count({e.partition, e.bucket, e.file.file_name})) {
+      return Status::Invalid("data file '", e.file.file_name,
+                             "' is already committed (it is live in snapshot ", latest_id,
+                             "); these commit messages were committed before");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::string> DataFilePath(const Table& table, const std::string& partition, int32_t bucket,
@@ -201,10 +254,13 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   }
   if (delta.empty()) return std::nullopt;
 
+  // Refused messages are not this commit's to clean up (they may belong to a snapshot).
+  ARROW_RETURN_NOT_OK(CheckMessages(*table_, messages));
   const Options& opts = table_->options();
   const std::shared_ptr<FileIO>& io = table_->file_io();
+  bool already_committed = false;
   auto fail = [&](Status st) -> Status {
-    (void)Abort(messages);
+    if (!already_committed) (void)Abort(messages);
     return st;
   };
   auto max_retries = opts.GetInt(options::kCommitMaxRetries, 10);
@@ -243,14 +299,19 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       }
       int64_t new_id = latest_id + 1;
 
-      if (check_from) {
-        if (latest) {
-          ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(*table_, *latest, nullptr));
+      if (latest) {
+        ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(*table_, *latest, nullptr));
+        Status twice = CheckNotCommitted(live, delta, latest_id);
+        if (!twice.ok()) {
+          already_committed = true;
+          return twice;
+        }
+        if (check_from) {
           ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta));
           ARROW_RETURN_NOT_OK(CheckColumnConflicts(table_, *check_from, *latest, delta));
-        } else {
-          ARROW_RETURN_NOT_OK(CheckRowIdExistence({}, std::nullopt, delta));
         }
+      } else if (check_from) {
+        ARROW_RETURN_NOT_OK(CheckRowIdExistence({}, std::nullopt, delta));
       }
 
       std::vector<ManifestEntry> entries = delta;
@@ -262,7 +323,11 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       }
 
       ARROW_ASSIGN_OR_RAISE(auto latest_schema, table_->LatestSchema());
-      int64_t schema_id = latest_schema ? latest_schema->id : table_->schema().id;
+      if (!latest_schema) {  // dropped (or moved) while this commit ran
+        return Status::Invalid("table at '", table_->path(),
+                               "' no longer exists (dropped while this commit ran)");
+      }
+      int64_t schema_id = latest_schema->id;
 
       // The manifest(s) with this commit's entries, then the base list: everything the
       // latest snapshot lists, its trailing small manifests merged once there are enough.

@@ -185,4 +185,26 @@ Status FileIO::DeleteDirRecursive(const std::string& dir) const {
   return Status::OK();
 }
 
+Status FileIO::Rename(const std::string& from, const std::string& to) const {
+  std::error_code ec;
+  if (fs::exists(to, ec)) return Status::AlreadyExists("cannot rename '", from, "' to '", to,
+                                                       "': the target exists");
+  fs::rename(from, to, ec);
+  if (ec) return Status::IOError("cannot rename '", from, "' to '", to, "': ", ec.message());
+  return Status::OK();
+}
+
+Result<bool> FileIO::HoldsFiles(const std::string& dir) const {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!it->is_directory(ec)) return true;
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::IOError("cannot list '", dir, "': ", ec.message());
+  }
+  return false;
+}
+
 }  // namespace paimon_rowid

@@ -54,6 +54,11 @@ class FileIO {
   /// Deletes a file; a missing file is not an error.
   Status DeleteFile(const std::string& path) const;
   Status DeleteDirRecursive(const std::string& dir) const;
+  /// Renames a file or directory atomically (one rename(2) on a local filesystem); `to` must
+  /// not exist.
+  Status Rename(const std::string& from, const std::string& to) const;
+  /// Whether `dir` or any directory below it holds a file (directories alone do not count).
+  Result<bool> HoldsFiles(const std::string& dir) const;
 };
 
 /// Joins path segments with '/'.

@@ -473,8 +473,15 @@ Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Ta
       return outcome;
     }
     const ErrorKind* kind = GetErrorKind(committed.status());
-    if (kind == nullptr || *kind != ErrorKind::kRowIdConflict || outcome.rebases >= max_rebases) {
-      return committed.status();
+    if (kind == nullptr || *kind != ErrorKind::kRowIdConflict) return committed.status();
+    if (outcome.rebases >= max_rebases) {
+      // Every attempt's files were deleted by the committer; say why the update gave up.
+      return MakeKindError(
+          committed.status().code(), ErrorKind::kRowIdConflict,
+          "update_by_row_id gave up after " + std::to_string(outcome.rebases + 1) +
+              " attempts (" + std::to_string(outcome.rebases) +
+              " rebases onto newer snapshots): other writers kept committing to the same file "
+              "groups first. Last conflict: " + committed.status().message());
     }
     // The committer deleted this attempt's files; move onto the latest snapshot and redo.
     ARROW_RETURN_NOT_OK(update->Rebase());

@@ -584,6 +584,7 @@ Result<std::vector<CommitMessage>> AppendWriter::PrepareCommit() {
     msg.bucket = 0;
     msg.total_buckets = -1;
     msg.new_files = pw->done;
+    msg.table_path = impl.table->path();
     out.push_back(std::move(msg));
   }
   return out;
