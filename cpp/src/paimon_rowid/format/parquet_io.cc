@@ -15,6 +15,7 @@
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
 #include "paimon_rowid/format/page_selection.h"
+#include "paimon_rowid/fs/file_io.h"
 
 namespace paimon_rowid {
 namespace {
@@ -101,18 +102,20 @@ ParquetFileReader::ParquetFileReader() : impl_(std::make_unique<Impl>()) {}
 ParquetFileReader::~ParquetFileReader() = default;
 
 Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
-    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path) {
+    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path, int64_t expected_size) {
   std::unique_ptr<ParquetFileReader> out(new ParquetFileReader());
   Impl* impl = out->impl_.get();
   impl->path = std::move(path);
   impl->file = file;
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_RETURN_NOT_OK(CheckFileSize(impl->path, size, expected_size));
   ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
-    auto opened = parquet::arrow::OpenFile(std::move(file), arrow::default_memory_pool());
+    parquet::arrow::FileReaderBuilder builder;
+    Status opened = builder.Open(std::move(file), format_internal::VerifyingReaderProperties());
+    if (opened.ok()) opened = builder.memory_pool(arrow::default_memory_pool())->Build(&impl->reader);
     if (!opened.ok()) {
-      return Status::IOError("cannot open Parquet file '", impl->path,
-                             "': ", opened.status().message());
+      return Status::IOError("cannot open Parquet file '", impl->path, "': ", opened.message());
     }
-    impl->reader = std::move(opened).ValueUnsafe();
     impl->reader->set_use_threads(false);
     ARROW_RETURN_NOT_OK(impl->reader->GetSchema(&impl->schema));
     auto metadata = impl->reader->parquet_reader()->metadata();
@@ -230,6 +233,7 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     builder.compression_level(options.compression_level);
   }
   if (options.write_page_index) builder.enable_write_page_index();
+  if (options.write_page_checksum) builder.enable_page_checksum();
   // Dictionaries of floating-point columns almost always overflow and fall back to plain
   // encoding after the work is done (about a fifth of an update's CPU time): skip them.
   for (const auto& field : schema->fields()) {
