@@ -30,6 +30,15 @@ auto CatchParquet(const std::string& path, Fn&& fn) -> decltype(fn()) {
   }
 }
 
+// A failure while decoding the pages of a file we validated the request for is damaged data
+// (a CRC mismatch, or e.g. a dictionary index out of bounds after a flip in a page header,
+// which the CRC does not cover): IOError naming the file, whatever status Arrow chose.
+Status AsDataError(const std::string& path, Status st) {
+  if (st.ok() || st.IsOutOfMemory()) return st;
+  if (st.IsIOError() && st.message().find(path) != std::string::npos) return st;
+  return Status::IOError("cannot read Parquet file '", path, "': ", st.message());
+}
+
 void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
   if (field.is_leaf()) {
     out->push_back(field.column_index);
@@ -187,9 +196,9 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     std::vector<int> groups(num_row_groups());
     for (int g = 0; g < num_row_groups(); ++g) groups[g] = g;
     std::shared_ptr<arrow::Table> table;
-    ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
       return impl_->reader->ReadRowGroups(groups, leaves, &table);
-    }));
+    })));
     return table->ReplaceSchemaMetadata(nullptr);
   }
   format_internal::SelectionRead in;
@@ -201,10 +210,10 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
   in.positions = positions;
   in.path = impl_->path;
   std::vector<std::shared_ptr<arrow::ChunkedArray>> arrays;
-  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+  ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
     ARROW_ASSIGN_OR_RAISE(arrays, format_internal::ReadSelectedRows(in, stats));
     return Status::OK();
-  }));
+  })));
   int64_t n = 0;
   for (const auto& r : *positions) n += r.count();
   return arrow::Table::Make(out_schema, std::move(arrays), n);
