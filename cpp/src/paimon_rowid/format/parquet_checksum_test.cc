@@ -121,6 +121,7 @@ TEST(ParquetChecksumTest, PageFilterPathVerifiesToo) {
   auto rest = reader->Read({"id"}, &outside, &stats);
   ASSERT_TRUE(rest.ok()) << rest.status().ToString();
   EXPECT_GT(stats.chunks_by_filter, 0);
+  EXPECT_EQ(stats.chunks_by_index, 0);
 }
 
 TEST(ParquetChecksumTest, WithoutChecksumsAFlipGoesUnnoticed) {

@@ -241,7 +241,12 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   if (codec == arrow::Compression::ZSTD || codec == arrow::Compression::GZIP) {
     builder.compression_level(options.compression_level);
   }
-  if (options.write_page_index) builder.enable_write_page_index();
+  // Explicit both ways: Arrow's default (on since 16) is not ours to rely on.
+  if (options.write_page_index) {
+    builder.enable_write_page_index();
+  } else {
+    builder.disable_write_page_index();
+  }
   if (options.write_page_checksum) builder.enable_page_checksum();
   // Dictionaries of floating-point columns almost always overflow and fall back to plain
   // encoding after the work is done (about a fifth of an update's CPU time): skip them.
