@@ -23,9 +23,13 @@ class Context:
     """What ``Workload.prepare`` / ``skip_reason`` may use: sizes, inputs, cached fixtures."""
 
     def __init__(self, size: str, params: Dict[str, Any], work_dir: Path,
-                 sides: Dict[str, Side], timeout_s: float) -> None:
+                 sides: Dict[str, Side], timeout_s: float,
+                 fixture_writer: str = "pypaimon") -> None:
         self.size, self.params, self.work_dir = size, params, work_dir
         self.sides, self.timeout_s = sides, timeout_s
+        # Who writes the base and BLOB tables: pypaimon (neutral, no Parquet page CRCs) or
+        # ours (page CRCs, which our reader then verifies).
+        self.fixture_writer = fixture_writer
         self.log_dir = work_dir / "logs"
 
     def input_path(self, name: str) -> Path:
@@ -80,13 +84,13 @@ class Context:
         """The (id, x, y, s) table every scan, update and read workload starts from."""
         p = self.params
         return self._pypaimon_table("base_table", {"rows": p["rows"], "commits": p["commits"]},
-                                    self.base_inputs(), "base")
+                                    self.base_inputs(), "base", writer=self.fixture_writer)
 
     def blob_table(self, rows: int, commits: int, payload_bytes: int, name: str) -> str:
         key = {"rows": rows, "commits": commits, "payload_bytes": payload_bytes}
         inputs = self._inputs(name + "_inputs", key,
                               lambda d: data.blob_inputs(d, rows, commits, payload_bytes))
-        return self._pypaimon_table(name, key, inputs, "blob")
+        return self._pypaimon_table(name, key, inputs, "blob", writer=self.fixture_writer)
 
     def image_table(self, rows: int, commits: int, payload_bytes: int) -> str:
         """6.: (id, image BLOB, embedding VECTOR<FLOAT, 64> NULL), all embeddings NULL.
@@ -297,6 +301,9 @@ def parse_args(argv):
     parser.add_argument("--work-dir", default=None,
                         help="inputs, fixtures and logs (default: $TMPDIR/paimon-rowid-bench-"
                              "<size>; fixtures are reused across runs)")
+    parser.add_argument("--fixture-writer", choices=["pypaimon", "ours"], default="pypaimon",
+                        help="who writes the base and BLOB fixture tables (default pypaimon, "
+                             "the neutral writer; ours adds Parquet page CRCs)")
     parser.add_argument("--keep-work", action="store_true", help="keep each round's warehouse")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per round")
     return parser.parse_args(argv)
@@ -336,7 +343,7 @@ def main(argv=None) -> int:
     work_dir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(work_dir / "rounds", ignore_errors=True)
     sides = make_sides(args.ours_python, args.pypaimon_python, args.dev)
-    ctx = Context(args.size, params, work_dir, sides, args.timeout)
+    ctx = Context(args.size, params, work_dir, sides, args.timeout, args.fixture_writer)
     bench = Bench(ctx, rounds, args.verify or params["verify"], args.keep_work,
                   rounds_forced=args.rounds is not None)
 

@@ -81,3 +81,9 @@ def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
 
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
     """The output schema of read() as an "arrow_schema" PyCapsule."""
+
+def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
+    """The bytes of each (uri, offset, length) range, in order. Ranges into ``.blob`` files
+    are verified against the CRC of the entry holding them (OSError naming the file when it
+    does not match, or when a range lies outside every payload); other files are read as
+    they are. The GIL is released while reading."""

@@ -8,7 +8,6 @@ A BLOB column read with ``blob-as-descriptor=true`` (``table.copy({...})`` or
 """
 from __future__ import annotations
 
-import os
 import struct
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
@@ -105,15 +104,12 @@ class BlobDescriptor:
                 and struct.unpack_from("<Q", raw, 1)[0] == _MAGIC)
 
     def read(self) -> bytes:
-        """The referenced bytes: one open + one positioned read of ``length`` bytes. Only
-        local files (plain paths and ``file:`` URIs) are supported; OSError when the file
-        is shorter than the reference."""
-        path = _local_path(self._uri)
-        with open(path, "rb", buffering=0) as f:
-            data = os.pread(f.fileno(), self._length, self._offset) if self._length else b""
-        if len(data) != self._length:
-            raise OSError(f"BLOB {self!r} points past the end of {path!r}")
-        return data
+        """The referenced bytes. Only local files (plain paths and ``file:`` URIs) are
+        supported. A range in a ``.blob`` file is verified against its entry's CRC (usually
+        one positioned read of ``length + 16`` bytes; an ARRAY/MAP element also reads the
+        file's index and its whole row); OSError when the bytes are damaged, or the range
+        lies outside every payload of the ``.blob`` file or past the end of another file."""
+        return _read_ranges([self])[0]
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, BlobDescriptor) and self._uri == other._uri
@@ -126,13 +122,38 @@ class BlobDescriptor:
         return f"BlobDescriptor(uri={self._uri!r}, offset={self._offset}, length={self._length})"
 
 
-def _fetch(value: Optional[bytes]) -> Optional[bytes]:
-    if value is None:
-        return None
+def _read_ranges(descriptors: Sequence[BlobDescriptor]) -> List[bytes]:
+    """The bytes of the descriptors, read and verified by the native reader in one call (a
+    .blob file's index and a row's entry are read once for all its elements)."""
+    for d in descriptors:
+        _local_path(d.uri)  # NotImplementedError for remote uris, before any read
+    from ._lib import native
+    return native().read_blob_ranges([(d.uri, d.offset, d.length) for d in descriptors])
+
+
+def _as_descriptor(value: bytes) -> BlobDescriptor:
     if not BlobDescriptor.is_descriptor(value):
         raise ValueError("expected serialized BlobDescriptor values (read with "
                          "'blob-as-descriptor'='true'), got raw bytes")
-    return BlobDescriptor.deserialize(value).read()
+    return BlobDescriptor.deserialize(value)
+
+
+def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor) -> List[Optional[bytes]]:
+    """The payloads of serialized descriptors (None stays None), in order: consecutive
+    values go to the native reader in one call per worker thread, which keeps the elements
+    of one ARRAY/MAP row (ranges inside one entry) together."""
+    present = [i for i, v in enumerate(values) if v is not None]
+    descriptors = [_as_descriptor(values[i]) for i in present]
+    out: List[Optional[bytes]] = [None] * len(values)
+    if not descriptors:
+        return out
+    workers = max(1, getattr(pool, "_max_workers", 1))
+    step = max(1, -(-len(descriptors) // workers))
+    chunks = [descriptors[i:i + step] for i in range(0, len(descriptors), step)]
+    fetched = [b for part in pool.map(_read_ranges, chunks) for b in part]
+    for i, data in zip(present, fetched):
+        out[i] = data
+    return out
 
 
 def _kind_of(arrow_type: pa.DataType, name: str, map_columns, array_columns) -> str:
@@ -152,7 +173,7 @@ def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolEx
     cells, elements and values stay None. All values of the column are fetched at once."""
     values = column.to_pylist()
     if kind == "scalar":
-        return list(pool.map(_fetch, values))
+        return _fetch_all(values, pool)
     flat: List[Optional[bytes]] = []
     for cell in values:
         if cell is None:
@@ -162,7 +183,7 @@ def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolEx
             flat.extend(v for _, v in entries)
         else:
             flat.extend(cell)
-    fetched = iter(list(pool.map(_fetch, flat)))
+    fetched = iter(_fetch_all(flat, pool))
     out: List[Any] = []
     for cell in values:
         if cell is None:
@@ -182,7 +203,8 @@ def resolve_blobs(batch: Union[pa.RecordBatch, pa.Table], columns: Sequence[str]
     threads: ``{column: [cell, ...]}`` in row order, a cell being the payload bytes (BLOB), a
     list of payloads (ARRAY<BLOB>) or a list of ``(key, payload)`` pairs (MAP<K, BLOB>), or
     None. Nested columns are recognised by their Arrow type (list / map) or named in
-    ``map_blob_columns`` / ``array_blob_columns``. One positioned read per non-null value."""
+    ``map_blob_columns`` / ``array_blob_columns``. Every payload is verified against its
+    ``.blob`` entry's CRC (:meth:`BlobDescriptor.read`)."""
     maps, arrays = set(map_blob_columns), set(array_blob_columns)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
         return {name: _resolve_column(

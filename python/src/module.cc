@@ -70,6 +70,8 @@ nb::object PartitionDict(const Table& table, const DataSplit& split) {
 void RegisterWrite(nb::module_& m);
 // Defined in rowid.cc: the row-id index and the update/read-by-row-id kernels.
 void RegisterRowId(nb::module_& m);
+// Defined in blob.cc: verified BLOB payload fetches by descriptor.
+void RegisterBlob(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -225,6 +227,7 @@ NB_MODULE(_native, m) {
 
   RegisterWrite(m);
   RegisterRowId(m);
+  RegisterBlob(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

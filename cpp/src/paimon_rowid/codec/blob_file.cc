@@ -1,6 +1,7 @@
 #include "paimon_rowid/codec/blob_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "arrow/buffer.h"
@@ -30,6 +31,69 @@ constexpr int64_t kTailProbe = 64 * 1024;
 
 uint32_t BlobCrc32(uint32_t crc, const void* data, size_t size) {
   return arrow::internal::crc32(crc, data, size);
+}
+
+namespace {
+
+enum class EntryCheck { kOk, kMagic, kLength, kCrc };
+
+struct EntryVerdict {
+  EntryCheck check = EntryCheck::kOk;
+  uint32_t stored = 0;
+  uint32_t computed = 0;
+};
+
+EntryVerdict CheckEntry(std::string_view entry) {
+  EntryVerdict out;
+  const size_t size = entry.size();
+  if (size < static_cast<size_t>(kBlobEntryOverhead) ||
+      LoadLE<uint32_t>(entry.data()) != kBlobMagic) {
+    out.check = EntryCheck::kMagic;
+    return out;
+  }
+  if (LoadLE<int64_t>(entry.data() + size - 12) != static_cast<int64_t>(size)) {
+    out.check = EntryCheck::kLength;
+    return out;
+  }
+  out.stored = LoadLE<uint32_t>(entry.data() + size - 4);
+  // One pass over magic + payload serves both writers' ranges: older pypaimon stopped there,
+  // Java and pypaimon 2.x go on over the 8 length bytes.
+  const uint32_t without_length = BlobCrc32(0, entry.data(), size - 12);
+  if (without_length == out.stored) return out;
+  out.computed = BlobCrc32(without_length, entry.data() + size - 12, 8);
+  if (out.computed != out.stored) out.check = EntryCheck::kCrc;
+  return out;
+}
+
+}  // namespace
+
+bool IsIntactBlobEntry(std::string_view entry) {
+  return CheckEntry(entry).check == EntryCheck::kOk;
+}
+
+Status VerifyBlobEntry(std::string_view entry, const std::string& path, int64_t entry_offset,
+                       int64_t row_id, int64_t file_row) {
+  const EntryVerdict verdict = CheckEntry(entry);
+  if (verdict.check == EntryCheck::kOk) return Status::OK();
+  std::string where;
+  if (row_id >= 0) where += "row id " + std::to_string(row_id) + ", ";
+  if (file_row >= 0) where += "file row " + std::to_string(file_row) + ", ";
+  where += "entry bytes [" + std::to_string(entry_offset) + ", " +
+           std::to_string(entry_offset + static_cast<int64_t>(entry.size())) + ")";
+  switch (verdict.check) {
+    case EntryCheck::kMagic:
+      return Status::IOError("blob file '", path, "' is corrupt (", where,
+                             "): the entry does not start with the blob magic");
+    case EntryCheck::kLength:
+      return Status::IOError("blob file '", path, "' is corrupt (", where,
+                             "): the entry's stored length differs from its index length");
+    default: {
+      char hex[32];
+      std::snprintf(hex, sizeof(hex), "%08x, computed %08x", verdict.stored, verdict.computed);
+      return Status::IOError("blob file '", path, "' is corrupt (", where,
+                             "): CRC32 mismatch (stored ", hex, ")");
+    }
+  }
 }
 
 // ---- writer ---------------------------------------------------------------------------------
@@ -193,6 +257,21 @@ BlobEntry BlobFileIndex::entry(int64_t row) const {
     out.payload_length = length - kBlobEntryOverhead;
   }
   return out;
+}
+
+int64_t BlobFileIndex::RowHolding(int64_t offset, int64_t length) const {
+  if (offset < 4 || length < 0) return -1;
+  // Entry offsets never decrease (null and placeholder rows take the next entry's offset), so
+  // the last row starting at or before the entry start that could hold `offset` is the one.
+  auto it = std::upper_bound(offsets_.begin(), offsets_.end(), offset - 4);
+  if (it == offsets_.begin()) return -1;
+  const int64_t row = static_cast<int64_t>(it - offsets_.begin()) - 1;
+  const BlobEntry e = entry(row);
+  if (e.kind != BlobEntry::Kind::kValue || offset < e.payload_offset ||
+      offset + length > e.payload_offset + e.payload_length) {
+    return -1;
+  }
+  return row;
 }
 
 // ---- descriptor -----------------------------------------------------------------------------

@@ -7,8 +7,10 @@
 //   index = DeltaVarint(one length per row): recordLength, -1 (NULL) or -2 (placeholder)
 //
 // NULL and placeholder rows write no entry bytes; entry offsets are the running sum of the
-// positive lengths. The CRC covers magic + payload + recordLength bytes (Java's range;
-// pypaimon leaves the length out). No reader verifies CRCs, so neither does this one.
+// positive lengths. The CRC covers magic + payload + recordLength bytes (Java's and pypaimon
+// 2.x's range; older pypaimon left the length out). Neither Java nor pypaimon verifies it on
+// read; this engine does (VerifyBlobEntry), accepting either range, so a damaged payload is
+// an error instead of a silently different value.
 //
 // ARRAY<BLOB> / MAP<K, BLOB> rows are ordinary entries whose payload is framed further
 // (codec/blob_file_nested.h).
@@ -38,6 +40,18 @@ inline constexpr int64_t kBlobEntryOverhead = 16;
 
 /// CRC-32 with zlib's polynomial, continuing from `crc` (0 to start).
 uint32_t BlobCrc32(uint32_t crc, const void* data, size_t size);
+
+/// Checks one whole entry held in memory (`entry` = magic, payload, recordLength, crc; the
+/// entry starts at file offset `entry_offset`): the magic, that recordLength equals the
+/// entry's size, and the CRC over magic + payload + recordLength (or, for files of older
+/// pypaimon, magic + payload). IOError naming `path`, the row and the offset otherwise;
+/// `row_id` (the table row id, or -1 when unknown) and `file_row` (the row within the file,
+/// or -1) only go into the message.
+Status VerifyBlobEntry(std::string_view entry, const std::string& path, int64_t entry_offset,
+                       int64_t row_id, int64_t file_row);
+/// True when `entry` looks like a whole entry of `entry.size()` bytes whose CRC matches: the
+/// quiet form of VerifyBlobEntry, for callers that only guess where an entry starts.
+bool IsIntactBlobEntry(std::string_view entry);
 
 /// Streams rows into one .blob file. Thread-compatible (one thread at a time).
 class BlobFileWriter {
@@ -79,6 +93,10 @@ struct BlobEntry {
   Kind kind = Kind::kNull;
   int64_t payload_offset = 0;  // absolute file offset of the payload (entry offset + 4)
   int64_t payload_length = 0;
+
+  /// The whole entry (magic ... crc) of a kValue row, as a byte range of the file.
+  int64_t entry_offset() const { return payload_offset - 4; }
+  int64_t entry_length() const { return payload_length + kBlobEntryOverhead; }
 };
 
 /// The decoded index of a .blob file. Immutable; thread-safe.
@@ -96,6 +114,9 @@ class BlobFileIndex {
   int64_t num_rows() const { return static_cast<int64_t>(lengths_.size()); }
   /// REQUIRES: 0 <= row < num_rows().
   BlobEntry entry(int64_t row) const;
+  /// The row whose payload holds the bytes [offset, offset + length) (a whole payload or a
+  /// part of one, such as an ARRAY<BLOB> element), or -1 when no payload does.
+  int64_t RowHolding(int64_t offset, int64_t length) const;
 
  private:
   static Result<std::shared_ptr<const BlobFileIndex>> Decode(std::string_view index_bytes,

@@ -138,6 +138,68 @@ TEST(BlobFileTest, TruncatedAndCorruptFilesAreIOErrors) {
   EXPECT_TRUE(BlobFileIndex::Parse(bad, "b.blob").status().IsIOError());
 }
 
+TEST(BlobFileTest, VerifyEntryCatchesEveryByteFlip) {
+  std::string file = WriteFile([](BlobFileWriter& w) {
+    ASSERT_TRUE(w.AddValue("first").ok());
+    ASSERT_TRUE(w.AddValue(std::string(300, 'x')).ok());
+    ASSERT_TRUE(w.AddValue("").ok());
+  });
+  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "t.blob"));
+  for (int64_t row = 0; row < index->num_rows(); ++row) {
+    const BlobEntry e = index->entry(row);
+    const std::string entry = file.substr(e.entry_offset(), e.entry_length());
+    EXPECT_TRUE(IsIntactBlobEntry(entry));
+    EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", e.entry_offset(), 10 + row, row).ok());
+    for (size_t i = 0; i < entry.size(); ++i) {
+      for (int bit : {0, 7}) {
+        std::string bad = entry;
+        bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
+        EXPECT_FALSE(IsIntactBlobEntry(bad)) << "row " << row << " byte " << i;
+        Status st = VerifyBlobEntry(bad, "t.blob", e.entry_offset(), 10 + row, row);
+        ASSERT_TRUE(st.IsIOError()) << "row " << row << " byte " << i;
+        EXPECT_NE(st.message().find("'t.blob'"), std::string::npos) << st.message();
+        EXPECT_NE(st.message().find("row id " + std::to_string(10 + row)), std::string::npos)
+            << st.message();
+      }
+    }
+  }
+}
+
+TEST(BlobFileTest, VerifyEntryAcceptsOldPypaimonCrcRange) {
+  // Older pypaimon computed the CRC over magic + payload only (format doc §6.2).
+  std::string entry = WriteFile([](BlobFileWriter& w) { ASSERT_TRUE(w.AddValue("hi").ok()); });
+  entry.resize(2 + kBlobEntryOverhead);
+  const uint32_t old_crc = BlobCrc32(0, entry.data(), 6);
+  std::memcpy(entry.data() + entry.size() - 4, &old_crc, 4);
+  EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", 0, -1, -1).ok());
+  entry[5] ^= 1;
+  EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", 0, -1, -1).IsIOError());
+}
+
+TEST(BlobFileTest, RowHoldingFindsPayloadsAndParts) {
+  std::string file = WriteFile([](BlobFileWriter& w) {
+    w.AddNull();
+    ASSERT_TRUE(w.AddValue("abcdef").ok());
+    w.AddPlaceholder();
+    w.AddNull();
+    ASSERT_TRUE(w.AddValue("ghij").ok());
+    w.AddNull();
+  });
+  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "t.blob"));
+  const BlobEntry a = index->entry(1);
+  const BlobEntry b = index->entry(4);
+  EXPECT_EQ(index->RowHolding(a.payload_offset, 6), 1);
+  EXPECT_EQ(index->RowHolding(a.payload_offset + 2, 3), 1);
+  EXPECT_EQ(index->RowHolding(a.payload_offset + 6, 0), 1);
+  EXPECT_EQ(index->RowHolding(a.payload_offset + 5, 2), -1);  // runs into the trailer
+  EXPECT_EQ(index->RowHolding(a.payload_offset - 1, 1), -1);  // the magic
+  EXPECT_EQ(index->RowHolding(b.payload_offset, 4), 4);
+  EXPECT_EQ(index->RowHolding(b.payload_offset + 1, 2), 4);
+  EXPECT_EQ(index->RowHolding(b.payload_offset + 4, 1), -1);
+  EXPECT_EQ(index->RowHolding(0, 0), -1);
+  EXPECT_EQ(index->RowHolding(static_cast<int64_t>(file.size()), 1), -1);
+}
+
 TEST(BlobDescriptorTest, RoundTripAndDetection) {
   BlobDescriptor d{"/tmp/w/t/bucket-0/data-x-0.blob", 4, 123};
   std::string bytes = d.Serialize();

@@ -283,7 +283,9 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
   std::shared_ptr<arrow::io::RandomAccessFile> file_;
   std::map<PlanKey, LeafPlan>* plans_;
   ParquetReadStats* stats_;
-  parquet::ReaderProperties properties_ = parquet::default_reader_properties();
+  // The compacted buffers hold whole pages (header and body), so their CRCs are checked
+  // exactly as in a full read.
+  parquet::ReaderProperties properties_ = VerifyingReaderProperties();
   bool always_compressed_ = false;
 };
 
@@ -407,6 +409,15 @@ Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& k
 
 }  // namespace
 
+const parquet::ReaderProperties& VerifyingReaderProperties() {
+  static const parquet::ReaderProperties properties = [] {
+    parquet::ReaderProperties p = parquet::default_reader_properties();
+    p.set_page_checksum_verification(true);
+    return p;
+  }();
+  return properties;
+}
+
 std::vector<int> PagesHoldingRows(const std::vector<int64_t>& page_first_rows, int64_t rows,
                                   const std::vector<RowRange>& wanted) {
   std::vector<int> out;
@@ -473,8 +484,7 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
   }
 
   auto contents = std::make_unique<PrunedFile>(
-      parquet::ParquetFileReader::Contents::Open(in.file, parquet::default_reader_properties(),
-                                                 md),
+      parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(), md),
       in.file, &plans, stats);
   auto parquet_reader = std::make_unique<parquet::ParquetFileReader>();
   parquet_reader->Open(std::move(contents));

@@ -34,6 +34,7 @@
 
 namespace parquet {
 class ParquetFileReader;
+class ReaderProperties;
 namespace arrow {
 struct SchemaManifest;
 }  // namespace arrow
@@ -54,6 +55,10 @@ struct ParquetReadStats {
 };
 
 namespace format_internal {
+
+/// Reader properties for every Parquet read: default ones plus page CRC verification (pages
+/// whose header carries a `crc`; others are read unchecked).
+const parquet::ReaderProperties& VerifyingReaderProperties();
 
 /// The pages of one column chunk that hold a row of `wanted`. `page_first_rows` are the
 /// pages' first rows (row-group relative, ascending, starting at 0); `rows` is the row

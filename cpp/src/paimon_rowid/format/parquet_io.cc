@@ -15,6 +15,7 @@
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
 #include "paimon_rowid/format/page_selection.h"
+#include "paimon_rowid/fs/file_io.h"
 
 namespace paimon_rowid {
 namespace {
@@ -27,6 +28,15 @@ auto CatchParquet(const std::string& path, Fn&& fn) -> decltype(fn()) {
   } catch (const std::exception& e) {
     return Status::IOError("cannot read Parquet file '", path, "': ", e.what());
   }
+}
+
+// A failure while decoding the pages of a file we validated the request for is damaged data
+// (a CRC mismatch, or e.g. a dictionary index out of bounds after a flip in a page header,
+// which the CRC does not cover): IOError naming the file, whatever status Arrow chose.
+Status AsDataError(const std::string& path, Status st) {
+  if (st.ok() || st.IsOutOfMemory()) return st;
+  if (st.IsIOError() && st.message().find(path) != std::string::npos) return st;
+  return Status::IOError("cannot read Parquet file '", path, "': ", st.message());
 }
 
 void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
@@ -101,18 +111,20 @@ ParquetFileReader::ParquetFileReader() : impl_(std::make_unique<Impl>()) {}
 ParquetFileReader::~ParquetFileReader() = default;
 
 Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
-    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path) {
+    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path, int64_t expected_size) {
   std::unique_ptr<ParquetFileReader> out(new ParquetFileReader());
   Impl* impl = out->impl_.get();
   impl->path = std::move(path);
   impl->file = file;
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  ARROW_RETURN_NOT_OK(CheckFileSize(impl->path, size, expected_size));
   ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
-    auto opened = parquet::arrow::OpenFile(std::move(file), arrow::default_memory_pool());
+    parquet::arrow::FileReaderBuilder builder;
+    Status opened = builder.Open(std::move(file), format_internal::VerifyingReaderProperties());
+    if (opened.ok()) opened = builder.memory_pool(arrow::default_memory_pool())->Build(&impl->reader);
     if (!opened.ok()) {
-      return Status::IOError("cannot open Parquet file '", impl->path,
-                             "': ", opened.status().message());
+      return Status::IOError("cannot open Parquet file '", impl->path, "': ", opened.message());
     }
-    impl->reader = std::move(opened).ValueUnsafe();
     impl->reader->set_use_threads(false);
     ARROW_RETURN_NOT_OK(impl->reader->GetSchema(&impl->schema));
     auto metadata = impl->reader->parquet_reader()->metadata();
@@ -184,9 +196,9 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     std::vector<int> groups(num_row_groups());
     for (int g = 0; g < num_row_groups(); ++g) groups[g] = g;
     std::shared_ptr<arrow::Table> table;
-    ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
       return impl_->reader->ReadRowGroups(groups, leaves, &table);
-    }));
+    })));
     return table->ReplaceSchemaMetadata(nullptr);
   }
   format_internal::SelectionRead in;
@@ -198,10 +210,10 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
   in.positions = positions;
   in.path = impl_->path;
   std::vector<std::shared_ptr<arrow::ChunkedArray>> arrays;
-  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+  ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
     ARROW_ASSIGN_OR_RAISE(arrays, format_internal::ReadSelectedRows(in, stats));
     return Status::OK();
-  }));
+  })));
   int64_t n = 0;
   for (const auto& r : *positions) n += r.count();
   return arrow::Table::Make(out_schema, std::move(arrays), n);
@@ -229,7 +241,13 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   if (codec == arrow::Compression::ZSTD || codec == arrow::Compression::GZIP) {
     builder.compression_level(options.compression_level);
   }
-  if (options.write_page_index) builder.enable_write_page_index();
+  // Explicit both ways: Arrow's default (on since 16) is not ours to rely on.
+  if (options.write_page_index) {
+    builder.enable_write_page_index();
+  } else {
+    builder.disable_write_page_index();
+  }
+  if (options.write_page_checksum) builder.enable_page_checksum();
   // Dictionaries of floating-point columns almost always overflow and fall back to plain
   // encoding after the work is done (about a fifth of an update's CPU time): skip them.
   for (const auto& field : schema->fields()) {

@@ -57,6 +57,13 @@ std::shared_ptr<FileIO> FileIO::Local() {
   return instance;
 }
 
+Status CheckFileSize(const std::string& path, int64_t on_disk, int64_t in_manifest) {
+  if (in_manifest <= 0 || on_disk == in_manifest) return Status::OK();
+  return Status::IOError("data file '", path, "' is ", on_disk,
+                         " bytes on disk but its manifest entry says ", in_manifest,
+                         " bytes (replaced, truncated or corrupt)");
+}
+
 std::string JoinPath(std::string_view a, std::string_view b) {
   if (a.empty()) return std::string(b);
   std::string out(a);

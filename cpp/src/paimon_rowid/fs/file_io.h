@@ -61,6 +61,12 @@ class FileIO {
   Result<bool> HoldsFiles(const std::string& dir) const;
 };
 
+/// IOError naming `path` and both sizes when a data file's size on disk (`on_disk`, which an
+/// open file already knows) differs from the `_FILE_SIZE` its manifest entry records: the file
+/// was replaced, truncated or appended to since it was committed. A non-positive
+/// `in_manifest` (unknown) passes.
+Status CheckFileSize(const std::string& path, int64_t on_disk, int64_t in_manifest);
+
 /// Joins path segments with '/'.
 std::string JoinPath(std::string_view a, std::string_view b);
 

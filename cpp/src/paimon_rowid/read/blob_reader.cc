@@ -25,12 +25,15 @@ struct OpenBlobFile {
 
 struct Resolved {
   int file = -1;  // index into the open files; -1 = null
+  int64_t row_id = -1;
   BlobEntry entry;
 };
 
-// The payload bytes of every resolved row, fetched with coalesced ranged reads. Rows ascend,
-// so within one file the entries ascend too; a read covers consecutive requested rows of one
-// file. `views[r]` is empty for null rows; the views point into `buffers`.
+// The payload bytes of every resolved row, fetched with coalesced ranged reads and verified.
+// Rows ascend, so within one file the entries ascend too; a read covers consecutive requested
+// rows of one file. Each row's whole entry (magic, payload, length, crc: 16 bytes more than
+// the payload, and adjacent entries touch) is read so that its CRC can be checked before the
+// payload is handed out. `views[r]` is empty for null rows; the views point into `buffers`.
 struct Payloads {
   std::vector<std::shared_ptr<arrow::Buffer>> buffers;
   std::vector<std::string_view> views;
@@ -52,8 +55,8 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
     const Resolved& v = resolved[r];
     if (v.file < 0) continue;
     out.total += v.entry.payload_length;
-    const int64_t start = v.entry.payload_offset;
-    const int64_t end = start + v.entry.payload_length;
+    const int64_t start = v.entry.entry_offset();
+    const int64_t end = start + v.entry.entry_length();
     if (!reads.empty()) {
       Read& last = reads.back();
       const int64_t last_end = last.offset + last.length;
@@ -64,13 +67,12 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
         continue;
       }
     }
-    reads.push_back({v.file, start, v.entry.payload_length});
+    reads.push_back({v.file, start, end - start});
     read_of[r] = static_cast<int>(reads.size()) - 1;
   }
   out.buffers.resize(reads.size());
   for (size_t k = 0; k < reads.size(); ++k) {
     const Read& read = reads[k];
-    if (read.length == 0) continue;
     ARROW_ASSIGN_OR_RAISE(out.buffers[k], open[read.file].input->ReadAt(read.offset, read.length));
     if (out.buffers[k]->size() != read.length) {
       return Status::IOError("blob file '", files[read.file].path, "' is truncated: wanted ",
@@ -81,12 +83,15 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
   out.views.resize(resolved.size());
   for (size_t r = 0; r < resolved.size(); ++r) {
     const Resolved& v = resolved[r];
-    if (v.file < 0 || v.entry.payload_length == 0) continue;
+    if (v.file < 0) continue;
     const int k = read_of[r];
-    out.views[r] = std::string_view(
-        reinterpret_cast<const char*>(out.buffers[k]->data()) +
-            (v.entry.payload_offset - reads[k].offset),
-        static_cast<size_t>(v.entry.payload_length));
+    const std::string_view entry(reinterpret_cast<const char*>(out.buffers[k]->data()) +
+                                     (v.entry.entry_offset() - reads[k].offset),
+                                 static_cast<size_t>(v.entry.entry_length()));
+    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files[v.file].path, v.entry.entry_offset(),
+                                        v.row_id,
+                                        v.row_id - *files[v.file].meta->first_row_id));
+    out.views[r] = entry.substr(4, static_cast<size_t>(v.entry.payload_length));
   }
   return out;
 }
@@ -239,7 +244,9 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     if (!o.index) {
       o.source = &files[f];
       ARROW_ASSIGN_OR_RAISE(o.input, io.OpenInput(files[f].path));
+      // The open file knows its size (fstat at open): checking it costs no syscall.
       ARROW_ASSIGN_OR_RAISE(int64_t size, o.input->GetSize());
+      ARROW_RETURN_NOT_OK(CheckFileSize(files[f].path, size, files[f].meta->file_size));
       ARROW_ASSIGN_OR_RAISE(o.index, BlobFileIndex::Read(o.input.get(), size, files[f].path));
       if (o.index->num_rows() != files[f].meta->row_count) {
         return Status::IOError("blob file '", files[f].path, "' holds ", o.index->num_rows(),
@@ -265,7 +272,7 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
       ARROW_ASSIGN_OR_RAISE(const BlobFileIndex* index, index_of(f));
       BlobEntry e = index->entry(id - *files[f].meta->first_row_id);
       if (e.kind == BlobEntry::Kind::kPlaceholder) continue;
-      if (e.kind == BlobEntry::Kind::kValue) resolved[r] = {static_cast<int>(f), e};
+      if (e.kind == BlobEntry::Kind::kValue) resolved[r] = {static_cast<int>(f), id, e};
       break;
     }
   }
@@ -277,6 +284,108 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
   return BuildNested(open, files, resolved, type, as_descriptor);
 }
 
+namespace {
+
+bool IsBlobFilePath(const std::string& path) {
+  constexpr std::string_view kSuffix = ".blob";
+  return path.size() > kSuffix.size() &&
+         path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+// One file read by ReadBlobRanges: its handle, its index once needed, and the entry verified
+// last (the elements of a nested row are consecutive ranges inside one entry).
+struct RangeSource {
+  std::string path;
+  bool is_blob_file = false;
+  std::shared_ptr<arrow::io::RandomAccessFile> input;
+  std::shared_ptr<const BlobFileIndex> index;
+  std::shared_ptr<arrow::Buffer> entry;  // the last verified entry, or null
+  int64_t entry_offset = 0;
+};
+
+std::shared_ptr<arrow::Buffer> Slice(const std::shared_ptr<arrow::Buffer>& buffer, int64_t offset,
+                                     int64_t length) {
+  return arrow::SliceBuffer(buffer, offset, length);
+}
+
+Result<std::shared_ptr<arrow::Buffer>> ReadRange(RangeSource* src, const BlobRange& range) {
+  const int64_t offset = range.offset;
+  const int64_t length = range.length;
+  if (!src->is_blob_file) {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, src->input->ReadAt(offset, length));
+    if (bytes->size() != length) {
+      return Status::IOError("BLOB descriptor ", range.uri, " @", offset, "+", length,
+                             " points past the end of the file");
+    }
+    return bytes;
+  }
+  if (src->entry != nullptr && offset >= src->entry_offset + 4 &&
+      offset + length <= src->entry_offset + src->entry->size() - 12) {
+    return Slice(src->entry, offset - src->entry_offset, length);
+  }
+  // A whole payload (the common case: a BLOB value's descriptor): its entry is the range
+  // plus the 4 bytes before and 12 after, and checks out on its own.
+  if (offset >= 4) {
+    ARROW_ASSIGN_OR_RAISE(auto bytes,
+                          src->input->ReadAt(offset - 4, length + kBlobEntryOverhead));
+    if (bytes->size() == length + kBlobEntryOverhead &&
+        IsIntactBlobEntry(std::string_view(reinterpret_cast<const char*>(bytes->data()),
+                                           static_cast<size_t>(bytes->size())))) {
+      return Slice(bytes, 4, length);
+    }
+  }
+  // A part of a payload (an ARRAY<BLOB> element, a MAP<K, BLOB> value), or a damaged entry:
+  // the index says which entry holds the range, and that entry is verified whole.
+  if (src->index == nullptr) {
+    ARROW_ASSIGN_OR_RAISE(int64_t size, src->input->GetSize());
+    ARROW_ASSIGN_OR_RAISE(src->index, BlobFileIndex::Read(src->input.get(), size, src->path));
+  }
+  const int64_t row = src->index->RowHolding(offset, length);
+  if (row < 0) {
+    return Status::IOError("BLOB descriptor ", range.uri, " @", offset, "+", length,
+                           " does not lie inside a payload of blob file '", src->path, "'");
+  }
+  const BlobEntry e = src->index->entry(row);
+  ARROW_ASSIGN_OR_RAISE(auto entry, src->input->ReadAt(e.entry_offset(), e.entry_length()));
+  if (entry->size() != e.entry_length()) {
+    return Status::IOError("blob file '", src->path, "' is truncated: wanted ", e.entry_length(),
+                           " bytes at ", e.entry_offset(), ", got ", entry->size());
+  }
+  ARROW_RETURN_NOT_OK(VerifyBlobEntry(
+      std::string_view(reinterpret_cast<const char*>(entry->data()),
+                       static_cast<size_t>(entry->size())),
+      src->path, e.entry_offset(), /*row_id=*/-1, row));
+  src->entry = entry;
+  src->entry_offset = e.entry_offset();
+  return Slice(entry, offset - e.entry_offset(), length);
+}
+
+}  // namespace
+
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
+    const FileIO& io, const std::vector<BlobRange>& ranges) {
+  std::map<std::string, RangeSource> sources;
+  std::vector<std::shared_ptr<arrow::Buffer>> out;
+  out.reserve(ranges.size());
+  for (const auto& range : ranges) {
+    if (range.offset < 0 || range.length < 0) {
+      return Status::Invalid("BLOB descriptor ", range.uri, " has a negative offset or length");
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(range.uri));
+    auto it = sources.find(path);
+    if (it == sources.end()) {
+      RangeSource src;
+      src.path = path;
+      src.is_blob_file = IsBlobFilePath(path);
+      ARROW_ASSIGN_OR_RAISE(src.input, io.OpenInput(path));
+      it = sources.emplace(path, std::move(src)).first;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadRange(&it->second, range));
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
 Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
                                                                  const arrow::Array& stored,
                                                                  const std::string& column) {
@@ -285,31 +394,27 @@ Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& i
                            stored.type()->ToString());
   }
   const auto& values = static_cast<const arrow::LargeBinaryArray&>(stored);
-  std::map<std::string, std::shared_ptr<arrow::io::RandomAccessFile>> inputs;
-  arrow::LargeBinaryBuilder builder;
-  ARROW_RETURN_NOT_OK(builder.Reserve(values.length()));
+  std::vector<BlobRange> ranges;
   for (int64_t i = 0; i < values.length(); ++i) {
-    if (values.IsNull(i)) {
-      ARROW_RETURN_NOT_OK(builder.AppendNull());
-      continue;
-    }
+    if (values.IsNull(i)) continue;
     auto descriptor = BlobDescriptor::Deserialize(values.GetView(i));
     if (!descriptor.ok()) {
       return Status::Invalid("BLOB descriptor column '", column, "' holds bytes that are not a "
                              "BlobDescriptor (row ", i, "): ", descriptor.status().message());
     }
-    ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(descriptor->uri));
-    auto it = inputs.find(path);
-    if (it == inputs.end()) {
-      ARROW_ASSIGN_OR_RAISE(auto input, io.OpenInput(path));
-      it = inputs.emplace(path, std::move(input)).first;
+    ranges.push_back({std::move(descriptor->uri), descriptor->offset, descriptor->length});
+  }
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBlobRanges(io, ranges));
+  arrow::LargeBinaryBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(values.length()));
+  size_t next = 0;
+  for (int64_t i = 0; i < values.length(); ++i) {
+    if (values.IsNull(i)) {
+      ARROW_RETURN_NOT_OK(builder.AppendNull());
+    } else {
+      const auto& b = bytes[next++];
+      ARROW_RETURN_NOT_OK(builder.Append(b->data(), b->size()));
     }
-    ARROW_ASSIGN_OR_RAISE(auto bytes, it->second->ReadAt(descriptor->offset, descriptor->length));
-    if (bytes->size() != descriptor->length) {
-      return Status::IOError("BLOB descriptor ", descriptor->uri, " @", descriptor->offset, "+",
-                             descriptor->length, " points past the end of the file");
-    }
-    ARROW_RETURN_NOT_OK(builder.Append(bytes->data(), bytes->size()));
   }
   std::shared_ptr<arrow::Array> out;
   ARROW_RETURN_NOT_OK(builder.Finish(&out));

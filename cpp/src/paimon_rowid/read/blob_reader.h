@@ -19,7 +19,15 @@
 // descriptor mode only each row's header, indexes and (maps) keys are read, and every element
 // becomes a descriptor of its own byte range, as pypaimon returns them.
 //
-// Thread-safety: the function is reentrant; it opens its own file handles.
+// Integrity (format doc §6.2): every payload this reader returns is checked against its
+// entry's CRC first (the whole entry is read: 16 bytes more per row), and a .blob file whose
+// size differs from its manifest entry's is rejected when opened (no extra syscall: the open
+// file knows its size). IOError names the file and the row id. In descriptor mode nothing is
+// verified here (no payload byte is read); the bytes are verified when a descriptor is
+// dereferenced (ReadBlobRanges). The framing of nested rows read in descriptor mode (header,
+// indexes, map keys) is checked for consistency only: its CRC needs the whole payload.
+//
+// Thread-safety: the functions are reentrant; they open their own file handles.
 #pragma once
 
 #include <memory>
@@ -48,9 +56,26 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
                                                     const std::vector<int64_t>& row_ids,
                                                     const DataType& type, bool as_descriptor);
 
+/// A byte range of a file, as a BlobDescriptor names it (`uri`: a local path or file: uri).
+struct BlobRange {
+  std::string uri;
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+/// The bytes of each range, in order. Ranges into `.blob` files (the only files that carry
+/// checksums) are verified: the entry whose payload holds the range is located (directly when
+/// the range is a whole payload, else through the file's index, read once per file per call)
+/// and its CRC checked; consecutive ranges inside one entry (the elements of an ARRAY<BLOB>
+/// or MAP<K, BLOB> row) reuse the verified entry. IOError when an entry is corrupt, when a
+/// range lies outside every payload of a .blob file, or outside any other file;
+/// NotImplemented for non-local uris. Other files are read as they are.
+Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
+    const FileIO& io, const std::vector<BlobRange>& ranges);
+
 /// The payloads referenced by the BlobDescriptor bytes in `stored` (large_binary, e.g. a
-/// `blob-descriptor-field` column read with blob-as-descriptor=false): one ranged read per
-/// value, each referenced file opened once. Invalid when a value is not descriptor bytes;
+/// `blob-descriptor-field` column read with blob-as-descriptor=false), read and verified by
+/// ReadBlobRanges. Invalid when a value is not descriptor bytes;
 /// NotImplemented for non-local uris; IOError when a range lies past the end of its file.
 Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
                                                                  const arrow::Array& stored,

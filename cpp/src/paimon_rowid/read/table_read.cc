@@ -343,7 +343,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
   for (const auto& s : supplies) {
     std::string path = split.FilePath(*s.file);
     ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path));
-    ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(std::move(input), path));
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          ParquetFileReader::Open(std::move(input), path, s.file->file_size));
     if (reader->num_rows() != s.file->row_count) {
       return Status::IOError("data file '", path, "' holds ", reader->num_rows(),
                              " rows but its manifest entry says ", s.file->row_count);
