@@ -70,9 +70,10 @@ std::string_view Utf8Prefix(std::string_view utf8, int32_t n);
 /// The least string of at most `n` code points that Java's truncate(n) accepts as an upper
 /// bound of `utf8`: `utf8` itself when it has no more than `n` code points, else its prefix
 /// with the last code point that can be incremented incremented and what follows dropped.
-/// nullopt when no code point can be (all are U+10FFFF) or `utf8` is not valid UTF-8: Java
-/// then drops both bounds of the column. U+D7FF steps to U+E000 (Java would produce a lone
-/// surrogate, which it encodes as '?', a wrong bound).
+/// nullopt when no code point can be (all are U+10FFFF; Java then keeps neither bound of the
+/// column, and so do we) or the prefix is not valid UTF-8 (no bound is safe to guess).
+/// U+D7FF steps to U+E000: Java produces a lone surrogate there, which it encodes as '?', a
+/// bound below the value.
 std::optional<std::string> Utf8UpperBound(std::string_view utf8, int32_t n);
 
 class StatsCollector {
