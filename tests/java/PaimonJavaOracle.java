@@ -62,8 +62,11 @@ import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
 import org.apache.paimon.operation.FileStoreScan;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.stats.SimpleStats;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -474,6 +477,9 @@ public final class PaimonJavaOracle {
             readType = t.rowType();
         }
         ReadBuilder rb = t.newReadBuilder().withReadType(readType);
+        if (cmd.hasNonNull("filter")) {
+            rb = rb.withFilter(predicate(t.rowType(), cmd.get("filter")));
+        }
         if (cmd.hasNonNull("row_ranges")) {
             List<Range> ranges = new ArrayList<>();
             for (JsonNode r : cmd.get("row_ranges")) {
@@ -563,8 +569,67 @@ public final class PaimonJavaOracle {
                 f.writeCols().forEach(wc::add);
             }
             n.put("file_source", f.fileSource().map(Enum::name).orElse(null));
+            if (cmd.path("stats").asBoolean(false)) {
+                n.set("value_stats", valueStats(t, f));
+            }
         }
         return out;
+    }
+
+    /**
+     * A file's value stats as Java decodes them: the stats columns (_VALUE_STATS_COLS, or the
+     * file's written columns when null), min, max (neutral encoding) and null counts.
+     */
+    private static ObjectNode valueStats(FileStoreTable t, DataFileMeta f) {
+        RowType fileType = t.schemaManager().schema(f.schemaId()).logicalRowType();
+        List<String> names = f.valueStatsCols() != null ? f.valueStatsCols()
+                : f.writeCols() != null ? f.writeCols() : fileType.getFieldNames();
+        SimpleStats stats = f.valueStats();
+        ObjectNode out = NODES.objectNode();
+        if (f.valueStatsCols() == null) {
+            out.putNull("cols");
+        } else {
+            ArrayNode cols = out.putArray("cols");
+            names.forEach(cols::add);
+        }
+        ArrayNode min = out.putArray("min");
+        ArrayNode max = out.putArray("max");
+        ArrayNode nulls = out.putArray("null_counts");
+        for (int i = 0; i < names.size(); i++) {
+            DataType type = fileType.getField(names.get(i)).type();
+            min.add(encode(stats.minValues(), i, type));
+            max.add(encode(stats.maxValues(), i, type));
+            if (stats.nullCounts().isNullAt(i)) {
+                nulls.addNull();
+            } else {
+                nulls.add(stats.nullCounts().getLong(i));
+            }
+        }
+        return out;
+    }
+
+    /** A leaf predicate from [method, field, [neutral literals]] (pypaimon's method names). */
+    private static Predicate predicate(RowType type, JsonNode spec) {
+        PredicateBuilder b = new PredicateBuilder(type);
+        String field = spec.get(1).asText();
+        int index = b.indexOf(field);
+        DataType fieldType = type.getTypeAt(index);
+        JsonNode args = spec.get(2);
+        Object literal = args.size() > 0 ? decode(args.get(0), fieldType) : null;
+        switch (spec.get(0).asText()) {
+            case "equal":
+                return b.equal(index, literal);
+            case "less_than":
+                return b.lessThan(index, literal);
+            case "less_or_equal":
+                return b.lessOrEqual(index, literal);
+            case "greater_than":
+                return b.greaterThan(index, literal);
+            case "greater_or_equal":
+                return b.greaterOrEqual(index, literal);
+            default:
+                throw new IllegalArgumentException("unsupported filter " + spec);
+        }
     }
 
     // ---------------------------------------------------------------------------------------

@@ -271,20 +271,25 @@ class JavaOracle:
                 "tag": tag, "snapshot_id": snapshot_id}
 
     def dump_cmd(self, warehouse: str, identifier: str, projection=None, snapshot_id=None,
-                 tag=None, row_ranges=None, options=None) -> Dict[str, Any]:
+                 tag=None, row_ranges=None, options=None, filter=None) -> Dict[str, Any]:
         """A Java read; ``options`` are dynamic table options (``blob-as-descriptor`` makes
-        BLOB values serialized BlobDescriptors)."""
+        BLOB values serialized BlobDescriptors); ``filter`` is one comparison
+        ``[method, field, [neutral literal]]`` (pypaimon's method names) given to
+        ``ReadBuilder.withFilter``, which prunes files by value stats (rows of kept files may
+        still be returned unfiltered)."""
         return {"cmd": "dump", "warehouse": str(warehouse), "identifier": identifier,
                 "out_file": str(self._path(".jsonl")), "projection": projection,
                 "snapshot_id": snapshot_id, "tag": tag,
                 "row_ranges": None if row_ranges is None else [list(r) for r in row_ranges],
-                "options": dict(options) if options else None}
+                "options": dict(options) if options else None, "filter": filter}
 
     @staticmethod
-    def files_cmd(warehouse: str, identifier: str,
-                  snapshot_id: Optional[int] = None) -> Dict[str, Any]:
+    def files_cmd(warehouse: str, identifier: str, snapshot_id: Optional[int] = None,
+                  stats: bool = False) -> Dict[str, Any]:
+        """Live files; with ``stats`` each carries ``value_stats`` (cols, min, max in the
+        neutral encoding, null_counts) as Java decodes them."""
         return {"cmd": "files", "warehouse": str(warehouse), "identifier": identifier,
-                "snapshot_id": snapshot_id}
+                "snapshot_id": snapshot_id, "stats": stats}
 
     # -- reads -----------------------------------------------------------------------------------
 

@@ -224,7 +224,26 @@ def cmd_batch(cmd):
     return replies
 
 
-def _entry_dict(entry):
+def _json_value(value):
+    """A stats value as JSON: strings as they are, bytes as {"hex": ...}, others via str()."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return {"hex": bytes(value).hex()}
+    return str(value)
+
+
+def _value_stats(meta):
+    """pypaimon's decoding of a file's value stats: columns, min, max and null counts."""
+    stats = meta.value_stats
+    arity = len(stats.min_values)
+    return {"cols": None if meta.value_stats_cols is None else list(meta.value_stats_cols),
+            "min": [_json_value(stats.min_values.get_field(i)) for i in range(arity)],
+            "max": [_json_value(stats.max_values.get_field(i)) for i in range(arity)],
+            "null_counts": None if stats.null_counts is None else list(stats.null_counts)}
+
+
+def _entry_dict(entry, with_stats=False):
     meta = entry.file
     partition = [v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
                  for v in entry.partition.values]  # JSON-safe (dates, decimals: str)
@@ -234,12 +253,14 @@ def _entry_dict(entry):
             "write_cols": None if meta.write_cols is None else list(meta.write_cols),
             "min_sequence_number": meta.min_sequence_number,
             "max_sequence_number": meta.max_sequence_number,
-            "file_source": meta.file_source, "schema_id": meta.schema_id}
+            "file_source": meta.file_source, "schema_id": meta.schema_id,
+            **({"value_stats": _value_stats(meta)} if with_stats else {})}
 
 
 def cmd_entries(cmd):
     """Manifest entries of a snapshot (default latest): with delta=true only the entries the
-    snapshot itself added/deleted, else the merged live files (kind 0 = ADD)."""
+    snapshot itself added/deleted, else the merged live files (kind 0 = ADD). With stats=true
+    each entry also carries its decoded value stats."""
     from pypaimon.manifest.manifest_file_manager import ManifestFileManager
     from pypaimon.manifest.manifest_list_manager import ManifestListManager
     table = _table(cmd)
@@ -254,17 +275,17 @@ def cmd_entries(cmd):
     if cmd.get("delta"):
         entries = []
         for manifest in lists.read_delta(snapshot):
-            entries.extend(files.read(manifest.file_name))
-        return [_entry_dict(e) for e in entries]
+            entries.extend(files.read(manifest.file_name, drop_stats=not cmd.get("stats")))
+        return [_entry_dict(e, cmd.get("stats")) for e in entries]
     live = {}
     for manifest in lists.read_all(snapshot):
-        for entry in files.read(manifest.file_name):
+        for entry in files.read(manifest.file_name, drop_stats=not cmd.get("stats")):
             key = (tuple(entry.partition.values), entry.bucket, entry.file.file_name)
             if int(entry.kind) == 0:
                 live[key] = entry
             else:
                 live.pop(key, None)
-    return [_entry_dict(e) for e in live.values()]
+    return [_entry_dict(e, cmd.get("stats")) for e in live.values()]
 
 
 def cmd_truncate_partitions(cmd):

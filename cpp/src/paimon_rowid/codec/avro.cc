@@ -21,9 +21,14 @@ using Kind = Node::Kind;
 
 constexpr char kMagic[4] = {'O', 'b', 'j', 1};
 constexpr int kSyncSize = 16;
-// Upper bound for one decompressed block. Manifest blocks are a few hundred KiB at most;
-// the cap turns a decompression bomb into an error instead of an allocation failure.
-constexpr int64_t kMaxBlockBytes = int64_t{256} << 20;
+// Upper bound for one decompressed block; it turns a decompression bomb into an error instead
+// of an allocation failure. Blocks are usually ~64 KB, but a block holds at least one whole
+// record and a manifest entry can be huge: with full value stats (pypaimon's `full` mode,
+// Java's for non-Parquet files, ours before truncate(16)) a 140 MB string is stored twice,
+// and Java's manifest writer allows records up to the largest byte[] it can buffer. So the
+// cap is Java's own limit: a block larger than INT32_MAX bytes no Java writer can produce
+// and no Java reader can read.
+constexpr int64_t kMaxBlockBytes = std::numeric_limits<int32_t>::max();
 // Values that occupy zero bytes (null, empty records, fixed(0)) cannot be bounded by the
 // remaining input, so each block gets a fixed allowance of them.
 constexpr int64_t kMaxZeroWidthItems = int64_t{1} << 20;

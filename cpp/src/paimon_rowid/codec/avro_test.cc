@@ -310,6 +310,29 @@ TEST(AvroReaderTest, RejectsAbsurdCountsAndSizes) {
   }
 }
 
+// A block holds at least one whole record, and a manifest entry with full value stats of a
+// 140 MB string is one ~280 MB record (pypaimon's `full` mode; our writer before
+// truncate(16)). Such blocks, past the old 256 MiB cap, must read; Java-style zstd frames
+// (no content size) and snappy (length announced up front) take different paths.
+TEST(AvroReaderTest, ReadsBlocksOfHugeRecords) {
+  const std::string value(280'000'000, 'v');
+  {
+    std::string raw;
+    PutBytes(value, &raw);
+    std::string file = Header(R"("bytes")", "zstandard") + Block(1, StreamingZstd(raw));
+    raw = std::string();
+    auto read = ReadFile(arrow::Buffer::FromString(std::move(file)));
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ASSERT_EQ(read->size(), 1u);
+    EXPECT_TRUE(*(*read)[0].AsBytes() == value);
+  }
+  auto snappy = WriteFile(R"("bytes")", "snappy", {Value(value)});
+  auto read = ReadFile(snappy);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_TRUE(*(*read)[0].AsBytes() == value);
+}
+
 TEST(AvroSchemaTest, ParsesNamesAndRejectsBadSchemas) {
   auto node = ParseSchema(kRichSchema);
   ASSERT_TRUE(node.ok()) << node.status().ToString();

@@ -1,5 +1,9 @@
 #include "paimon_rowid/commit/stats.h"
 
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
 #include "arrow/array.h"
 #include "arrow/builder.h"
 #include "arrow/compute/api_aggregate.h"
@@ -9,6 +13,8 @@
 
 namespace paimon_rowid {
 namespace {
+
+constexpr const char* kDefaultStatsMode = "truncate(16)";
 
 // (min, max) of the non-null values of `array`; both null scalars when there are none.
 Result<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>> MinMaxOf(
@@ -25,6 +31,93 @@ Result<std::shared_ptr<arrow::Array>> ArrayOf(const std::shared_ptr<arrow::DataT
   ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder));
   ARROW_RETURN_NOT_OK(builder->AppendScalars(values));
   return builder->Finish();
+}
+
+bool IsString(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBinary(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view BytesOf(const arrow::Scalar& s) {
+  return static_cast<const arrow::BaseBinaryScalar&>(s).view();
+}
+
+// Bytes of the code point whose first byte is `lead`, counted as Java's BinaryString counts
+// them: a byte that cannot start a sequence is one code point of one byte.
+size_t SequenceBytes(uint8_t lead) {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return 2;
+  if ((lead & 0xF0) == 0xE0) return 3;
+  if ((lead & 0xF8) == 0xF0) return 4;
+  return 1;
+}
+
+// Decodes well-formed UTF-8 into (byte offset, code point) pairs; false on anything else.
+bool DecodeUtf8(std::string_view s, std::vector<std::pair<size_t, char32_t>>* out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<uint8_t>(s[i]);
+    size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
+                 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<uint8_t>(s[i + k]);
+      if ((c & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    static constexpr char32_t kMinOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMinOfLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    out->emplace_back(i, cp);
+    i += len;
+  }
+  return true;
+}
+
+void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+Status InvalidMode(const std::string& key, const std::string& value, const std::string& why) {
+  return Status::Invalid("option '", key, "' has an invalid value '", value, "': ", why);
+}
+
+Result<StatsMode> ParseOption(const std::string& key, const std::string& value) {
+  auto mode = StatsMode::Parse(value);
+  if (!mode.ok()) return InvalidMode(key, value, mode.status().message());
+  return mode;
 }
 
 }  // namespace
@@ -49,34 +142,179 @@ bool SupportsStats(const DataType& type) {
   }
 }
 
-StatsCollector::StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types)
+// ------------------------------------------------------------------------------ StatsMode
+
+Result<StatsMode> StatsMode::Parse(const std::string& text) {
+  // Java upper-cases the value and then wants an exact keyword, or TRUNCATE\((\d+)\).
+  std::string upper = text;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (upper == "NONE") return None();
+  if (upper == "COUNTS") return Counts();
+  if (upper == "FULL") return Full();
+  constexpr std::string_view kOpen = "TRUNCATE(";
+  if (upper.size() > kOpen.size() + 1 && upper.compare(0, kOpen.size(), kOpen) == 0 &&
+      upper.back() == ')') {
+    std::string_view digits(upper.data() + kOpen.size(), upper.size() - kOpen.size() - 1);
+    if (std::all_of(digits.begin(), digits.end(),
+                    [](unsigned char c) { return c >= '0' && c <= '9'; })) {
+      int64_t n = 0;
+      for (char c : digits) {
+        n = n * 10 + (c - '0');
+        if (n > std::numeric_limits<int32_t>::max()) {
+          return Status::Invalid("the truncate length does not fit an int");
+        }
+      }
+      if (n == 0) return Status::Invalid("the truncate length must be larger than zero");
+      return Truncate(static_cast<int32_t>(n));
+    }
+  }
+  return Status::Invalid("expected none, counts, full or truncate(N)");
+}
+
+std::string StatsMode::ToString() const {
+  switch (kind) {
+    case Kind::kNone: return "none";
+    case Kind::kCounts: return "counts";
+    case Kind::kTruncate: return "truncate(" + std::to_string(length) + ")";
+    case Kind::kFull: return "full";
+  }
+  return "?";
+}
+
+Result<std::vector<StatsMode>> ColumnStatsModes(const Options& options,
+                                                const std::vector<std::string>& columns) {
+  const std::string table_value = options.GetOr(options::kMetadataStatsMode, kDefaultStatsMode);
+  ARROW_ASSIGN_OR_RAISE(StatsMode table_mode,
+                        ParseOption(options::kMetadataStatsMode, table_value));
+  ARROW_ASSIGN_OR_RAISE(int64_t keep_first, options.GetInt(options::kStatsKeepFirstNColumns, -1));
+  // Java gives system columns truncate(128) without counting them; a write never holds one.
+  std::vector<StatsMode> modes;
+  int64_t counted = 0;
+  for (const auto& name : columns) {
+    const std::string key = "fields." + name + ".stats-mode";
+    if (auto own = options.Get(key)) {
+      ARROW_ASSIGN_OR_RAISE(StatsMode mode, ParseOption(key, *own));
+      modes.push_back(mode);
+    } else if (keep_first >= 0 && counted >= keep_first) {
+      modes.push_back(StatsMode::None());
+    } else {
+      modes.push_back(table_mode);
+    }
+    ++counted;
+  }
+  return modes;
+}
+
+StatsMode ParquetColumnStatsMode(const DataType& type, StatsMode mode) {
+  const bool binary = type.root() == TypeRoot::kBinary || type.root() == TypeRoot::kVarBinary;
+  if (binary && mode.kind != StatsMode::Kind::kNone) return StatsMode::Counts();
+  return mode;
+}
+
+std::string_view Utf8Prefix(std::string_view utf8, int32_t n) {
+  size_t end = 0;
+  for (int32_t k = 0; k < n && end < utf8.size(); ++k) {
+    end += SequenceBytes(static_cast<uint8_t>(utf8[end]));
+  }
+  return utf8.substr(0, std::min(end, utf8.size()));
+}
+
+std::optional<std::string> Utf8UpperBound(std::string_view utf8, int32_t n) {
+  std::string_view prefix = Utf8Prefix(utf8, n);
+  if (prefix.size() == utf8.size()) return std::string(utf8);
+  std::vector<std::pair<size_t, char32_t>> points;
+  if (!DecodeUtf8(prefix, &points)) return std::nullopt;
+  // Incrementing the last code point gives the least string above every extension of the
+  // prefix; U+10FFFF cannot grow, so the one before it is tried, and so on.
+  for (size_t k = points.size(); k-- > 0;) {
+    char32_t cp = points[k].second;
+    if (cp == 0x10FFFF) continue;
+    char32_t next = cp + 1 == 0xD800 ? 0xE000 : cp + 1;  // skip the surrogate block
+    std::string bound(prefix.substr(0, points[k].first));
+    AppendUtf8(next, &bound);
+    return bound;
+  }
+  return std::nullopt;
+}
+
+// ------------------------------------------------------------------------- StatsCollector
+
+StatsCollector::StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types,
+                               std::vector<StatsMode> modes)
     : types_(std::move(types)),
+      modes_(modes.empty() ? std::vector<StatsMode>(types_.size(), StatsMode::Full())
+                           : std::move(modes)),
       mins_(types_.size()),
       maxs_(types_.size()),
-      null_counts_(types_.size(), 0) {}
+      null_counts_(types_.size(), 0),
+      no_upper_bound_(types_.size(), false) {}
+
+bool StatsCollector::KeepsBounds(size_t i) const {
+  switch (modes_[i].kind) {
+    case StatsMode::Kind::kNone:
+    case StatsMode::Kind::kCounts:
+      return false;
+    case StatsMode::Kind::kTruncate:
+      // Java's truncate collector bounds only comparable values; byte[] is not one.
+      return !IsBinary(*types_[i]) && !no_upper_bound_[i];
+    case StatsMode::Kind::kFull:
+      return true;
+  }
+  return true;
+}
+
+Status StatsCollector::Fold(size_t i, const std::shared_ptr<arrow::Scalar>& lo,
+                            const std::shared_ptr<arrow::Scalar>& hi) {
+  if (modes_[i].kind != StatsMode::Kind::kTruncate || !IsString(*types_[i])) {
+    mins_[i].push_back(lo);
+    maxs_[i].push_back(hi);
+    return Status::OK();
+  }
+  const int32_t n = modes_[i].length;
+  std::optional<std::string> upper = Utf8UpperBound(BytesOf(*hi), n);
+  if (!upper) {
+    no_upper_bound_[i] = true;
+    mins_[i].clear();
+    maxs_[i].clear();
+    return Status::OK();
+  }
+  std::string_view lower = Utf8Prefix(BytesOf(*lo), n);
+  ARROW_ASSIGN_OR_RAISE(auto lo_scalar, arrow::MakeScalar(types_[i], arrow::Buffer::FromString(
+                                                                         std::string(lower))));
+  ARROW_ASSIGN_OR_RAISE(auto hi_scalar,
+                        arrow::MakeScalar(types_[i], arrow::Buffer::FromString(std::move(*upper))));
+  mins_[i].push_back(std::move(lo_scalar));
+  maxs_[i].push_back(std::move(hi_scalar));
+  return Status::OK();
+}
 
 Status StatsCollector::Update(const std::vector<std::shared_ptr<arrow::Array>>& columns) {
-  if (columns.size() != types_.size()) return Status::Invalid("stats: column count mismatch");
+  if (columns.size() != types_.size() || modes_.size() != types_.size()) {
+    return Status::Invalid("stats: column count mismatch");
+  }
   for (size_t i = 0; i < columns.size(); ++i) {
     const auto& col = columns[i];
+    if (modes_[i].kind == StatsMode::Kind::kNone) continue;
     null_counts_[i] += col->null_count();
-    if (col->length() == col->null_count()) continue;
+    if (col->length() == col->null_count() || !KeepsBounds(i)) continue;
     ARROW_ASSIGN_OR_RAISE(auto mm, MinMaxOf(col));
-    mins_[i].push_back(std::move(mm.first));
-    maxs_[i].push_back(std::move(mm.second));
+    ARROW_RETURN_NOT_OK(Fold(i, mm.first, mm.second));
   }
   return Status::OK();
 }
 
 Status StatsCollector::UpdateScalars(const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
-  if (values.size() != types_.size()) return Status::Invalid("stats: column count mismatch");
+  if (values.size() != types_.size() || modes_.size() != types_.size()) {
+    return Status::Invalid("stats: column count mismatch");
+  }
   for (size_t i = 0; i < values.size(); ++i) {
+    if (modes_[i].kind == StatsMode::Kind::kNone) continue;
     if (!values[i] || !values[i]->is_valid) {
       ++null_counts_[i];
       continue;
     }
-    mins_[i].push_back(values[i]);
-    maxs_[i].push_back(values[i]);
+    if (KeepsBounds(i)) ARROW_RETURN_NOT_OK(Fold(i, values[i], values[i]));
   }
   return Status::OK();
 }
@@ -85,7 +323,8 @@ Result<SimpleStats> StatsCollector::Finish() const {
   std::vector<std::shared_ptr<arrow::Scalar>> mins, maxs;
   std::vector<std::optional<int64_t>> nulls;
   for (size_t i = 0; i < types_.size(); ++i) {
-    nulls.push_back(null_counts_[i]);
+    const bool none = i < modes_.size() && modes_[i].kind == StatsMode::Kind::kNone;
+    nulls.push_back(none ? std::nullopt : std::optional<int64_t>(null_counts_[i]));
     if (mins_[i].empty()) {
       mins.push_back(arrow::MakeNullScalar(types_[i]));
       maxs.push_back(arrow::MakeNullScalar(types_[i]));

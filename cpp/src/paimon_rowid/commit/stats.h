@@ -1,13 +1,22 @@
 // Min/max/null-count statistics over Arrow columns, encoded as Paimon SimpleStats (format doc
 // §3.5, §3.6): the value stats of data files and the partition stats of manifest files.
-// Values are full and untruncated. Only atomic types whose BinaryRow layout is defined take
-// part (see SupportsStats); the caller decides which columns to collect.
+// Only atomic types whose BinaryRow layout is defined take part (see SupportsStats); the
+// caller decides which columns to collect and in which StatsMode.
+//
+// Value stats follow Java Paimon's stats modes (`metadata.stats-mode`, default `truncate(16)`,
+// and `fields.<name>.stats-mode`): without truncation one long string value would be stored
+// twice (min and max) in the manifest, and a 140 MB value made the table unreadable.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "arrow/type_fwd.h"
+#include "paimon_rowid/common/options.h"
 #include "paimon_rowid/common/status.h"
 #include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/types/data_type.h"
@@ -21,24 +30,82 @@ Status EnsureComputeInitialized();
 /// True for the Paimon types value stats are collected for: atomic, not VARIANT, not BLOB.
 bool SupportsStats(const DataType& type);
 
+/// What is kept of one column (Java's SimpleColStatsCollector kinds): `none` nothing (the
+/// column is left out of the stats, Java's dense store), `counts` the null count,
+/// `truncate(N)` the null count and bounds with strings cut to N code points (the max rounded
+/// up), `full` the null count and exact bounds.
+struct StatsMode {
+  enum class Kind { kNone, kCounts, kTruncate, kFull };
+  Kind kind = Kind::kFull;
+  int32_t length = 0;  // kTruncate only: code points kept
+
+  static StatsMode None() { return {Kind::kNone, 0}; }
+  static StatsMode Counts() { return {Kind::kCounts, 0}; }
+  static StatsMode Truncate(int32_t n) { return {Kind::kTruncate, n}; }
+  static StatsMode Full() { return {Kind::kFull, 0}; }
+
+  /// Parses an option value the way Java does: case-insensitive `none`, `counts`, `full` or
+  /// `truncate(N)` with 0 < N <= INT32_MAX and nothing else (no blanks). Invalid otherwise.
+  static Result<StatsMode> Parse(const std::string& text);
+  std::string ToString() const;
+  bool operator==(const StatsMode& o) const { return kind == o.kind && length == o.length; }
+};
+
+/// The stats mode of each column of a data file written with `columns` (write order), as
+/// Java's StatsCollectorFactories assigns them: `fields.<name>.stats-mode` first; else `none`
+/// once `metadata.stats-keep-first-n-columns` (default -1: no limit) columns are counted
+/// (columns with their own mode count too); else `metadata.stats-mode` (`truncate(16)`).
+Result<std::vector<StatsMode>> ColumnStatsModes(const Options& options,
+                                                const std::vector<std::string>& columns);
+
+/// The mode a Parquet data file's column effectively gets. Java takes Parquet value stats
+/// from the file footer (ParquetSimpleStatsExtractor), which yields no bounds for BINARY /
+/// VARBINARY columns: whatever their mode, they keep only the null count.
+StatsMode ParquetColumnStatsMode(const DataType& type, StatsMode mode);
+
+/// The first `n` code points of `utf8` (Java's BinaryString.substring(0, n)): a lower bound
+/// of every string it prefixes.
+std::string_view Utf8Prefix(std::string_view utf8, int32_t n);
+
+/// The least string of at most `n` code points that Java's truncate(n) accepts as an upper
+/// bound of `utf8`: `utf8` itself when it has no more than `n` code points, else its prefix
+/// with the last code point that can be incremented incremented and what follows dropped.
+/// nullopt when no code point can be (all are U+10FFFF; Java then keeps neither bound of the
+/// column, and so do we) or the prefix is not valid UTF-8 (no bound is safe to guess).
+/// U+D7FF steps to U+E000: Java produces a lone surrogate there, which it encodes as '?', a
+/// bound below the value.
+std::optional<std::string> Utf8UpperBound(std::string_view utf8, int32_t n);
+
 class StatsCollector {
  public:
-  /// One Arrow type per collected column (the types of the arrays passed to Update).
-  explicit StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types);
+  /// One Arrow type per collected column (the types of the arrays passed to Update), and
+  /// its mode (empty: full for every column, as partition stats are).
+  explicit StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types,
+                          std::vector<StatsMode> modes = {});
 
   /// Folds one chunk of each column in (`columns[i]` has type `types[i]`).
   Status Update(const std::vector<std::shared_ptr<arrow::Array>>& columns);
   /// Folds single values in (partition values), one scalar per column.
   Status UpdateScalars(const std::vector<std::shared_ptr<arrow::Scalar>>& values);
 
-  /// The stats rows (arity = number of columns). A column without non-null values has null
-  /// min/max.
+  /// The stats rows (arity = number of columns). A column without non-null values, or whose
+  /// mode keeps no bounds, has null min/max; a `none` column also a null null count.
   Result<SimpleStats> Finish() const;
 
  private:
+  // Folds one (min, max) candidate pair of column i in, truncated per its mode.
+  Status Fold(size_t i, const std::shared_ptr<arrow::Scalar>& lo,
+              const std::shared_ptr<arrow::Scalar>& hi);
+  bool KeepsBounds(size_t i) const;
+
   std::vector<std::shared_ptr<arrow::DataType>> types_;
+  std::vector<StatsMode> modes_;
+  // Candidate bounds per column: chunk minima/maxima, already truncated. Truncation is
+  // monotone, so the bound of the candidates equals the bound of the whole column.
   std::vector<std::vector<std::shared_ptr<arrow::Scalar>>> mins_, maxs_;
   std::vector<int64_t> null_counts_;
+  // truncate(N) found a value without an upper bound: Java keeps neither bound then.
+  std::vector<bool> no_upper_bound_;
 };
 
 }  // namespace paimon_rowid

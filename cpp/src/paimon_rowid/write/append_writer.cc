@@ -54,7 +54,6 @@ int64_t LocalMillisAsUtc() {
   return millis + static_cast<int64_t>(local.tm_gmtoff) * 1000;
 }
 
-
 }  // namespace
 
 // One open data file of a partition.
@@ -109,6 +108,7 @@ struct AppendWriter::Impl {
   std::optional<std::vector<std::string>> normal_write_cols;  // _WRITE_COLS of Parquet files
   std::vector<std::string> stats_names;
   std::vector<std::shared_ptr<arrow::DataType>> stats_types;
+  std::vector<StatsMode> stats_modes;
 
   int64_t target_file_size = kDefaultTargetFileSize;
   int64_t blob_target_file_size = kDefaultTargetFileSize;
@@ -153,6 +153,7 @@ Status AppendWriter::Impl::DeriveSchemas() {
   stats_index.clear();
   stats_names.clear();
   stats_types.clear();
+  stats_modes.clear();
   normal_index.clear();
   blob_index.clear();
   std::vector<std::string> normal_names;
@@ -171,11 +172,18 @@ Status AppendWriter::Impl::DeriveSchemas() {
     file_fields.push_back(f.type->root() == TypeRoot::kVector
                               ? VectorFieldAsList(f.ToArrowWithFieldIds())
                               : f.ToArrowWithFieldIds());
-    if (SupportsStats(*f.type)) {
-      stats_index.push_back(static_cast<int>(i));
-      stats_names.push_back(f.name);
-      stats_types.push_back(input_fields.back()->type());
-    }
+  }
+  // Value stats of the Parquet file's columns, per their stats mode; `none` columns are left
+  // out (Java's dense store), as are types without stats.
+  ARROW_ASSIGN_OR_RAISE(auto modes, ColumnStatsModes(table->options(), normal_names));
+  for (size_t k = 0; k < normal_index.size(); ++k) {
+    const DataField& f = write_fields[static_cast<size_t>(normal_index[k])];
+    StatsMode mode = ParquetColumnStatsMode(*f.type, modes[k]);
+    if (!SupportsStats(*f.type) || mode.kind == StatsMode::Kind::kNone) continue;
+    stats_index.push_back(normal_index[k]);
+    stats_names.push_back(f.name);
+    stats_types.push_back(input_fields[static_cast<size_t>(normal_index[k])]->type());
+    stats_modes.push_back(mode);
   }
   input_schema = arrow::schema(input_fields);
   file_schema = arrow::schema(file_fields);
@@ -435,7 +443,7 @@ Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row) 
   ARROW_ASSIGN_OR_RAISE(auto sink, io->OpenOutput(file->path));
   paths.push_back(file->path);
   ARROW_ASSIGN_OR_RAISE(file->writer, ParquetFileWriter::Open(sink, file_schema, opts));
-  file->stats = std::make_unique<StatsCollector>(stats_types);
+  file->stats = std::make_unique<StatsCollector>(stats_types, stats_modes);
   pw->current = std::move(file);
   return Status::OK();
 }
