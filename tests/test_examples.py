@@ -41,6 +41,6 @@ def test_seed_backfill_on_ray(tmp_path):
     pytest.importorskip("ray")
     wh = str(tmp_path / "wh")
     run = _run([os.path.join(ROOT, "examples", "seed_backfill.py"), "--warehouse", wh,
-                "--rows", "800", "--rows-per-commit", "200"], tmp_path, 600)
+                "--rows", "400", "--rows-per-commit", "200"], tmp_path, 600)  # 2 batches
     assert run.returncode == 0, run.stderr[-3000:]
     assert "rows still without an embedding: 0" in run.stdout
