@@ -327,7 +327,13 @@ Result<std::shared_ptr<arrow::Scalar>> DecodeField(const RowReader& r, int i,
         return arrow::MakeScalar(type, r.Slot<int64_t>(i));
       }
       if (ts_type.unit() == arrow::TimeUnit::SECOND) {
-        return arrow::MakeScalar(type, FloorDiv(r.Slot<int64_t>(i), kMillisPerSecond));
+        // The writer multiplies back; millis whose floored seconds cannot be written (within a
+        // second of INT64_MIN) are out of range, as for the other units.
+        int64_t seconds = FloorDiv(r.Slot<int64_t>(i), kMillisPerSecond), millis;
+        if (__builtin_mul_overflow(seconds, kMillisPerSecond, &millis)) {
+          return Status::Invalid("BinaryRow: timestamp out of range for ", type->ToString());
+        }
+        return arrow::MakeScalar(type, seconds);
       }
       auto slot = r.Slot<uint64_t>(i);
       int64_t nano_of_milli = static_cast<int64_t>(slot & 0xFFFFFFFFu);

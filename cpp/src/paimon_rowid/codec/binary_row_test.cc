@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "arrow/scalar.h"
 #include "arrow/type.h"
@@ -237,6 +238,26 @@ TEST(BinaryRowTest, DecodeRejectsBadInput) {
   EXPECT_TRUE(DecodeBinaryRow(encoded, {arrow::list(arrow::int32())}).status().IsNotImplemented());
   EXPECT_TRUE(
       EncodeBinaryRow({arrow::MakeNullScalar(arrow::list(arrow::int32()))}).ok());  // null only
+}
+
+// Found by fuzz/fuzz_binary_row: a TIMESTAMP(0) slot within a second of INT64_MIN millis
+// decoded to seconds the encoder cannot write back; it is out of range, like the other units.
+TEST(BinaryRowTest, SecondTimestampsNearTheLimitAreOutOfRange) {
+  const auto ts_ms = arrow::timestamp(arrow::TimeUnit::MILLI);
+  const auto ts_s = arrow::timestamp(arrow::TimeUnit::SECOND);
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  for (int64_t millis : {kMin, kMin + 807, kMin + 808}) {
+    auto row = *EncodeBinaryRow({std::make_shared<arrow::TimestampScalar>(millis, ts_ms)});
+    auto decoded = DecodeBinaryRow(row, {ts_s});
+    if (millis < kMin + 808) {
+      EXPECT_TRUE(decoded.status().IsInvalid()) << millis;
+      continue;
+    }
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    auto again = EncodeBinaryRow(*decoded);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(*again, row);
+  }
 }
 
 TEST(BinaryRowTest, BitFlipsNeverCrash) {

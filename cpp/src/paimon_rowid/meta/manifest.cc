@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "paimon_rowid/codec/avro.h"
 #include "paimon_rowid/codec/binary_row.h"
@@ -274,6 +275,18 @@ Result<DataFileMeta> DecodeDataFile(const RecordReader& r) {
   ARROW_ASSIGN_OR_RAISE(f.value_stats_cols, r.OptStrings("_VALUE_STATS_COLS"));
   ARROW_ASSIGN_OR_RAISE(f.external_path, r.OptBytes("_EXTERNAL_PATH"));
   ARROW_ASSIGN_OR_RAISE(f.first_row_id, r.OptLong("_FIRST_ROW_ID"));
+  // Planning computes last_row_id = first_row_id + row_count - 1 and sums row counts: values
+  // no writer produces, and that would overflow there, are corrupt.
+  if (f.row_count < 0) {
+    return Status::Invalid("manifest: file ", f.file_name, " has a negative _ROW_COUNT ",
+                           f.row_count);
+  }
+  if (f.first_row_id &&
+      (*f.first_row_id < 0 ||
+       *f.first_row_id > std::numeric_limits<int64_t>::max() - f.row_count)) {
+    return Status::Invalid("manifest: file ", f.file_name, " has an invalid _FIRST_ROW_ID ",
+                           *f.first_row_id, " for ", f.row_count, " rows");
+  }
   ARROW_ASSIGN_OR_RAISE(f.write_cols, r.OptStrings("_WRITE_COLS"));
   ARROW_ASSIGN_OR_RAISE(f.write_cols_sequences, r.OptLongs("_WRITE_COLS_SEQUENCES"));
   return f;

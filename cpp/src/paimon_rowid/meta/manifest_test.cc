@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -303,6 +304,27 @@ TEST(ManifestDecodeTest, CorruptFilesNeverCrash) {
     flipped[bit / 8] ^= static_cast<char>(1 << (bit % 8));
     (void)DecodeManifest(arrow::Buffer::FromString(std::move(flipped)));
   }
+}
+
+// Row ids that the planner's last_row_id() would overflow on (fuzz/fuzz_manifest checks).
+TEST(ManifestDecodeTest, RejectsRowIdRangesThatOverflow) {
+  auto decode_with = [](std::optional<int64_t> first_row_id, int64_t row_count) {
+    ManifestEntry e = SampleEntries()[0];
+    e.file.first_row_id = first_row_id;
+    e.file.row_count = row_count;
+    return DecodeManifest(*EncodeManifest({e}, "null"));
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_TRUE(decode_with(kMax, 2).status().IsInvalid());
+  EXPECT_TRUE(decode_with(kMax - 9, 11).status().IsInvalid());
+  EXPECT_TRUE(decode_with(-5, 1).status().IsInvalid());
+  EXPECT_TRUE(decode_with(0, -1).status().IsInvalid());
+  EXPECT_TRUE(decode_with(std::nullopt, -1).status().IsInvalid());
+  auto edge = decode_with(kMax - 10, 10);
+  ASSERT_TRUE(edge.ok()) << edge.status().ToString();
+  EXPECT_EQ((*edge)[0].file.last_row_id(), kMax - 1);
+  EXPECT_TRUE(decode_with(0, 0).ok());
+  EXPECT_TRUE(decode_with(std::nullopt, 0).ok());
 }
 
 TEST(ManifestMiscTest, CodecNamesAndFileKinds) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -64,7 +65,9 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
 
 int64_t RowIdIndex::total_rows() const {
   int64_t n = 0;
-  for (const auto& g : groups_) n += g.range.count();
+  for (const auto& g : groups_) {  // saturating: a shipped index may be hostile
+    if (__builtin_add_overflow(n, g.range.count(), &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 
@@ -155,7 +158,8 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
   size_t offset = 4 + len;
   std::vector<RowRange> normal_ranges;
   for (uint64_t size : sizes) {
-    if (offset + size > bytes.size()) return Status::Invalid("serialized row-id index is truncated");
+    // `size > left`, not `offset + size > bytes.size()`: a huge size must not wrap around.
+    if (size > bytes.size() - offset) return Status::Invalid("serialized row-id index is truncated");
     ARROW_ASSIGN_OR_RAISE(auto split, DataSplit::Deserialize(bytes.substr(offset, size)));
     offset += size;
     if (split.groups.size() != 1) return Status::Invalid("serialized row-id index is malformed");

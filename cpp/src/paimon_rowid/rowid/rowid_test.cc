@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
 #include "arrow/api.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
@@ -64,6 +68,27 @@ TEST(RowIdIndexTest, RoutesAndRejects) {
   auto copy = RowIdIndex::Deserialize(index->Serialize().ValueOrDie()).ValueOrDie();
   EXPECT_EQ(copy->groups().size(), 2u);
   EXPECT_EQ(copy->valid_ranges(), index->valid_ranges());
+}
+
+// Sizes near 2^64 wrapped the bounds check around (seen while writing fuzz_row_id_index).
+TEST(RowIdIndexTest, DeserializeRejectsHugeGroupSizes) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  auto bytes = RowIdIndex::Build(fx.table(), *snap).ValueOrDie()->Serialize().ValueOrDie();
+  uint32_t len;
+  std::memcpy(&len, bytes.data(), 4);
+  auto header = nlohmann::json::parse(bytes.substr(4, len));
+  const uint64_t first = header["sizes"][0].get<uint64_t>();
+  for (auto sizes : {std::vector<uint64_t>{~uint64_t{0}}, std::vector<uint64_t>{first, ~uint64_t{0}},
+                     std::vector<uint64_t>{first, ~uint64_t{0} - first}}) {
+    header["sizes"] = sizes;
+    std::string head = header.dump();
+    uint32_t head_len = static_cast<uint32_t>(head.size());
+    std::string forged(reinterpret_cast<const char*>(&head_len), 4);
+    forged += head + bytes.substr(4 + len);
+    EXPECT_TRUE(RowIdIndex::Deserialize(forged).status().IsInvalid()) << head;
+  }
 }
 
 TEST(RowIdUpdateTest, UpdatesOnlyTouchedGroupsAndReads) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -52,13 +53,17 @@ RowRange GroupRange(const FileGroup& group) {
 }
 
 int64_t DataSplit::RowCount() const {
+  // Saturating: the counts come from manifests (or a shipped split) and may be hostile.
   int64_t n = 0;
+  auto add = [&n](int64_t count) {
+    if (__builtin_add_overflow(n, count, &n)) n = std::numeric_limits<int64_t>::max();
+  };
   for (const auto& g : groups) {
     RowRange r = GroupRange(g);
     if (!row_ranges) {
-      n += r.count();
+      add(r.count());
     } else {
-      for (const auto& piece : IntersectRanges(*row_ranges, r.from, r.to)) n += piece.count();
+      for (const auto& piece : IntersectRanges(*row_ranges, r.from, r.to)) add(piece.count());
     }
   }
   return n;
@@ -136,7 +141,14 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
     }
     if (header.contains("row_ranges")) {
       std::vector<RowRange> rr;
-      for (const auto& r : header["row_ranges"]) rr.push_back({r.at(0).get<int64_t>(), r.at(1).get<int64_t>()});
+      for (const auto& r : header["row_ranges"]) {
+        RowRange range{r.at(0).get<int64_t>(), r.at(1).get<int64_t>()};
+        // Serialize writes them sorted and merged; RowCount and the readers rely on it.
+        if (range.from > range.to || (!rr.empty() && range.from <= rr.back().to)) {
+          return Status::Invalid("serialized split has unsorted or invalid row ranges");
+        }
+        rr.push_back(range);
+      }
       split.row_ranges = std::move(rr);
     }
     auto manifest_bytes = bytes.substr(4 + len);
@@ -145,7 +157,8 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
     size_t next = 0;
     for (const auto& size_json : header.at("group_sizes")) {
       size_t size = size_json.get<size_t>();
-      if (next + size > entries.size()) return Status::Invalid("serialized split is inconsistent");
+      // `size > left`, not `next + size > entries.size()`: a huge size must not wrap around.
+      if (size > entries.size() - next) return Status::Invalid("serialized split is inconsistent");
       FileGroup g;
       for (size_t i = 0; i < size; ++i) g.push_back(entries[next + i].file);
       next += size;

@@ -677,6 +677,8 @@ void ReassignIds(std::shared_ptr<const DataType>* type, int32_t* next_id);
 // ------------------------------------------------------------------------------------------
 // DataType
 
+DataType::DataType(TypeRoot root, bool nullable) : root_(root), nullable_(nullable) {}
+
 DataTypePtr DataType::Atomic(TypeRoot root, bool nullable) {
   switch (root) {
     case TypeRoot::kDecimal:

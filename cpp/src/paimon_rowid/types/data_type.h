@@ -124,7 +124,9 @@ class DataType {
   /// Structural equality, including nullability and nested field ids/names.
   bool Equals(const DataType& other) const;
 
-  DataType(TypeRoot root, bool nullable) : root_(root), nullable_(nullable) {}
+  // Defined in data_type.cc: DataField is incomplete here, and clang (unlike gcc) refuses
+  // an inline constructor that would need std::vector<DataField>'s destructor.
+  DataType(TypeRoot root, bool nullable);
 
  private:
   friend struct DataTypeBuilder;

@@ -1,0 +1,115 @@
+#include "paimon_rowid/scan/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "paimon_rowid/codec/binary_row.h"
+
+namespace paimon_rowid {
+namespace {
+
+DataFileMeta File(const std::string& name, int64_t first_row_id, int64_t rows) {
+  DataFileMeta f;
+  f.file_name = name;
+  f.file_size = 100;
+  f.row_count = rows;
+  f.min_key = f.max_key = EmptySerializedBinaryRow();
+  f.key_stats = f.value_stats = SimpleStats::Empty();
+  f.first_row_id = first_row_id;
+  return f;
+}
+
+DataSplit SampleSplit() {
+  DataSplit split;
+  split.snapshot_id = 3;
+  split.partition = EmptySerializedBinaryRow();
+  split.bucket = 0;
+  split.bucket_dir = "/w/db.db/t/bucket-0";
+  split.groups = {{File("a.parquet", 0, 10)}, {File("b.parquet", 10, 5), File("c.blob", 10, 5)}};
+  split.row_ranges = std::vector<RowRange>{{2, 12}};
+  return split;
+}
+
+// The serialized split with its JSON header edited by `edit`.
+std::string WithHeader(const std::string& bytes, const std::function<void(nlohmann::json&)>& edit) {
+  uint32_t len;
+  std::memcpy(&len, bytes.data(), 4);
+  auto header = nlohmann::json::parse(bytes.substr(4, len));
+  edit(header);
+  std::string head = header.dump();
+  uint32_t head_len = static_cast<uint32_t>(head.size());
+  std::string out(reinterpret_cast<const char*>(&head_len), 4);
+  return out + head + bytes.substr(4 + len);
+}
+
+TEST(DataSplitTest, SerializeRoundTrip) {
+  DataSplit split = SampleSplit();
+  auto copy = DataSplit::Deserialize(split.Serialize().ValueOrDie()).ValueOrDie();
+  EXPECT_EQ(copy.snapshot_id, 3);
+  EXPECT_EQ(copy.bucket_dir, split.bucket_dir);
+  EXPECT_EQ(copy.partition, split.partition);
+  EXPECT_EQ(copy.groups, split.groups);
+  EXPECT_EQ(copy.row_ranges, split.row_ranges);
+  EXPECT_EQ(copy.RowCount(), 11);
+}
+
+// Found while writing fuzz/fuzz_split (reproducer: fuzz/corpus/split/regress-*): a group size
+// near 2^64 wrapped `next + size` around, and the groups were then copied from past the end
+// of the entries (heap-buffer-overflow under ASan).
+TEST(DataSplitTest, DeserializeRejectsGroupSizesBeyondTheFiles) {
+  const std::string bytes = SampleSplit().Serialize().ValueOrDie();
+  for (auto sizes : {std::vector<uint64_t>{1, std::numeric_limits<uint64_t>::max()},
+                     std::vector<uint64_t>{2, std::numeric_limits<uint64_t>::max() - 1},
+                     std::vector<uint64_t>{4}, std::vector<uint64_t>{1, 1, 2}}) {
+    auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h["group_sizes"] = sizes; });
+    auto st = DataSplit::Deserialize(forged).status();
+    EXPECT_TRUE(st.IsInvalid()) << st.ToString();
+  }
+  auto negative = WithHeader(bytes, [](nlohmann::json& h) { h["group_sizes"] = {1, -1}; });
+  EXPECT_TRUE(DataSplit::Deserialize(negative).status().IsInvalid());
+}
+
+TEST(DataSplitTest, DeserializeRejectsMalformedHeaders) {
+  const std::string bytes = SampleSplit().Serialize().ValueOrDie();
+  EXPECT_TRUE(DataSplit::Deserialize("").status().IsInvalid());
+  EXPECT_TRUE(DataSplit::Deserialize(bytes.substr(0, 10)).status().IsInvalid());
+  for (const char* key : {"snapshot_id", "bucket", "bucket_dir", "partition", "group_sizes"}) {
+    auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h.erase(key); });
+    EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << key;
+  }
+  auto bad_ranges = WithHeader(bytes, [](nlohmann::json& h) { h["row_ranges"] = {{1}}; });
+  EXPECT_TRUE(DataSplit::Deserialize(bad_ranges).status().IsInvalid());
+}
+
+// Row ranges are shipped sorted and merged; others would make RowCount's range arithmetic
+// overflow (to - from + 1 on reversed or unsorted ranges).
+TEST(DataSplitTest, DeserializeRejectsUnsortedRowRanges) {
+  const std::string bytes = SampleSplit().Serialize().ValueOrDie();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  for (auto ranges : {nlohmann::json{{5, 4}}, nlohmann::json{{0, 9}, {3, 12}},
+                      nlohmann::json{{8, 9}, {0, 1}}, nlohmann::json{{0, 12}, {14, kMin}}}) {
+    auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h["row_ranges"] = ranges; });
+    EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << ranges.dump();
+  }
+  auto adjacent = WithHeader(bytes, [](nlohmann::json& h) { h["row_ranges"] = {{0, 4}, {5, 6}}; });
+  ASSERT_TRUE(DataSplit::Deserialize(adjacent).ok());
+  EXPECT_EQ(DataSplit::Deserialize(adjacent)->RowCount(), 7);
+}
+
+// Counts near 2^63 saturate instead of overflowing.
+TEST(DataSplitTest, RowCountSaturates) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  DataSplit split = SampleSplit();
+  split.row_ranges.reset();
+  split.groups = {{File("a.parquet", 0, kMax)}, {File("b.parquet", 0, kMax)}};
+  EXPECT_EQ(split.RowCount(), kMax);
+  auto copy = DataSplit::Deserialize(split.Serialize().ValueOrDie()).ValueOrDie();
+  EXPECT_EQ(copy.RowCount(), kMax);
+}
+
+}  // namespace
+}  // namespace paimon_rowid
