@@ -2,6 +2,7 @@
 tests/oracle): a catalog, a table created in database "db", one-commit writes."""
 from __future__ import annotations
 
+import os
 from typing import Dict, List, Optional
 
 import pyarrow as pa
@@ -42,3 +43,12 @@ def rchar() -> int:
             if line.startswith("rchar:"):
                 return int(line.split()[1])
     raise AssertionError("no rchar in /proc/self/io")
+
+
+def files(warehouse) -> List[str]:
+    """Every file under ``warehouse``, sorted: compared before/after a call that must leave
+    nothing behind."""
+    out = []
+    for root, _, names in os.walk(str(warehouse)):
+        out.extend(os.path.join(root, n) for n in names)
+    return sorted(out)

@@ -8,7 +8,7 @@ import os
 import pyarrow as pa
 import pytest
 
-from ours import catalog, create_table, write
+from ours import catalog, create_table, files, write
 
 pytestmark = pytest.mark.native
 
@@ -26,11 +26,7 @@ def _read(table):
     return rb.new_read().to_arrow(rb.new_scan().plan().splits()).sort_by("id")
 
 
-def _files(warehouse):
-    out = []
-    for root, _, names in os.walk(warehouse):
-        out.extend(os.path.join(root, n) for n in names)
-    return sorted(out)
+_files = files
 
 
 def _prepared(table, data):

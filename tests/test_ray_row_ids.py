@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from ours import files
+
 ray = pytest.importorskip("ray")
 
 pytestmark = pytest.mark.native
@@ -46,10 +48,7 @@ def _read_all(table):
 
 
 def _state(warehouse):
-    files = []
-    for root, _, names in os.walk(warehouse):
-        files.extend(os.path.join(root, n) for n in names)
-    return sorted(files)
+    return files(warehouse)
 
 
 @pytest.mark.parametrize("partitioned", [False, True])
