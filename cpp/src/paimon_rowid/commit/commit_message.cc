@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paimon_rowid/common/json_text.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -80,14 +82,14 @@ Result<CommitMessage> CommitMessage::Deserialize(std::string_view bytes) {
   CommitMessage msg;
   try {
     auto header = nlohmann::json::parse(bytes.substr(8, len));
-    if (header.at("version").get<int>() != kVersion) {
+    if (JsonInteger<int>(header.at("version")) != kVersion) {
       return Status::Invalid("unsupported commit message version ", header.at("version").dump());
     }
     ARROW_ASSIGN_OR_RAISE(msg.partition, FromHex(header.at("partition").get<std::string>()));
-    msg.bucket = header.at("bucket").get<int32_t>();
-    msg.total_buckets = header.at("total_buckets").get<int32_t>();
+    msg.bucket = JsonInteger<int32_t>(header.at("bucket"));
+    msg.total_buckets = JsonInteger<int32_t>(header.at("total_buckets"));
     if (header.contains("check_from_snapshot")) {
-      msg.check_from_snapshot = header["check_from_snapshot"].get<int64_t>();
+      msg.check_from_snapshot = JsonInteger<int64_t>(header["check_from_snapshot"]);
     }
     if (header.contains("table")) msg.table_path = header["table"].get<std::string>();
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paimon_rowid/common/json_text.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -150,8 +151,8 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
   std::vector<uint64_t> sizes;
   try {
     auto header = nlohmann::json::parse(bytes.substr(4, len));
-    index->snapshot_id_ = header.at("snapshot_id").get<int64_t>();
-    sizes = header.at("sizes").get<std::vector<uint64_t>>();
+    index->snapshot_id_ = JsonInteger<int64_t>(header.at("snapshot_id"));
+    for (const auto& size : header.at("sizes")) sizes.push_back(JsonInteger<uint64_t>(size));
   } catch (const std::exception& e) {
     return Status::Invalid("serialized row-id index is malformed: ", e.what());
   }

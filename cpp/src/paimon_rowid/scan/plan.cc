@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/scalar.h"
+#include "paimon_rowid/common/json_text.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/scan/partition.h"
 
@@ -132,8 +133,8 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
   DataSplit split;
   try {
     auto header = nlohmann::json::parse(bytes.substr(4, len));
-    split.snapshot_id = header.at("snapshot_id").get<int64_t>();
-    split.bucket = header.at("bucket").get<int32_t>();
+    split.snapshot_id = JsonInteger<int64_t>(header.at("snapshot_id"));
+    split.bucket = JsonInteger<int32_t>(header.at("bucket"));
     split.bucket_dir = header.at("bucket_dir").get<std::string>();
     std::string hex = header.at("partition").get<std::string>();
     for (size_t i = 0; i + 1 < hex.size(); i += 2) {
@@ -142,7 +143,7 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
     if (header.contains("row_ranges")) {
       std::vector<RowRange> rr;
       for (const auto& r : header["row_ranges"]) {
-        RowRange range{r.at(0).get<int64_t>(), r.at(1).get<int64_t>()};
+        RowRange range{JsonInteger<int64_t>(r.at(0)), JsonInteger<int64_t>(r.at(1))};
         // Serialize writes them sorted and merged; RowCount and the readers rely on it.
         if (range.from > range.to || (!rr.empty() && range.from <= rr.back().to)) {
           return Status::Invalid("serialized split has unsorted or invalid row ranges");
@@ -156,7 +157,7 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
                                             arrow::Buffer::FromString(std::string(manifest_bytes))));
     size_t next = 0;
     for (const auto& size_json : header.at("group_sizes")) {
-      size_t size = size_json.get<size_t>();
+      size_t size = JsonInteger<size_t>(size_json);
       // `size > left`, not `next + size > entries.size()`: a huge size must not wrap around.
       if (size > entries.size() - next) return Status::Invalid("serialized split is inconsistent");
       FileGroup g;

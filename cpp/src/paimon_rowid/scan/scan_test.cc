@@ -85,6 +85,24 @@ TEST(DataSplitTest, DeserializeRejectsMalformedHeaders) {
   EXPECT_TRUE(DataSplit::Deserialize(bad_ranges).status().IsInvalid());
 }
 
+// Found by fuzz_split (long run; corpus/split/regress-float-group-size): a float where an
+// integer belongs was cast with nlohmann's get<size_t>(), undefined for 9.8e19.
+TEST(DataSplitTest, DeserializeRejectsNonIntegerNumbers) {
+  const std::string bytes = SampleSplit().Serialize().ValueOrDie();
+  for (const char* key : {"snapshot_id", "bucket", "group_sizes", "row_ranges"}) {
+    for (double v : {9.84467e19, -1e30, 1.5}) {
+      auto forged = WithHeader(bytes, [&](nlohmann::json& h) {
+        h[key] = std::string(key) == "group_sizes"  ? nlohmann::json{1, v}
+                 : std::string(key) == "row_ranges" ? nlohmann::json{{0, v}}
+                                                    : nlohmann::json(v);
+      });
+      EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << key << " " << v;
+    }
+  }
+  auto big_bucket = WithHeader(bytes, [](nlohmann::json& h) { h["bucket"] = int64_t{1} << 40; });
+  EXPECT_TRUE(DataSplit::Deserialize(big_bucket).status().IsInvalid());
+}
+
 // Row ranges are shipped sorted and merged; others would make RowCount's range arithmetic
 // overflow (to - from + 1 on reversed or unsorted ranges).
 TEST(DataSplitTest, DeserializeRejectsUnsortedRowRanges) {

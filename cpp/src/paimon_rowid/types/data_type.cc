@@ -540,7 +540,9 @@ Result<DataTypePtr> TypeFromJson(const json& value, int depth) {
     }
     std::vector<DataField> fields;
     for (const auto& f : *it) {
-      ARROW_ASSIGN_OR_RAISE(auto field, FieldFromJson(f, depth + 1));
+      // A field's type is one level below the ROW, as in the SQL parser (ParseRowFields);
+      // counting the field as a level too refused the JSON of types the SQL form accepts.
+      ARROW_ASSIGN_OR_RAISE(auto field, FieldFromJson(f, depth));
       fields.push_back(std::move(field));
     }
     return DataType::Row(std::move(fields), NestedTypeNullable(type, 3));
