@@ -22,7 +22,7 @@ POINTS = ["before_manifest", "after_manifest", "after_manifest_lists", "after_sn
 WRITER = textwrap.dedent("""
     import sys, pyarrow as pa
     from paimon_rowid import CatalogFactory
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     wh, kind, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if kind == "append":
         t = CatalogFactory.create({"warehouse": wh}).get_table("db.t")
@@ -94,7 +94,7 @@ def test_sigkill_during_commit(table, kind, point):
 
 UPDATER = textwrap.dedent("""
     import sys, pyarrow as pa
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     wh, ids, value = sys.argv[1], [int(i) for i in sys.argv[2].split(",")], int(sys.argv[3])
     update_by_row_id("db.t", pa.table({"_ROW_ID": ids, "v": [value] * len(ids)}),
                      {"warehouse": wh}, update_cols=["v"])

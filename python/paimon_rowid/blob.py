@@ -14,6 +14,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 
 import pyarrow as pa
 
+from ._lib import native
+
 __all__ = ["BlobDescriptor", "map_with_blobs", "resolve_blobs"]
 
 _MAGIC = 0x424C4F4244455343  # "BLOBDESC"
@@ -127,7 +129,6 @@ def _read_ranges(descriptors: Sequence[BlobDescriptor]) -> List[bytes]:
     .blob file's index and a row's entry are read once for all its elements)."""
     for d in descriptors:
         _local_path(d.uri)  # NotImplementedError for remote uris, before any read
-    from ._lib import native
     return native().read_blob_ranges([(d.uri, d.offset, d.length) for d in descriptors])
 
 

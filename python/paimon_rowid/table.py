@@ -6,17 +6,15 @@ parsed once per handle); nothing here reads data or manifests except :meth:`late
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
 from ._arrow import capsule_schema
 from ._lib import native
+from .read import ReadBuilder
 from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .read import ReadBuilder
-    from .write import BatchWriteBuilder
+from .write import BatchWriteBuilder
 
 __all__ = ["Table"]
 
@@ -155,15 +153,13 @@ class Table:
     def list_tags(self) -> List[str]:
         return list(self._native.list_tags())
 
-    def new_read_builder(self) -> "ReadBuilder":
-        from .read import ReadBuilder
+    def new_read_builder(self) -> ReadBuilder:
         return ReadBuilder(self)
 
     # -- writing ------------------------------------------------------------------------------
 
-    def new_batch_write_builder(self) -> "BatchWriteBuilder":
+    def new_batch_write_builder(self) -> BatchWriteBuilder:
         """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
-        from .write import BatchWriteBuilder
         return BatchWriteBuilder(self)
 
     def __repr__(self) -> str:
