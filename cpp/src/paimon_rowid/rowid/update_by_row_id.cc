@@ -497,11 +497,6 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
   UpdateOutcome outcome;
   outcome.num_updated = num_updated;
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, std::move(options)));
-  // Test-only: widen the window between planning and committing so that concurrent updates
-  // in the tests really overlap.
-  if (const char* pause = std::getenv("PAIMON_ROWID_TEST_PAUSE_BEFORE_COMMIT_MS")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(pause)));
-  }
   std::optional<RebaseStep> step;
   while (true) {
     ARROW_ASSIGN_OR_RAISE(auto messages, round(step ? &*step : nullptr));
