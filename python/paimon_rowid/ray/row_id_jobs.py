@@ -29,6 +29,7 @@ import time
 import uuid
 from typing import Any, Dict, List, Mapping, Optional
 
+import numpy as np
 import pyarrow as pa
 
 from .. import _job_checks as jobs
@@ -121,11 +122,11 @@ def _index(index_bytes: bytes):
 
 
 def _bucket_of(index, ids: pa.Array, buckets: int, context: str):
-    """(bucket of each id, the distinct groups the ids belong to)."""
+    """(bucket of each id as a pyarrow Array, each id's owning group as a numpy array)."""
     owners = index.route(ids, context).to_numpy()
     bucket = pa.array((owners.astype("int64") * buckets // max(1, index.num_groups))
                       .astype("int32"))
-    return bucket, sorted(set(owners.tolist()))
+    return bucket, owners
 
 
 def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: int):
@@ -139,9 +140,10 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
     if ids.null_count:
         raise ValueError("_ROW_ID is null; planner snapshot is stale or matched rows come from "
                          "a different table.")
-    bucket, groups = _bucket_of(_index(index_bytes), ids, buckets,
+    bucket, owners = _bucket_of(_index(index_bytes), ids, buckets,
                                 "planner snapshot is stale or matched rows come from a "
                                 "different table.")
+    groups = np.unique(owners).tolist()
     return [block.filter(pc.equal(bucket, b)) for b in range(buckets)] + [groups]
 
 
