@@ -13,6 +13,9 @@ cmake -S . -B build/cpp -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAIMON_ROWI
 ninja -C build/cpp -j"${JOBS:-2}"
 ctest --test-dir build/cpp --output-on-failure
 
+echo "== C++ package: install, build examples/ against it, run them"
+bash scripts/build_examples.sh
+
 echo "== Python tests"
 # Run against the package installed in .venv (not the source tree).
 "$PY" -m pytest -q "$@"

@@ -1,6 +1,7 @@
-"""The C++ command-line tool (cpp/tools/paimon-rowid) and the C++ example
-(examples/read_table.cc), built by scripts/test.sh into build/cpp, run against a table
-written by the Python API. In CI a missing binary fails; elsewhere it skips."""
+"""The C++ command-line tool (cpp/tools/paimon-rowid) and the C++ examples
+(examples/read_table.cc, examples/update_by_row_id.cc), built by scripts/test.sh into
+build/cpp, run against tables written (or read back) by the Python API. In CI a missing
+binary fails; elsewhere it skips."""
 from __future__ import annotations
 
 import glob
@@ -72,6 +73,21 @@ def test_cpp_example_reads_the_table(table):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "3 rows" in run.stdout and "n3" in run.stdout
+
+
+def test_cpp_update_example_is_read_by_python(warehouse):
+    """examples/update_by_row_id.cc writes, updates by row id and reads back in C++; the
+    Python API then sees the same rows (one engine, one table format)."""
+    run = subprocess.run([_binary("examples/update_by_row_id"), warehouse, "ex.people"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "updated 2 rows" in run.stdout and "ok: " in run.stdout
+    from paimon_rowid import CatalogFactory
+    t = CatalogFactory.create({"warehouse": warehouse}).get_table("ex.people")
+    rb = t.new_read_builder()
+    got = rb.new_read().to_arrow(rb.new_scan().plan().splits()).sort_by("id")
+    assert got.column("name").to_pylist() == ["alice", "BOB", "carol", "DAVE", "erin"]
+    assert got.column("score").to_pylist() == [1.5, 2.5, 3.5, 4.5, 5.5]
 
 
 @pytest.mark.parametrize("args,message", [

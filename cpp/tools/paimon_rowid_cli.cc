@@ -10,6 +10,7 @@
 //   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
 //   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <sstream>
@@ -21,10 +22,7 @@
 #include "arrow/io/api.h"
 #include "arrow/io/stdio.h"
 #include "arrow/ipc/api.h"
-#include "paimon_rowid/api.h"
-#include "paimon_rowid/common/options.h"
-#include "paimon_rowid/rowid/read_by_row_id.h"
-#include "paimon_rowid/rowid/update_by_row_id.h"
+#include "paimon_rowid/api.h"  // the CLI uses only the public C++ API
 
 namespace pr = paimon_rowid;
 using arrow::Status;

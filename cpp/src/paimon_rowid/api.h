@@ -1,23 +1,98 @@
-// paimon-rowid: the public C++ surface.
+// paimon-rowid: the public C++ surface. Include this one header; link
+// `paimon_rowid::paimon_rowid` (installed CMake package, see docs/cpp-api.md).
 //
-//   auto catalog = paimon_rowid::Catalog::Make({{"warehouse", "/path/to/warehouse"}});
-//   auto table = (*catalog)->GetTable("db.table");
-//   auto plan = paimon_rowid::ScanPlanner(*table).WithRowRanges({{0, 99}}).Plan();
-//   auto read = paimon_rowid::TableRead::Make(*table, {{"id", "_ROW_ID"}});
-//   auto reader = (*read)->Read(plan->splits);   // an arrow::RecordBatchReader
+// The engine reads and writes Apache Paimon append tables with row tracking and data
+// evolution. Every row has a stable `_ROW_ID`; an update rewrites only some columns of the
+// rows it names, as a partial-column file that the read path merges back by row id. The
+// pieces, in the order a program meets them:
 //
-// Every fallible call returns arrow::Status / arrow::Result. Objects are immutable after
-// construction and may be shared between threads unless their header says otherwise.
+// Catalog and tables. A Catalog is a warehouse directory; it lists, creates and drops
+// databases and tables and opens a Table (immutable: its schema, options and paths; a later
+// snapshot needs a new GetTable, or the table's time-travel options).
+//
+//   ARROW_ASSIGN_OR_RAISE(auto catalog, Catalog::Make({{"warehouse", "/path/to/wh"}}));
+//   TableSchema schema;
+//   ARROW_ASSIGN_OR_RAISE(schema.fields, FieldsFromArrow(*arrow_schema));
+//   schema.options = {{"row-tracking.enabled", "true"}, {"data-evolution.enabled", "true"}};
+//   ARROW_RETURN_NOT_OK(catalog->CreateTable("db.t", schema, /*ignore_if_exists=*/true));
+//   ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable("db.t"));
+//
+// Writing is two-phase. An AppendWriter turns Arrow batches into data files and returns
+// CommitMessages; nothing is visible until a Committer turns the messages into one new
+// snapshot (optimistic, retried against concurrent committers in any process). Messages
+// serialize, so workers may write and one driver commit.
+//
+//   ARROW_ASSIGN_OR_RAISE(auto writer, AppendWriter::Make(table));
+//   ARROW_RETURN_NOT_OK(writer->Write(batch));
+//   ARROW_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
+//   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table));
+//   ARROW_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot_id, committer->Commit(messages));
+//
+// Reading is plan, then read. ScanPlanner picks the files of a snapshot (optionally only
+// some row-id ranges, or pruned by a Predicate) into DataSplits; TableRead streams the
+// splits as an arrow::RecordBatchReader of the requested columns (`_ROW_ID` and
+// `_SEQUENCE_NUMBER` may be asked for like fields).
+//
+//   ARROW_ASSIGN_OR_RAISE(auto plan, ScanPlanner(table).WithRowRanges({{0, 99}}).Plan());
+//   ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(table, {{"id", "_ROW_ID"}}));
+//   ARROW_ASSIGN_OR_RAISE(auto reader, read->Read(plan.splits));
+//
+// Row-id jobs. A RowIdIndex maps every row id of one snapshot to its file group (one
+// manifest read, then binary search; serializable, to ship to workers). RowIdUpdate routes
+// (_ROW_ID, columns...) rows to their groups and writes one partial-column file per touched
+// group; CommitUpdate commits them, rebasing onto a concurrent commit that touched other
+// rows. RowIdRead reads some columns of a set of row ids, decoding only the row groups that
+// hold them.
+//
+//   ARROW_ASSIGN_OR_RAISE(auto cols, ValidateUpdateColumns(*table, {"name"}, "db.t",
+//                                                          "update_by_row_id"));
+//   ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, "db.t"));
+//   ARROW_RETURN_NOT_OK(update->Add(rows));  // _ROW_ID int64 + the update columns
+//   ARROW_ASSIGN_OR_RAISE(auto outcome, CommitUpdate(update.get(), table, RandomUuid()));
+//
+//   ARROW_ASSIGN_OR_RAISE(auto snapshot, table->LatestSnapshot());  // nullopt: empty table
+//   ARROW_ASSIGN_OR_RAISE(auto index, RowIdIndex::Build(table, *snapshot));
+//   ARROW_ASSIGN_OR_RAISE(auto by_id, RowIdRead::Make(table, {"name"}, index));
+//   ARROW_ASSIGN_OR_RAISE(auto rows, by_id->Read({id_array}));  // name, _ROW_ID
+//
+// Errors: every fallible call returns arrow::Status / arrow::Result; nothing throws across
+// this surface. Invalid and TypeError mean bad input (the messages follow pypaimon's),
+// IOError the file system. Errors a caller branches on (a table that does not exist, a lost
+// commit conflict, ...) carry an ErrorKind: GetErrorKind(status) (common/status.h).
+//
+// Threads: objects are immutable after construction and may be shared between threads
+// unless their header says otherwise (writers, updates and committers are driven by one
+// thread at a time). Each header states its own contract in more detail.
+//
+// Only the headers included here (and what they include) are the public surface; the other
+// headers of the installed tree are implementation details and may change.
 #pragma once
 
-#include "paimon_rowid/catalog/catalog.h"
-#include "paimon_rowid/catalog/table.h"
+// Basics: Status helpers, options, identifiers, row ranges.
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
+
+// Types and schemas.
+#include "paimon_rowid/types/data_type.h"
+#include "paimon_rowid/types/table_schema.h"
+
+// Catalog, tables and snapshots.
+#include "paimon_rowid/catalog/catalog.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/meta/snapshot.h"
+
+// Scan and read.
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
-#include "paimon_rowid/types/data_type.h"
-#include "paimon_rowid/types/table_schema.h"
+
+// Write and commit (CommitMessage comes with both headers).
+#include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/write/append_writer.h"
+
+// Row-id jobs.
+#include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/row_id_index.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
 namespace paimon_rowid {
@@ -45,68 +46,68 @@ class CatalogTest : public ::testing::Test {
 
 TEST(CatalogMakeTest, OptionErrors) {
   auto missing = Catalog::Make({});
-  ASSERT_TRUE(missing.status().IsInvalid());
+  ASSERT_RAISES(Invalid, missing);
   EXPECT_EQ(missing.status().message(), "Paimon 'warehouse' path must be set");
-  EXPECT_TRUE(Catalog::Make({{"warehouse", ""}}).status().IsInvalid());
+  EXPECT_RAISES(Invalid, Catalog::Make({{"warehouse", ""}}));
   auto unknown = Catalog::Make({{"warehouse", "/tmp/x"}, {"metastore", "hive"}});
-  ASSERT_TRUE(unknown.status().IsInvalid());
+  ASSERT_RAISES(Invalid, unknown);
   EXPECT_EQ(unknown.status().message(), "Unknown catalog identifier: hive");
   auto ok = Catalog::Make({{"warehouse", "file:///tmp/wh/"}, {"metastore", "filesystem"}});
-  ASSERT_TRUE(ok.ok());
+  ASSERT_OK(ok);
   EXPECT_EQ((*ok)->warehouse(), "/tmp/wh");
   EXPECT_EQ((*ok)->DatabasePath("db"), "/tmp/wh/db.db");
   EXPECT_EQ((*ok)->TablePath("db", "t"), "/tmp/wh/db.db/t");
   EXPECT_EQ((*ok)->options().GetOr("metastore", ""), "filesystem");
-  EXPECT_TRUE(Catalog::Make({{"warehouse", "s3://bucket/wh"}}).status().IsNotImplemented());
+  EXPECT_RAISES(NotImplemented, Catalog::Make({{"warehouse", "s3://bucket/wh"}}));
 }
 
 TEST_F(CatalogTest, DatabaseLifecycle) {
   EXPECT_TRUE(catalog_->ListDatabases()->empty());  // warehouse need not exist yet
-  ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
-  ASSERT_TRUE(catalog_->CreateDatabase("other", false).ok());
+  ASSERT_OK(catalog_->CreateDatabase("db", false));
+  ASSERT_OK(catalog_->CreateDatabase("other", false));
   EXPECT_TRUE(fs::is_directory(fs::path(warehouse_) / "db.db"));
   EXPECT_EQ(*catalog_->ListDatabases(), (std::vector<std::string>{"db", "other"}));
   EXPECT_TRUE(*catalog_->DatabaseExists("db"));
   EXPECT_FALSE(*catalog_->DatabaseExists("nope"));
 
   Status again = catalog_->CreateDatabase("db", false);
-  EXPECT_TRUE(again.IsAlreadyExists());
+  EXPECT_RAISES(AlreadyExists, again);
   EXPECT_TRUE(HasKind(again, ErrorKind::kDatabaseAlreadyExist));
   EXPECT_EQ(again.message(), "Database db already exists.");
-  EXPECT_TRUE(catalog_->CreateDatabase("db", true).ok());
+  EXPECT_OK(catalog_->CreateDatabase("db", true));
 
   auto tables = catalog_->ListTables("nope");
-  EXPECT_TRUE(tables.status().IsKeyError());
+  EXPECT_RAISES(KeyError, tables);
   EXPECT_TRUE(HasKind(tables.status(), ErrorKind::kDatabaseNotExist));
   EXPECT_EQ(tables.status().message(), "Database nope does not exist.");
 
-  ASSERT_TRUE(catalog_->CreateTable("other.t", SimpleSchema(), false).ok());
-  EXPECT_TRUE(catalog_->DropDatabase("other", false, /*cascade=*/false).IsInvalid());
-  EXPECT_TRUE(catalog_->DropDatabase("other", false, /*cascade=*/true).ok());
+  ASSERT_OK(catalog_->CreateTable("other.t", SimpleSchema(), false));
+  EXPECT_RAISES(Invalid, catalog_->DropDatabase("other", false, /*cascade=*/false));
+  EXPECT_OK(catalog_->DropDatabase("other", false, /*cascade=*/true));
   EXPECT_FALSE(fs::exists(fs::path(warehouse_) / "other.db"));
   EXPECT_TRUE(HasKind(catalog_->DropDatabase("other", false, true), ErrorKind::kDatabaseNotExist));
-  EXPECT_TRUE(catalog_->DropDatabase("other", true, true).ok());
-  EXPECT_TRUE(catalog_->DropDatabase("db", false, false).ok());  // empty
+  EXPECT_OK(catalog_->DropDatabase("other", true, true));
+  EXPECT_OK(catalog_->DropDatabase("db", false, false));  // empty
 }
 
 TEST_F(CatalogTest, TableLifecycle) {
   Status no_db = catalog_->CreateTable("db.t", SimpleSchema(), false);
   EXPECT_TRUE(HasKind(no_db, ErrorKind::kDatabaseNotExist)) << no_db.ToString();
-  ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
-  ASSERT_TRUE(catalog_->CreateTable("db.t", SimpleSchema(), false).ok());
-  ASSERT_TRUE(catalog_->CreateTable("db.u", SimpleSchema(), false).ok());
+  ASSERT_OK(catalog_->CreateDatabase("db", false));
+  ASSERT_OK(catalog_->CreateTable("db.t", SimpleSchema(), false));
+  ASSERT_OK(catalog_->CreateTable("db.u", SimpleSchema(), false));
   // A directory without schema/schema-N is not a table.
   fs::create_directories(fs::path(warehouse_) / "db.db" / "junk" / "schema");
   EXPECT_EQ(*catalog_->ListTables("db"), (std::vector<std::string>{"t", "u"}));
 
   Status dup = catalog_->CreateTable("db.t", SimpleSchema(), false);
-  EXPECT_TRUE(dup.IsAlreadyExists());
+  EXPECT_RAISES(AlreadyExists, dup);
   EXPECT_TRUE(HasKind(dup, ErrorKind::kTableAlreadyExist));
   EXPECT_EQ(dup.message(), "Table db.t already exists.");
-  EXPECT_TRUE(catalog_->CreateTable("db.t", SimpleSchema(), true).ok());
+  EXPECT_OK(catalog_->CreateTable("db.t", SimpleSchema(), true));
 
   auto table = catalog_->GetTable("db.t");
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_OK(table);
   EXPECT_EQ((*table)->identifier().FullName(), "db.t");
   EXPECT_EQ((*table)->path(), warehouse_ + "/db.db/t");
   EXPECT_EQ((*table)->schema().id, 0);
@@ -119,23 +120,23 @@ TEST_F(CatalogTest, TableLifecycle) {
   EXPECT_FALSE((*table)->deletion_vectors_enabled());
 
   auto missing = catalog_->GetTable("db.nope");
-  EXPECT_TRUE(missing.status().IsKeyError());
+  EXPECT_RAISES(KeyError, missing);
   EXPECT_TRUE(HasKind(missing.status(), ErrorKind::kTableNotExist));
   EXPECT_EQ(missing.status().message(), "Table db.nope does not exist.");
   EXPECT_TRUE(HasKind(catalog_->GetTable("nodb.t").status(), ErrorKind::kTableNotExist));
   EXPECT_TRUE(HasKind(catalog_->GetTable("db.junk").status(), ErrorKind::kTableNotExist));
 
-  ASSERT_TRUE(catalog_->DropTable("db.t", false).ok());
+  ASSERT_OK(catalog_->DropTable("db.t", false));
   EXPECT_FALSE(fs::exists(fs::path(warehouse_) / "db.db" / "t"));
   EXPECT_TRUE(HasKind(catalog_->DropTable("db.t", false), ErrorKind::kTableNotExist));
-  EXPECT_TRUE(catalog_->DropTable("db.t", true).ok());
+  EXPECT_OK(catalog_->DropTable("db.t", true));
 }
 
 TEST_F(CatalogTest, SchemaValidationOnCreate) {
-  ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
+  ASSERT_OK(catalog_->CreateDatabase("db", false));
   auto expect_invalid = [&](TableSchema schema, const char* what) {
     Status st = catalog_->CreateTable("db.bad", std::move(schema), false);
-    EXPECT_TRUE(st.IsInvalid()) << what << ": " << st.ToString();
+    EXPECT_RAISES(Invalid, st) << what;
   };
   TableSchema s = SimpleSchema();
   s.fields[1].name = "id";
@@ -163,27 +164,27 @@ TEST_F(CatalogTest, SchemaValidationOnCreate) {
   expect_invalid(s, "system field name");
   s = SimpleSchema();
   s.primary_keys = {"id"};
-  EXPECT_TRUE(catalog_->CreateTable("db.bad", s, false).IsNotImplemented());
+  EXPECT_RAISES(NotImplemented, catalog_->CreateTable("db.bad", s, false));
   EXPECT_FALSE(fs::exists(fs::path(warehouse_) / "db.db" / "bad"));
 }
 
 TEST_F(CatalogTest, InvalidNamesNeverTouchTheFilesystem) {
-  ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
+  ASSERT_OK(catalog_->CreateDatabase("db", false));
   const std::vector<std::string> bad_identifiers = {
       "../x.t", "a/b.t", "", "db.", ".t", "db./etc", "db.a/b", "db...", "..", "db.t\x01",
       "db.\n", "a\\b.t", "db.t/../../x", "nodot"};
   for (const auto& id : bad_identifiers) {
-    EXPECT_TRUE(catalog_->CreateTable(id, SimpleSchema(), false).IsInvalid()) << id;
-    EXPECT_TRUE(catalog_->GetTable(id).status().IsInvalid()) << id;
-    EXPECT_TRUE(catalog_->DropTable(id, true).IsInvalid()) << id;
+    EXPECT_RAISES(Invalid, catalog_->CreateTable(id, SimpleSchema(), false)) << id;
+    EXPECT_RAISES(Invalid, catalog_->GetTable(id)) << id;
+    EXPECT_RAISES(Invalid, catalog_->DropTable(id, true)) << id;
   }
   const std::vector<std::string> bad_databases = {"", "..", ".", "../evil", "a/b", "x\n",
                                                   "a\\b", std::string("z\0z", 3)};
   for (const auto& db : bad_databases) {
-    EXPECT_TRUE(catalog_->CreateDatabase(db, false).IsInvalid()) << db;
-    EXPECT_TRUE(catalog_->DropDatabase(db, true, true).IsInvalid()) << db;
-    EXPECT_TRUE(catalog_->ListTables(db).status().IsInvalid()) << db;
-    EXPECT_TRUE(catalog_->DatabaseExists(db).status().IsInvalid()) << db;
+    EXPECT_RAISES(Invalid, catalog_->CreateDatabase(db, false)) << db;
+    EXPECT_RAISES(Invalid, catalog_->DropDatabase(db, true, true)) << db;
+    EXPECT_RAISES(Invalid, catalog_->ListTables(db)) << db;
+    EXPECT_RAISES(Invalid, catalog_->DatabaseExists(db)) << db;
   }
   // Only the warehouse exists next to it, and inside it only db.db (still empty).
   std::vector<std::string> siblings;
@@ -199,7 +200,7 @@ TEST_F(CatalogTest, InvalidNamesNeverTouchTheFilesystem) {
 }
 
 TEST_F(CatalogTest, RacingCreatorsHaveOneWinner) {
-  ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
+  ASSERT_OK(catalog_->CreateDatabase("db", false));
   constexpr int kThreads = 8;
   std::atomic<int> winners{0}, already{0};
   std::vector<std::thread> threads;
@@ -221,7 +222,7 @@ TEST_F(CatalogTest, RacingCreatorsHaveOneWinner) {
   EXPECT_EQ(winners.load(), 1);
   EXPECT_EQ(already.load(), kThreads - 1);
   auto table = catalog_->GetTable("db.race");
-  ASSERT_TRUE(table.ok());
+  ASSERT_OK(table);
   EXPECT_TRUE((*table)->schema().comment.has_value());
 }
 

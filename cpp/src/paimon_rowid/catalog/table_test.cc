@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "paimon_rowid/catalog/catalog.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
 namespace paimon_rowid {
@@ -19,7 +20,7 @@ class TableTest : public ::testing::Test {
  protected:
   void SetUp() override {
     catalog_ = Catalog::Make({{"warehouse", tmp_.path()}}).ValueOrDie();
-    ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
+    ASSERT_OK(catalog_->CreateDatabase("db", false));
     TableSchema schema;
     schema.fields = AssignFieldIds({
         {-1, "id", DataType::Parse("BIGINT").ValueOrDie(), std::nullopt, std::nullopt},
@@ -28,7 +29,7 @@ class TableTest : public ::testing::Test {
     schema.options = {{"row-tracking.enabled", "true"},
                       {"data-evolution.enabled", "true"},
                       {"blob-field", "old_blob"}};
-    ASSERT_TRUE(catalog_->CreateTable("db.t", schema, false).ok());
+    ASSERT_OK(catalog_->CreateTable("db.t", schema, false));
     table_ = catalog_->GetTable("db.t").ValueOrDie();
 
     TableSchema evolved = table_->schema();
@@ -38,12 +39,12 @@ class TableTest : public ::testing::Test {
     evolved.highest_field_id = 2;
     evolved.options.erase("blob-field");
     evolved.options["file.format"] = "parquet";
-    ASSERT_TRUE(io()->WriteFileNoReplace(table_->SchemaPath(1), evolved.ToJson()).ok());
+    ASSERT_OK(io()->WriteFileNoReplace(table_->SchemaPath(1), evolved.ToJson()));
 
     for (int64_t id = 1; id <= 3; ++id) WriteSnapshot(id, id == 1 ? 0 : 1, id * 1000);
     Tag tag;
     tag.snapshot = table_->SnapshotById(1).ValueOrDie();
-    ASSERT_TRUE(io()->WriteFileNoReplace(table_->TagPath("t1"), tag.ToJson()).ok());
+    ASSERT_OK(io()->WriteFileNoReplace(table_->TagPath("t1"), tag.ToJson()));
     WriteLatest("3");
   }
 
@@ -60,18 +61,18 @@ class TableTest : public ::testing::Test {
     s.total_record_count = id;
     s.delta_record_count = 1;
     s.next_row_id = id;
-    ASSERT_TRUE(io()->WriteFileNoReplace(table_->SnapshotPath(id), s.ToJson()).ok());
+    ASSERT_OK(io()->WriteFileNoReplace(table_->SnapshotPath(id), s.ToJson()));
   }
 
   void WriteLatest(const std::string& text) {
-    ASSERT_TRUE(io()->WriteFile(table_->path() + "/snapshot/LATEST", text).ok());
+    ASSERT_OK(io()->WriteFile(table_->path() + "/snapshot/LATEST", text));
   }
 
   std::optional<int64_t> Latest() { return table_->LatestSnapshotId().ValueOrDie(); }
 
   std::shared_ptr<Table> OpenWith(std::map<std::string, std::string> options) {
     auto r = Table::Open(io(), table_->identifier(), table_->path(), std::move(options));
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_OK(r);
     return r.ok() ? *r : nullptr;
   }
 
@@ -87,16 +88,16 @@ class TableTest : public ::testing::Test {
 TEST_F(TableTest, OpensLatestSchema) {
   // table_ was opened before schema-1 existed; a fresh handle sees it.
   EXPECT_EQ(table_->schema().id, 0);
-  auto fresh = catalog_->GetTable("db.t").ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto fresh, catalog_->GetTable("db.t"));
   EXPECT_EQ(fresh->schema().id, 1);
   EXPECT_EQ(fresh->schema().fields.size(), 3u);
   EXPECT_EQ(fresh->LatestSchema().ValueOrDie()->id, 1);
   EXPECT_EQ(fresh->SchemaById(0).ValueOrDie().fields.size(), 2u);
   auto missing = fresh->SchemaById(7);
-  EXPECT_TRUE(missing.status().IsInvalid());
+  EXPECT_RAISES(Invalid, missing);
   // Temp files and junk in schema/ are ignored.
-  ASSERT_TRUE(io()->WriteFile(fresh->path() + "/schema/.schema-9.abc.tmp", "{").ok());
-  ASSERT_TRUE(io()->WriteFile(fresh->path() + "/schema/schema-x", "{").ok());
+  ASSERT_OK(io()->WriteFile(fresh->path() + "/schema/.schema-9.abc.tmp", "{"));
+  ASSERT_OK(io()->WriteFile(fresh->path() + "/schema/schema-x", "{"));
   EXPECT_EQ(catalog_->GetTable("db.t").ValueOrDie()->schema().id, 1);
 }
 
@@ -113,10 +114,10 @@ TEST_F(TableTest, LatestHintIsTrustedOnlyWhenConsistent) {
   EXPECT_EQ(Latest(), 3);
   WriteLatest("3\n");
   EXPECT_EQ(Latest(), 3);
-  ASSERT_TRUE(io()->DeleteFile(table_->path() + "/snapshot/LATEST").ok());
+  ASSERT_OK(io()->DeleteFile(table_->path() + "/snapshot/LATEST"));
   EXPECT_EQ(Latest(), 3);
   // Temp files of a concurrent commit are not snapshots.
-  ASSERT_TRUE(io()->WriteFile(table_->path() + "/snapshot/.snapshot-4.uuid.tmp", "{").ok());
+  ASSERT_OK(io()->WriteFile(table_->path() + "/snapshot/.snapshot-4.uuid.tmp", "{"));
   EXPECT_EQ(Latest(), 3);
   EXPECT_EQ(table_->ListSnapshotIds().ValueOrDie(), (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(table_->LatestSnapshot().ValueOrDie()->id, 3);
@@ -124,33 +125,33 @@ TEST_F(TableTest, LatestHintIsTrustedOnlyWhenConsistent) {
 }
 
 TEST_F(TableTest, EmptyTableHasNoSnapshot) {
-  ASSERT_TRUE(catalog_->CreateTable("db.empty", table_->schema(), false).ok());
-  auto empty = catalog_->GetTable("db.empty").ValueOrDie();
+  ASSERT_OK(catalog_->CreateTable("db.empty", table_->schema(), false));
+  ASSERT_OK_AND_ASSIGN(auto empty, catalog_->GetTable("db.empty"));
   EXPECT_FALSE(empty->LatestSnapshotId().ValueOrDie().has_value());
   EXPECT_FALSE(empty->ResolveSnapshot().ValueOrDie().has_value());
   EXPECT_TRUE(empty->ListTags().ValueOrDie().empty());
   auto travel = empty->Copy({{"scan.snapshot-id", "1"}});
-  EXPECT_TRUE(travel.status().IsInvalid());
+  EXPECT_RAISES(Invalid, travel);
 }
 
 TEST_F(TableTest, SnapshotAndTagLookups) {
   EXPECT_EQ(table_->SnapshotById(2).ValueOrDie().schema_id, 1);
   auto missing = table_->SnapshotById(9);
-  ASSERT_TRUE(missing.status().IsInvalid());
+  ASSERT_RAISES(Invalid, missing);
   EXPECT_EQ(missing.status().message(), "Snapshot id '9' doesn't exist.");
 
   EXPECT_EQ(table_->TagByName("t1").ValueOrDie().snapshot.id, 1);
   auto no_tag = table_->TagByName("nope");
-  ASSERT_TRUE(no_tag.status().IsInvalid());
+  ASSERT_RAISES(Invalid, no_tag);
   EXPECT_EQ(no_tag.status().message(), "Tag 'nope' doesn't exist.");
-  EXPECT_TRUE(table_->TagByName("../snapshot/snapshot-1").status().IsInvalid());
-  EXPECT_TRUE(table_->TagByName("").status().IsInvalid());
+  EXPECT_RAISES(Invalid, table_->TagByName("../snapshot/snapshot-1"));
+  EXPECT_RAISES(Invalid, table_->TagByName(""));
   EXPECT_EQ(table_->ListTags().ValueOrDie(), (std::vector<std::string>{"t1"}));
 
   // A corrupt snapshot file is Invalid and names the file.
-  ASSERT_TRUE(io()->WriteFile(table_->SnapshotPath(2), "{\"id\": 2, \"sch").ok());
+  ASSERT_OK(io()->WriteFile(table_->SnapshotPath(2), "{\"id\": 2, \"sch"));
   auto corrupt = table_->SnapshotById(2);
-  ASSERT_TRUE(corrupt.status().IsInvalid());
+  ASSERT_RAISES(Invalid, corrupt);
   EXPECT_NE(corrupt.status().message().find("snapshot-2"), std::string::npos);
 }
 
@@ -172,9 +173,9 @@ TEST_F(TableTest, TimeTravelBySnapshotIdUsesItsSchema) {
   EXPECT_FALSE(t2->options().Contains("blob-field"));
 
   auto missing = OpenError({{"scan.snapshot-id", "42"}});
-  ASSERT_TRUE(missing.IsInvalid());
+  ASSERT_RAISES(Invalid, missing);
   EXPECT_EQ(missing.message(), "Snapshot id '42' doesn't exist.");
-  EXPECT_TRUE(OpenError({{"scan.snapshot-id", "x"}}).IsInvalid());
+  EXPECT_RAISES(Invalid, OpenError({{"scan.snapshot-id", "x"}}));
 }
 
 TEST_F(TableTest, TimeTravelByTagVersionAndTimestamp) {
@@ -186,7 +187,7 @@ TEST_F(TableTest, TimeTravelByTagVersionAndTimestamp) {
 
   EXPECT_EQ(OpenWith({{"scan.version", "t1"}})->ResolveSnapshot().ValueOrDie()->id, 1);
   EXPECT_EQ(OpenWith({{"scan.version", "2"}})->ResolveSnapshot().ValueOrDie()->id, 2);
-  EXPECT_TRUE(OpenError({{"scan.version", "zzz"}}).IsInvalid());
+  EXPECT_RAISES(Invalid, OpenError({{"scan.version", "zzz"}}));
 
   struct Case {
     const char* millis;
@@ -198,49 +199,49 @@ TEST_F(TableTest, TimeTravelByTagVersionAndTimestamp) {
     EXPECT_EQ(t->ResolveSnapshot().ValueOrDie()->id, c.expected) << c.millis;
   }
   auto too_early = OpenError({{"scan.timestamp-millis", "999"}});
-  EXPECT_TRUE(too_early.IsInvalid());
+  EXPECT_RAISES(Invalid, too_early);
   EXPECT_EQ(too_early.message(),
             "No snapshot found with timestamp earlier than or equal to 999ms.");
 
-  EXPECT_TRUE(OpenError({{"scan.watermark", "5"}}).IsNotImplemented());
-  EXPECT_TRUE(OpenError({{"scan.timestamp", "2024-01-01 00:00:00"}}).IsNotImplemented());
+  EXPECT_RAISES(NotImplemented, OpenError({{"scan.watermark", "5"}}));
+  EXPECT_RAISES(NotImplemented, OpenError({{"scan.timestamp", "2024-01-01 00:00:00"}}));
   Status two = OpenError({{"scan.snapshot-id", "1"}, {"scan.tag-name", "t1"}});
-  EXPECT_TRUE(two.IsInvalid());
+  EXPECT_RAISES(Invalid, two);
   EXPECT_NE(two.message().find("Only one of the following parameters may be set"),
             std::string::npos);
 }
 
 TEST_F(TableTest, CopyOverlaysAndRemovesOptions) {
-  auto fresh = catalog_->GetTable("db.t").ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto fresh, catalog_->GetTable("db.t"));
   auto copy = fresh->Copy({{"read.batch-size", "16"}, {"blob-field", std::nullopt}});
-  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  ASSERT_OK(copy);
   EXPECT_EQ((*copy)->options().GetOr("read.batch-size", ""), "16");
   EXPECT_FALSE((*copy)->options().Contains("blob-field"));
   EXPECT_TRUE((*copy)->row_tracking_enabled());
   // Removing a schema option.
-  auto no_rt = (*copy)->Copy({{"row-tracking.enabled", std::nullopt}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto no_rt, (*copy)->Copy({{"row-tracking.enabled", std::nullopt}}));
   EXPECT_FALSE(no_rt->row_tracking_enabled());
   EXPECT_EQ(no_rt->options().GetOr("read.batch-size", ""), "16");  // cumulative
   EXPECT_TRUE(fresh->row_tracking_enabled());                      // original untouched
 
   auto bucket = fresh->Copy({{"bucket", "4"}});
-  ASSERT_TRUE(bucket.status().IsInvalid());
+  ASSERT_RAISES(Invalid, bucket);
   EXPECT_EQ(bucket.status().message(), "Cannot change bucket number");
-  EXPECT_TRUE(fresh->Copy({{"bucket", "-1"}}).ok());
-  EXPECT_TRUE(fresh->Copy({{"bucket", std::nullopt}}).status().IsInvalid());
+  EXPECT_OK(fresh->Copy({{"bucket", "-1"}}));
+  EXPECT_RAISES(Invalid, fresh->Copy({{"bucket", std::nullopt}}));
 
   // Time travel through Copy, kept across non-travel copies, dropped when the key goes.
-  auto travelled = fresh->Copy({{"scan.snapshot-id", "1"}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto travelled, fresh->Copy({{"scan.snapshot-id", "1"}}));
   EXPECT_EQ(travelled->schema().id, 0);
-  auto still = travelled->Copy({{"read.batch-size", "8"}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto still, travelled->Copy({{"read.batch-size", "8"}}));
   EXPECT_EQ(still->schema().id, 0);
   EXPECT_EQ(still->ResolveSnapshot().ValueOrDie()->id, 1);
-  auto back = still->Copy({{"scan.snapshot-id", std::nullopt}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto back, still->Copy({{"scan.snapshot-id", std::nullopt}}));
   EXPECT_EQ(back->schema().id, 1);
   EXPECT_EQ(back->ResolveSnapshot().ValueOrDie()->id, 3);
-  auto retravel = travelled->Copy({{"scan.snapshot-id", "2"}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto retravel, travelled->Copy({{"scan.snapshot-id", "2"}}));
   EXPECT_EQ(retravel->schema().id, 1);
-  EXPECT_TRUE(travelled->Copy({{"scan.tag-name", "t1"}}).status().IsInvalid());  // two keys
+  EXPECT_RAISES(Invalid, travelled->Copy({{"scan.tag-name", "t1"}}));  // two keys
 }
 
 TEST_F(TableTest, PathHelpers) {
@@ -251,7 +252,7 @@ TEST_F(TableTest, PathHelpers) {
   EXPECT_EQ(table_->ManifestPath("manifest-list-x-0"), p + "/manifest/manifest-list-x-0");
   EXPECT_EQ(table_->BucketPath("", 0), p + "/bucket-0");
   EXPECT_EQ(table_->BucketPath("dt=2024-01-01/h=3", 0), p + "/dt=2024-01-01/h=3/bucket-0");
-  auto with_dir = table_->Copy({{"data-file.path-directory", "data"}}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto with_dir, table_->Copy({{"data-file.path-directory", "data"}}));
   EXPECT_EQ(with_dir->BucketPath("", 0), p + "/data/bucket-0");
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "arrow/util/compression.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid::avro {
 namespace {
@@ -105,13 +106,13 @@ Value RichRecord(int n) {
 std::shared_ptr<arrow::Buffer> WriteFile(const std::string& schema, const std::string& codec,
                                          const std::vector<Value>& records) {
   auto writer = FileWriter::Make(schema, codec);
-  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  EXPECT_OK(writer);
   for (const auto& r : records) {
     Status st = (*writer)->Append(r);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
   auto buffer = (*writer)->Finish();
-  EXPECT_TRUE(buffer.ok()) << buffer.status().ToString();
+  EXPECT_OK(buffer);
   return *buffer;
 }
 
@@ -128,7 +129,7 @@ TEST_P(AvroCodecTest, RoundTripManyBlocks) {
   for (int n = 0; n < 9000; ++n) records.push_back(RichRecord(n));
   auto data = WriteFile(kRichSchema, GetParam(), records);
   auto reader = FileReader::Open(data);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   EXPECT_EQ((*reader)->codec(), GetParam());
   EXPECT_EQ((*reader)->metadata().at("avro.codec"), GetParam());
   EXPECT_EQ((*reader)->schema()->kind, Node::Kind::kRecord);
@@ -137,7 +138,7 @@ TEST_P(AvroCodecTest, RoundTripManyBlocks) {
   // The second reference to Point is the same node as its definition.
   EXPECT_EQ((*reader)->schema()->children[10], (*reader)->schema()->children[11]);
   auto read = (*reader)->ReadAll();
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     ASSERT_EQ(Show((*read)[i]), Show(records[i])) << "record " << i;
@@ -150,7 +151,7 @@ TEST_P(AvroCodecTest, RoundTripManyBlocks) {
 TEST_P(AvroCodecTest, EmptyFileHasOnlyAHeader) {
   auto data = WriteFile(kRichSchema, GetParam(), {});
   auto read = ReadFile(data);
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   EXPECT_TRUE(read->empty());
 }
 
@@ -261,7 +262,7 @@ TEST(AvroReaderTest, ZstdFramesWithoutContentSize) {
   std::string file = Header(R"("long")", "zstandard") + Block(50000, StreamingZstd(raw)) +
                      Block(2, StreamingZstd(first) + StreamingZstd(second));
   auto read = ReadFile(arrow::Buffer::FromString(file));
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), 50002u);
   EXPECT_EQ(*(*read)[49999].AsLong(), 49999 * int64_t{7919});
   EXPECT_EQ(*(*read)[50001].AsLong(), int64_t{7919});
@@ -322,20 +323,20 @@ TEST(AvroReaderTest, ReadsBlocksOfHugeRecords) {
     std::string file = Header(R"("bytes")", "zstandard") + Block(1, StreamingZstd(raw));
     raw = std::string();
     auto read = ReadFile(arrow::Buffer::FromString(std::move(file)));
-    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ASSERT_OK(read);
     ASSERT_EQ(read->size(), 1u);
     EXPECT_TRUE(*(*read)[0].AsBytes() == value);
   }
   auto snappy = WriteFile(R"("bytes")", "snappy", {Value(value)});
   auto read = ReadFile(snappy);
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), 1u);
   EXPECT_TRUE(*(*read)[0].AsBytes() == value);
 }
 
 TEST(AvroSchemaTest, ParsesNamesAndRejectsBadSchemas) {
   auto node = ParseSchema(kRichSchema);
-  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  ASSERT_OK(node);
   EXPECT_EQ((*node)->FieldIndex("color"), 8);
   EXPECT_EQ((*node)->FieldIndex("nope"), -1);
   EXPECT_EQ((*node)->children[8]->symbols.size(), 2u);
@@ -361,9 +362,9 @@ TEST(AvroWriterTest, RejectsValuesThatDoNotMatch) {
   EXPECT_FALSE(writer->Append(Value(Value::Record{{Value("x"), Value::Null()}})).ok());
   EXPECT_FALSE(writer->Append(Value(Value::Record{{Value(int32_t{1})}})).ok());
   EXPECT_FALSE(writer->Append(Value(Value::Record{{Value(int32_t{1}), Value(int64_t{2})}})).ok());
-  ASSERT_TRUE(writer->Append(Value(Value::Record{{Value(int32_t{1}), Value("b")}})).ok());
+  ASSERT_OK(writer->Append(Value(Value::Record{{Value(int32_t{1}), Value("b")}})));
   auto read = ReadFile(*writer->Finish());
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), 1u);  // failed appends left nothing behind
   EXPECT_EQ(Show((*read)[0]), R"({i1,"b",})");
   EXPECT_FALSE(FileWriter::Make(R"("int")", "lz4").ok());
@@ -372,10 +373,10 @@ TEST(AvroWriterTest, RejectsValuesThatDoNotMatch) {
 TEST(AvroValueTest, TypedAccessorsReportTypeErrors) {
   EXPECT_EQ(*Value(int32_t{3}).AsLong(), 3);
   EXPECT_EQ(*Value(1.5f).AsDouble(), 1.5);
-  EXPECT_TRUE(Value::Null().AsLong().status().IsTypeError());
-  EXPECT_TRUE(Value("x").AsInt().status().IsTypeError());
+  EXPECT_RAISES(TypeError, Value::Null().AsLong());
+  EXPECT_RAISES(TypeError, Value("x").AsInt());
   EXPECT_EQ(*Value("x").AsBytes(), "x");
-  EXPECT_TRUE(Value(true).AsRecord().status().IsTypeError());
+  EXPECT_RAISES(TypeError, Value(true).AsRecord());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "arrow/scalar.h"
 #include "arrow/type.h"
 #include "arrow/util/decimal.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -32,18 +33,18 @@ std::shared_ptr<arrow::Scalar> Str(const std::string& s) {
 
 TEST(BinaryRowTest, WorkedExamplesFromTheFormatDoc) {
   auto encoded = EncodeBinaryRow({Str("20240514")});
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   EXPECT_EQ(Hex(*encoded),
             "00 00 00 01 00 00 00 00 00 00 00 00 08 00 00 00 10 00 00 00 "
             "32 30 32 34 30 35 31 34");
 
   auto inline_value = EncodeBinaryRow({Str("ab")});
-  ASSERT_TRUE(inline_value.ok());
+  ASSERT_OK(inline_value);
   ASSERT_EQ(inline_value->size(), 20u);
   EXPECT_EQ(Hex(inline_value->substr(12)), "61 62 00 00 00 00 00 82");
 
   auto empty = EncodeBinaryRow({});
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_EQ(*empty, EmptySerializedBinaryRow());
   EXPECT_EQ(EmptySerializedBinaryRow(), std::string(12, '\0'));
   EXPECT_EQ(*SerializedBinaryRowArity(*encoded), 1);
@@ -56,11 +57,11 @@ TEST(BinaryRowTest, NullBitsAndHeaderWidth) {
   ScalarVector values;
   for (int i = 0; i < 56; ++i) values.push_back(arrow::MakeNullScalar(arrow::int32()));
   auto one_word = EncodeBinaryRow(values);
-  ASSERT_TRUE(one_word.ok());
+  ASSERT_OK(one_word);
   EXPECT_EQ(one_word->size(), 4u + 8 + 8 * 56);
   values.push_back(arrow::MakeNullScalar(arrow::int32()));
   auto two_words = EncodeBinaryRow(values);
-  ASSERT_TRUE(two_words.ok());
+  ASSERT_OK(two_words);
   EXPECT_EQ(two_words->size(), 4u + 16 + 8 * 57);
   EXPECT_EQ(static_cast<uint8_t>((*two_words)[4]), 0);     // RowKind +I
   EXPECT_EQ(static_cast<uint8_t>((*two_words)[5]), 0xFF);  // fields 0..7
@@ -77,9 +78,9 @@ void ExpectRoundTrip(const ScalarVector& values) {
   TypeVector types;
   for (const auto& v : values) types.push_back(v->type);
   auto encoded = EncodeBinaryRow(values);
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   auto decoded = DecodeBinaryRow(*encoded, types);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   ASSERT_EQ(decoded->size(), values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     EXPECT_TRUE((*decoded)[i]->Equals(*values[i]))
@@ -170,7 +171,7 @@ TEST(BinaryRowTest, MatchesPypaimonBytes) {
       arrow::MakeNullScalar(arrow::int32()),
   };
   auto encoded = EncodeBinaryRow(values);
-  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ASSERT_OK(encoded);
   std::string hex = Hex(*encoded);
   hex.erase(std::remove(hex.begin(), hex.end(), ' '), hex.end());
   EXPECT_EQ(hex, expected_hex);
@@ -192,7 +193,7 @@ TEST(BinaryRowTest, DecimalAndTimestampLayouts) {
   // p > 18: minimal big-endian bytes in a 16-byte var slot; slot = offset << 32 | length.
   auto big = EncodeBinaryRow({std::make_shared<arrow::Decimal128Scalar>(Dec("-129"),
                                                                         arrow::decimal128(20, 0))});
-  ASSERT_TRUE(big.ok());
+  ASSERT_OK(big);
   ASSERT_EQ(big->size(), 4u + 16 + 16);
   EXPECT_EQ(Hex(big->substr(12, 8)), "02 00 00 00 10 00 00 00");
   EXPECT_EQ(Hex(big->substr(20)), "ff 7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
@@ -200,18 +201,18 @@ TEST(BinaryRowTest, DecimalAndTimestampLayouts) {
   // p <= 18: the unscaled long in the slot.
   auto compact = EncodeBinaryRow({std::make_shared<arrow::Decimal128Scalar>(
       Dec("-1"), arrow::decimal128(5, 0))});
-  ASSERT_TRUE(compact.ok());
+  ASSERT_OK(compact);
   EXPECT_EQ(Hex(compact->substr(12)), "ff ff ff ff ff ff ff ff");
 
   // Microsecond timestamp: millis in the var part, nano-of-milli (456000) in the slot.
   auto micros = EncodeBinaryRow({std::make_shared<arrow::TimestampScalar>(
       1123456, arrow::timestamp(arrow::TimeUnit::MICRO))});
-  ASSERT_TRUE(micros.ok());
+  ASSERT_OK(micros);
   EXPECT_EQ(Hex(micros->substr(12)), "40 f5 06 00 10 00 00 00 63 04 00 00 00 00 00 00");
 
   // Java reserves the var bytes of a null high-precision value too.
   auto null_big = EncodeBinaryRow({arrow::MakeNullScalar(arrow::decimal128(20, 0))});
-  ASSERT_TRUE(null_big.ok());
+  ASSERT_OK(null_big);
   EXPECT_EQ(null_big->size(), 4u + 16 + 16);
   EXPECT_EQ(Hex(null_big->substr(12, 8)), "00 00 00 00 10 00 00 00");
 
@@ -235,7 +236,7 @@ TEST(BinaryRowTest, DecodeRejectsBadInput) {
   std::string negative_arity = encoded;
   negative_arity[0] = static_cast<char>(0x80);
   EXPECT_FALSE(DecodeBinaryRow(negative_arity, {arrow::utf8()}).ok());
-  EXPECT_TRUE(DecodeBinaryRow(encoded, {arrow::list(arrow::int32())}).status().IsNotImplemented());
+  EXPECT_RAISES(NotImplemented, DecodeBinaryRow(encoded, {arrow::list(arrow::int32())}));
   EXPECT_TRUE(
       EncodeBinaryRow({arrow::MakeNullScalar(arrow::list(arrow::int32()))}).ok());  // null only
 }
@@ -250,12 +251,12 @@ TEST(BinaryRowTest, SecondTimestampsNearTheLimitAreOutOfRange) {
     auto row = *EncodeBinaryRow({std::make_shared<arrow::TimestampScalar>(millis, ts_ms)});
     auto decoded = DecodeBinaryRow(row, {ts_s});
     if (millis < kMin + 808) {
-      EXPECT_TRUE(decoded.status().IsInvalid()) << millis;
+      EXPECT_RAISES(Invalid, decoded) << millis;
       continue;
     }
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ASSERT_OK(decoded);
     auto again = EncodeBinaryRow(*decoded);
-    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_OK(again);
     EXPECT_EQ(*again, row);
   }
 }

@@ -10,11 +10,7 @@
 #include "arrow/io/memory.h"
 #include "arrow/json/from_string.h"
 #include "paimon_rowid/codec/delta_varint.h"
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                     \
-  auto lhs##_result = (expr);                               \
-  ASSERT_TRUE(lhs##_result.ok()) << lhs##_result.status().ToString(); \
-  auto lhs = std::move(lhs##_result).ValueOrDie()
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -23,7 +19,7 @@ std::string WriteFile(const std::function<void(BlobFileWriter&)>& body) {
   auto sink = arrow::io::BufferOutputStream::Create().ValueOrDie();
   BlobFileWriter writer(sink);
   body(writer);
-  EXPECT_TRUE(writer.Close().ok());
+  EXPECT_OK(writer.Close());
   auto buffer = sink->Finish().ValueOrDie();
   return buffer->ToString();
 }
@@ -38,7 +34,7 @@ TEST(BlobFileTest, Crc32IsZlibs) {
 }
 
 TEST(BlobFileTest, EntryBytesAndJavaCrcRange) {
-  std::string file = WriteFile([](BlobFileWriter& w) { ASSERT_TRUE(w.AddValue("hello").ok()); });
+  std::string file = WriteFile([](BlobFileWriter& w) { ASSERT_OK(w.AddValue("hello")); });
   // magic, payload, recordLength = 4 + 5 + 8 + 4 = 21, crc; then index (zigzag(21) = 42),
   // index length 1, version 1.
   ASSERT_EQ(file.size(), 21u + 1 + 4 + 1);
@@ -59,17 +55,17 @@ TEST(BlobFileTest, RoundTripNullsPlaceholdersEmptyAndLarge) {
   std::string big(3 << 20, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 31 + 7);
   std::string file = WriteFile([&](BlobFileWriter& w) {
-    ASSERT_TRUE(w.AddValue("a").ok());
+    ASSERT_OK(w.AddValue("a"));
     w.AddNull();
-    ASSERT_TRUE(w.AddValue("").ok());
+    ASSERT_OK(w.AddValue(""));
     w.AddPlaceholder();
-    ASSERT_TRUE(w.BeginValue().ok());
-    ASSERT_TRUE(w.AppendPayload(std::string_view(big).substr(0, 1000)).ok());
-    ASSERT_TRUE(w.AppendPayload(std::string_view(big).substr(1000)).ok());
-    ASSERT_TRUE(w.EndValue().ok());
+    ASSERT_OK(w.BeginValue());
+    ASSERT_OK(w.AppendPayload(std::string_view(big).substr(0, 1000)));
+    ASSERT_OK(w.AppendPayload(std::string_view(big).substr(1000)));
+    ASSERT_OK(w.EndValue());
     EXPECT_EQ(w.row_count(), 5);
   });
-  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "mem.blob"));
+  ASSERT_OK_AND_ASSIGN(auto index, BlobFileIndex::Parse(file, "mem.blob"));
   ASSERT_EQ(index->num_rows(), 5);
   EXPECT_EQ(index->entry(0).kind, BlobEntry::Kind::kValue);
   EXPECT_EQ(Payload(file, index->entry(0)), "a");
@@ -81,7 +77,7 @@ TEST(BlobFileTest, RoundTripNullsPlaceholdersEmptyAndLarge) {
 
   // The ranged reader gives the same index (index beyond the 64 KiB probe too).
   auto input = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(file));
-  ASSERT_OK_AND_ASSIGN(ranged,
+  ASSERT_OK_AND_ASSIGN(auto ranged,
                        BlobFileIndex::Read(input.get(), static_cast<int64_t>(file.size()), "m"));
   EXPECT_EQ(ranged->entry(4).payload_offset, index->entry(4).payload_offset);
 }
@@ -92,12 +88,12 @@ TEST(BlobFileTest, ManyRowsIndexLargerThanProbe) {
       if (i % 3 == 0) {
         w.AddNull();
       } else {
-        ASSERT_TRUE(w.AddValue(std::string(i % 200, 'x')).ok());
+        ASSERT_OK(w.AddValue(std::string(i % 200, 'x')));
       }
     }
   });
   auto input = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(file));
-  ASSERT_OK_AND_ASSIGN(index,
+  ASSERT_OK_AND_ASSIGN(auto index,
                        BlobFileIndex::Read(input.get(), static_cast<int64_t>(file.size()), "m"));
   ASSERT_EQ(index->num_rows(), 100000);
   for (int i : {0, 1, 2, 99998, 99999}) {
@@ -112,22 +108,22 @@ TEST(BlobFileTest, ManyRowsIndexLargerThanProbe) {
 
 TEST(BlobFileTest, EmptyFile) {
   std::string file = WriteFile([](BlobFileWriter&) {});
-  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "e.blob"));
+  ASSERT_OK_AND_ASSIGN(auto index, BlobFileIndex::Parse(file, "e.blob"));
   EXPECT_EQ(index->num_rows(), 0);
 }
 
 TEST(BlobFileTest, TruncatedAndCorruptFilesAreIOErrors) {
   std::string file = WriteFile([](BlobFileWriter& w) {
-    ASSERT_TRUE(w.AddValue("payload-1").ok());
-    ASSERT_TRUE(w.AddValue("payload-2").ok());
+    ASSERT_OK(w.AddValue("payload-1"));
+    ASSERT_OK(w.AddValue("payload-2"));
   });
   for (size_t keep : {size_t{0}, size_t{3}, file.size() - 1, file.size() - 7, size_t{20}}) {
     auto st = BlobFileIndex::Parse(file.substr(0, keep), "t.blob").status();
-    EXPECT_TRUE(st.IsIOError()) << keep << ": " << st.ToString();
+    EXPECT_RAISES(IOError, st) << keep;
     auto input = std::make_shared<arrow::io::BufferReader>(
         arrow::Buffer::FromString(file.substr(0, keep)));
     st = BlobFileIndex::Read(input.get(), static_cast<int64_t>(keep), "t.blob").status();
-    EXPECT_TRUE(st.IsIOError()) << keep << ": " << st.ToString();
+    EXPECT_RAISES(IOError, st) << keep;
   }
   // A length that does not add up to the index start.
   std::string index = EncodeDeltaVarint({30, 30});
@@ -135,28 +131,28 @@ TEST(BlobFileTest, TruncatedAndCorruptFilesAreIOErrors) {
   int32_t n = static_cast<int32_t>(index.size());
   bad.append(reinterpret_cast<const char*>(&n), 4);
   bad.push_back(1);
-  EXPECT_TRUE(BlobFileIndex::Parse(bad, "b.blob").status().IsIOError());
+  EXPECT_RAISES(IOError, BlobFileIndex::Parse(bad, "b.blob"));
 }
 
 TEST(BlobFileTest, VerifyEntryCatchesEveryByteFlip) {
   std::string file = WriteFile([](BlobFileWriter& w) {
-    ASSERT_TRUE(w.AddValue("first").ok());
-    ASSERT_TRUE(w.AddValue(std::string(300, 'x')).ok());
-    ASSERT_TRUE(w.AddValue("").ok());
+    ASSERT_OK(w.AddValue("first"));
+    ASSERT_OK(w.AddValue(std::string(300, 'x')));
+    ASSERT_OK(w.AddValue(""));
   });
-  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "t.blob"));
+  ASSERT_OK_AND_ASSIGN(auto index, BlobFileIndex::Parse(file, "t.blob"));
   for (int64_t row = 0; row < index->num_rows(); ++row) {
     const BlobEntry e = index->entry(row);
     const std::string entry = file.substr(e.entry_offset(), e.entry_length());
     EXPECT_TRUE(IsIntactBlobEntry(entry));
-    EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", e.entry_offset(), 10 + row, row).ok());
+    EXPECT_OK(VerifyBlobEntry(entry, "t.blob", e.entry_offset(), 10 + row, row));
     for (size_t i = 0; i < entry.size(); ++i) {
       for (int bit : {0, 7}) {
         std::string bad = entry;
         bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
         EXPECT_FALSE(IsIntactBlobEntry(bad)) << "row " << row << " byte " << i;
         Status st = VerifyBlobEntry(bad, "t.blob", e.entry_offset(), 10 + row, row);
-        ASSERT_TRUE(st.IsIOError()) << "row " << row << " byte " << i;
+        ASSERT_RAISES(IOError, st) << "row " << row << " byte " << i;
         EXPECT_NE(st.message().find("'t.blob'"), std::string::npos) << st.message();
         EXPECT_NE(st.message().find("row id " + std::to_string(10 + row)), std::string::npos)
             << st.message();
@@ -167,25 +163,25 @@ TEST(BlobFileTest, VerifyEntryCatchesEveryByteFlip) {
 
 TEST(BlobFileTest, VerifyEntryAcceptsOldPypaimonCrcRange) {
   // Older pypaimon computed the CRC over magic + payload only (format doc §6.2).
-  std::string entry = WriteFile([](BlobFileWriter& w) { ASSERT_TRUE(w.AddValue("hi").ok()); });
+  std::string entry = WriteFile([](BlobFileWriter& w) { ASSERT_OK(w.AddValue("hi")); });
   entry.resize(2 + kBlobEntryOverhead);
   const uint32_t old_crc = BlobCrc32(0, entry.data(), 6);
   std::memcpy(entry.data() + entry.size() - 4, &old_crc, 4);
-  EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", 0, -1, -1).ok());
+  EXPECT_OK(VerifyBlobEntry(entry, "t.blob", 0, -1, -1));
   entry[5] ^= 1;
-  EXPECT_TRUE(VerifyBlobEntry(entry, "t.blob", 0, -1, -1).IsIOError());
+  EXPECT_RAISES(IOError, VerifyBlobEntry(entry, "t.blob", 0, -1, -1));
 }
 
 TEST(BlobFileTest, RowHoldingFindsPayloadsAndParts) {
   std::string file = WriteFile([](BlobFileWriter& w) {
     w.AddNull();
-    ASSERT_TRUE(w.AddValue("abcdef").ok());
+    ASSERT_OK(w.AddValue("abcdef"));
     w.AddPlaceholder();
     w.AddNull();
-    ASSERT_TRUE(w.AddValue("ghij").ok());
+    ASSERT_OK(w.AddValue("ghij"));
     w.AddNull();
   });
-  ASSERT_OK_AND_ASSIGN(index, BlobFileIndex::Parse(file, "t.blob"));
+  ASSERT_OK_AND_ASSIGN(auto index, BlobFileIndex::Parse(file, "t.blob"));
   const BlobEntry a = index->entry(1);
   const BlobEntry b = index->entry(4);
   EXPECT_EQ(index->RowHolding(a.payload_offset, 6), 1);
@@ -206,7 +202,7 @@ TEST(BlobDescriptorTest, RoundTripAndDetection) {
   EXPECT_EQ(bytes.size(), 29 + d.uri.size());
   EXPECT_EQ(bytes.substr(0, 9), std::string("\x02\x43\x53\x45\x44\x42\x4f\x4c\x42", 9));
   EXPECT_TRUE(BlobDescriptor::LooksLikeDescriptor(bytes));
-  ASSERT_OK_AND_ASSIGN(back, BlobDescriptor::Deserialize(bytes));
+  ASSERT_OK_AND_ASSIGN(auto back, BlobDescriptor::Deserialize(bytes));
   EXPECT_EQ(back.uri, d.uri);
   EXPECT_EQ(back.offset, 4);
   EXPECT_EQ(back.length, 123);
@@ -215,7 +211,7 @@ TEST(BlobDescriptorTest, RoundTripAndDetection) {
   std::string v1 = bytes;
   v1[0] = 1;
   EXPECT_FALSE(BlobDescriptor::LooksLikeDescriptor(v1));
-  EXPECT_TRUE(BlobDescriptor::Deserialize(bytes.substr(0, 20)).status().IsInvalid());
+  EXPECT_RAISES(Invalid, BlobDescriptor::Deserialize(bytes.substr(0, 20)));
 }
 
 // ---- ARRAY<BLOB> / MAP<K, BLOB> payloads ----------------------------------------------------
@@ -241,9 +237,9 @@ std::string Unhex(std::string_view hex) {
 // One entry holding `payload`, as BlobFileWriter writes it (file index cut off).
 std::string EntryOf(const std::vector<std::string>& payload_parts) {
   std::string file = WriteFile([&](BlobFileWriter& w) {
-    ASSERT_TRUE(w.BeginValue().ok());
-    for (const auto& part : payload_parts) ASSERT_TRUE(w.AppendPayload(part).ok());
-    ASSERT_TRUE(w.EndValue().ok());
+    ASSERT_OK(w.BeginValue());
+    for (const auto& part : payload_parts) ASSERT_OK(w.AppendPayload(part));
+    ASSERT_OK(w.EndValue());
   });
   return file.substr(0, file.size() - 1 /*index*/ - 4 - 1);
 }
@@ -257,7 +253,7 @@ TEST(BlobNestedTest, ArrayEntryBytesMatchPypaimon) {
   EXPECT_EQ(Hex(entry), expected);
 
   const std::string payload = entry.substr(4, entry.size() - 16);
-  ASSERT_OK_AND_ASSIGN(layout, ParseBlobArrayPayload(static_cast<int64_t>(payload.size()),
+  ASSERT_OK_AND_ASSIGN(auto layout, ParseBlobArrayPayload(static_cast<int64_t>(payload.size()),
                                                      InMemoryPayloadReader(payload), "t"));
   ASSERT_EQ(layout.values.size(), 3u);
   EXPECT_EQ(layout.values[0].offset, 9);
@@ -271,11 +267,11 @@ TEST(BlobNestedTest, ArrayEntryBytesMatchPypaimon) {
 TEST(BlobNestedTest, EmptyArrayAndMap) {
   std::string array = EncodeBlobArrayHeader(0) + EncodeBlobArrayTrailer({});
   EXPECT_EQ(array.size(), 13u);
-  ASSERT_OK_AND_ASSIGN(a, ParseBlobArrayPayload(13, InMemoryPayloadReader(array), "t"));
+  ASSERT_OK_AND_ASSIGN(auto a, ParseBlobArrayPayload(13, InMemoryPayloadReader(array), "t"));
   EXPECT_TRUE(a.values.empty());
   std::string map = EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {});
   EXPECT_EQ(map.size(), 17u);
-  ASSERT_OK_AND_ASSIGN(m, ParseBlobMapPayload(17, InMemoryPayloadReader(map), 4, "t"));
+  ASSERT_OK_AND_ASSIGN(auto m, ParseBlobMapPayload(17, InMemoryPayloadReader(map), 4, "t"));
   EXPECT_TRUE(m.keys.empty());
   EXPECT_TRUE(m.values.empty());
 }
@@ -286,14 +282,14 @@ TEST(BlobNestedTest, MapEntryBytesMatchPypaimon) {
       "cf114e584243424d010200000007000000ffffffff78790800040502000000020000002f000000000000003c"
       "511aa7";
   auto keys = arrow::json::ArrayFromJSONString(arrow::int32(), "[7, -1]").ValueOrDie();
-  ASSERT_OK_AND_ASSIGN(k0, EncodeMapBlobKey(*keys, 0));
-  ASSERT_OK_AND_ASSIGN(k1, EncodeMapBlobKey(*keys, 1));
+  ASSERT_OK_AND_ASSIGN(auto k0, EncodeMapBlobKey(*keys, 0));
+  ASSERT_OK_AND_ASSIGN(auto k1, EncodeMapBlobKey(*keys, 1));
   std::string entry =
       EntryOf({EncodeBlobMapHeader(2), k0, k1, "xy", EncodeBlobMapTrailer({4, 4}, {2, -1})});
   EXPECT_EQ(Hex(entry), expected);
 
   const std::string payload = entry.substr(4, entry.size() - 16);
-  ASSERT_OK_AND_ASSIGN(layout, ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
+  ASSERT_OK_AND_ASSIGN(auto layout, ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
                                                    InMemoryPayloadReader(payload), 4, "t"));
   ASSERT_EQ(layout.keys.size(), 2u);
   EXPECT_EQ(layout.keys[1].offset, 13);
@@ -302,7 +298,7 @@ TEST(BlobNestedTest, MapEntryBytesMatchPypaimon) {
   EXPECT_TRUE(layout.values[1].is_null());
   EXPECT_EQ(layout.key_data, k0 + k1);
   arrow::Int32Builder builder;
-  ASSERT_TRUE(AppendMapBlobKey(layout.key_data.substr(4, 4), &builder).ok());
+  ASSERT_OK(AppendMapBlobKey(layout.key_data.substr(4, 4), &builder));
   EXPECT_EQ(builder.GetValue(0), -1);
   // A fixed-width key type with the wrong width is corrupt.
   EXPECT_TRUE(ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
@@ -317,23 +313,23 @@ TEST(BlobNestedTest, CorruptFramingIsIOError) {
     return ParseBlobArrayPayload(static_cast<int64_t>(p.size()), InMemoryPayloadReader(p), "t")
         .status();
   };
-  ASSERT_TRUE(parse(good).ok());
+  ASSERT_OK(parse(good));
   std::string bad_magic = good;
   bad_magic[0] ^= 1;
-  EXPECT_TRUE(parse(bad_magic).IsIOError());
+  EXPECT_RAISES(IOError, parse(bad_magic));
   std::string bad_version = good;
   bad_version[4] = 2;
-  EXPECT_TRUE(parse(bad_version).IsIOError());
+  EXPECT_RAISES(IOError, parse(bad_version));
   // Lengths that do not add up to the element data, a count that disagrees with the index.
   const auto array = [](int32_t count, const std::string& data, std::vector<int64_t> lengths) {
     return EncodeBlobArrayHeader(count) + data + EncodeBlobArrayTrailer(lengths);
   };
-  EXPECT_TRUE(parse(array(2, "abcd", {1, 2})).IsIOError());
-  EXPECT_TRUE(parse(array(3, "abc", {1, 2})).IsIOError());
-  EXPECT_TRUE(parse(array(2, "abc", {1, 5})).IsIOError());
-  EXPECT_TRUE(parse(good.substr(0, 10)).IsIOError());
+  EXPECT_RAISES(IOError, parse(array(2, "abcd", {1, 2})));
+  EXPECT_RAISES(IOError, parse(array(3, "abc", {1, 2})));
+  EXPECT_RAISES(IOError, parse(array(2, "abc", {1, 5})));
+  EXPECT_RAISES(IOError, parse(good.substr(0, 10)));
   // A map payload is not an array payload.
-  EXPECT_TRUE(parse(EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {})).IsIOError());
+  EXPECT_RAISES(IOError, parse(EncodeBlobMapHeader(0) + EncodeBlobMapTrailer({}, {})));
 }
 
 TEST(BlobNestedTest, MapKeyEncodingsRoundTrip) {
@@ -363,24 +359,24 @@ TEST(BlobNestedTest, MapKeyEncodingsRoundTrip) {
     EXPECT_TRUE(IsSupportedMapBlobKeyType(*c.type));
     auto keys = arrow::json::ArrayFromJSONString(c.type, c.json).ValueOrDie();
     std::unique_ptr<arrow::ArrayBuilder> builder;
-    ASSERT_TRUE(arrow::MakeBuilder(arrow::default_memory_pool(), c.type, &builder).ok());
+    ASSERT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), c.type, &builder));
     for (int64_t i = 0; i < keys->length(); ++i) {
-      ASSERT_OK_AND_ASSIGN(bytes, EncodeMapBlobKey(*keys, i));
+      ASSERT_OK_AND_ASSIGN(auto bytes, EncodeMapBlobKey(*keys, i));
       EXPECT_EQ(Hex(bytes), c.hex[i]);
-      ASSERT_TRUE(AppendMapBlobKey(Unhex(c.hex[i]), builder.get()).ok());
+      ASSERT_OK(AppendMapBlobKey(Unhex(c.hex[i]), builder.get()));
     }
     std::shared_ptr<arrow::Array> back;
-    ASSERT_TRUE(builder->Finish(&back).ok());
+    ASSERT_OK(builder->Finish(&back));
     EXPECT_TRUE(back->Equals(*keys)) << back->ToString();
   }
   EXPECT_FALSE(IsSupportedMapBlobKeyType(*arrow::float64()));
   EXPECT_FALSE(IsSupportedMapBlobKeyType(*arrow::timestamp(arrow::TimeUnit::MICRO)));
   arrow::BooleanBuilder booleans;
-  EXPECT_TRUE(AppendMapBlobKey(std::string("\x02", 1), &booleans).IsIOError());
+  EXPECT_RAISES(IOError, AppendMapBlobKey(std::string("\x02", 1), &booleans));
   arrow::Int32Builder ints;
-  EXPECT_TRUE(AppendMapBlobKey("abc", &ints).IsIOError());
+  EXPECT_RAISES(IOError, AppendMapBlobKey("abc", &ints));
   arrow::Decimal128Builder narrow(arrow::decimal128(3, 0));
-  EXPECT_TRUE(AppendMapBlobKey(Unhex("03e8"), &narrow).IsIOError());  // 1000 > DECIMAL(3)
+  EXPECT_RAISES(IOError, AppendMapBlobKey(Unhex("03e8"), &narrow));  // 1000 > DECIMAL(3)
 }
 
 }  // namespace

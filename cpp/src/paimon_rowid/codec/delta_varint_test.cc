@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "paimon_rowid/testing/gtest_util.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -34,7 +36,7 @@ TEST(DeltaVarintTest, RoundTrips) {
   cases.push_back(many);
   for (const auto& values : cases) {
     auto decoded = DecodeDeltaVarint(EncodeDeltaVarint(values));
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    ASSERT_OK(decoded);
     EXPECT_EQ(*decoded, values);
   }
 }

@@ -2,17 +2,18 @@
 
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/common/options.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 
 TEST(IdentifierTest, ParsesAndValidates) {
   auto id = Identifier::Parse("db.tbl");
-  ASSERT_TRUE(id.ok());
+  ASSERT_OK(id);
   EXPECT_EQ(id->database, "db");
   EXPECT_EQ(id->table, "tbl");
   for (const char* bad : {"nodot", ".t", "d.", "../x.t", "d./etc", "d.a/b", "..", "d...",
                           "d.t\x01"}) {
-    EXPECT_TRUE(Identifier::Parse(bad).status().IsInvalid()) << bad;
+    EXPECT_RAISES(Invalid, Identifier::Parse(bad)) << bad;
   }
 }
 
@@ -23,8 +24,8 @@ TEST(OptionsTest, TypedGetters) {
   EXPECT_EQ(*o.GetInt("missing", 7), 7);
   EXPECT_EQ(*o.GetMemorySize("s", 0), 256LL << 20);
   EXPECT_EQ(*o.GetDurationMillis("d", 0), 10000);
-  EXPECT_TRUE(o.GetInt("bad", 0).status().IsInvalid());
-  EXPECT_TRUE(o.GetBool("bad", false).status().IsInvalid());
+  EXPECT_RAISES(Invalid, o.GetInt("bad", 0));
+  EXPECT_RAISES(Invalid, o.GetBool("bad", false));
 }
 
 TEST(UuidTest, Format) {

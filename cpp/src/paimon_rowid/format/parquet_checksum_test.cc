@@ -12,6 +12,7 @@
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "paimon_rowid/format/parquet_io.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
 namespace paimon_rowid {
@@ -23,8 +24,8 @@ std::shared_ptr<arrow::RecordBatch> MakeBatch() {
   arrow::Int64Builder ids;
   arrow::StringBuilder names;
   for (int64_t i = 0; i < kRows; ++i) {
-    EXPECT_TRUE(ids.Append(i * 7919 % 100003).ok());
-    EXPECT_TRUE(names.Append("name-" + std::to_string(i * 31)).ok());
+    EXPECT_OK(ids.Append(i * 7919 % 100003));
+    EXPECT_OK(names.Append("name-" + std::to_string(i * 31)));
   }
   auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
                                arrow::field("name", arrow::utf8())});
@@ -41,16 +42,16 @@ std::string Write(const std::string& path, bool checksum, bool page_index) {
   opts.write_page_index = page_index;
   auto batch = MakeBatch();
   auto writer = ParquetFileWriter::Open(sink, batch->schema(), opts).ValueOrDie();
-  EXPECT_TRUE(writer->Write(*batch).ok());
-  EXPECT_TRUE(writer->Close().ok());
+  EXPECT_OK(writer->Write(*batch));
+  EXPECT_OK(writer->Close());
   auto in = arrow::io::ReadableFile::Open(path).ValueOrDie();
   return in->Read(in->GetSize().ValueOrDie()).ValueOrDie()->ToString();
 }
 
 void Store(const std::string& path, const std::string& bytes) {
   auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
-  ASSERT_TRUE(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())).ok());
-  ASSERT_TRUE(out->Close().ok());
+  ASSERT_OK(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+  ASSERT_OK(out->Close());
 }
 
 // The data pages of column `leaf` of row group 0: (offset, size, first row).
@@ -82,18 +83,18 @@ TEST(ParquetChecksumTest, EveryReadPathRejectsAFlippedPageByte) {
       damaged[pages[p].offset + pages[p].compressed_page_size - 1] ^= 0x10;
       Store(bad, damaged);
       auto whole = ReadAll(bad, nullptr);
-      ASSERT_TRUE(whole.status().IsIOError()) << whole.status().ToString();
+      ASSERT_RAISES(IOError, whole);
       EXPECT_NE(whole.status().message().find("bad.parquet"), std::string::npos);
       EXPECT_NE(whole.status().message().find("CRC"), std::string::npos)
           << whole.status().message();
       // A row of the damaged page, read through the offset index.
       std::vector<RowRange> inside{{pages[p].first_row_index, pages[p].first_row_index}};
-      EXPECT_TRUE(ReadAll(bad, &inside).status().IsIOError());
+      EXPECT_RAISES(IOError, ReadAll(bad, &inside));
       // Rows of other pages only: the damaged page is never read, the values are intact.
       const int64_t other = p == 0 ? kRows - 1 : 0;
       std::vector<RowRange> outside{{other, other}};
       auto rest = ReadAll(bad, &outside);
-      ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+      ASSERT_OK(rest);
       EXPECT_TRUE(rest.ValueOrDie()->Equals(*expected->Slice(other, 1)));
     }
   }
@@ -111,15 +112,15 @@ TEST(ParquetChecksumTest, PageFilterPathVerifiesToo) {
   bytes[pages[1].offset + pages[1].compressed_page_size - 1] ^= 0x01;
   Store(path, bytes);
   std::vector<RowRange> inside{{pages[1].first_row_index, pages[1].first_row_index}};
-  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
-  auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, path));
   ParquetReadStats stats;
   auto read = reader->Read({"id"}, &inside, &stats);
-  EXPECT_TRUE(read.status().IsIOError()) << read.status().ToString();
+  EXPECT_RAISES(IOError, read);
   // Pages without a wanted row are skipped unread, so a read elsewhere still works.
   std::vector<RowRange> outside{{kRows - 1, kRows - 1}};
   auto rest = reader->Read({"id"}, &outside, &stats);
-  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  ASSERT_OK(rest);
   EXPECT_GT(stats.chunks_by_filter, 0);
   EXPECT_EQ(stats.chunks_by_index, 0);
 }
@@ -148,11 +149,11 @@ TEST(ParquetChecksumTest, SizeDifferentFromManifestIsIOError) {
   const std::string path = dir.path() + "/s.parquet";
   const std::string bytes = Write(path, true, true);
   const auto size = static_cast<int64_t>(bytes.size());
-  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
-  EXPECT_TRUE(ParquetFileReader::Open(file, path, size).ok());
-  EXPECT_TRUE(ParquetFileReader::Open(file, path, -1).ok());  // unknown: not checked
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  EXPECT_OK(ParquetFileReader::Open(file, path, size));
+  EXPECT_OK(ParquetFileReader::Open(file, path, -1));  // unknown: not checked
   auto st = ParquetFileReader::Open(file, path, 1845).status();
-  ASSERT_TRUE(st.IsIOError()) << st.ToString();
+  ASSERT_RAISES(IOError, st);
   EXPECT_NE(st.message().find("s.parquet"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find(std::to_string(size)), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("1845"), std::string::npos) << st.message();

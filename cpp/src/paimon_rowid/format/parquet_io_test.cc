@@ -17,6 +17,7 @@
 #include "parquet/schema.h"
 #include "parquet/properties.h"
 #include "paimon_rowid/format/parquet_io.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
 namespace paimon_rowid {
@@ -26,8 +27,8 @@ std::shared_ptr<arrow::RecordBatch> MakeBatch(int64_t start, int64_t n) {
   arrow::Int64Builder ids;
   arrow::StringBuilder names;
   for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_TRUE(ids.Append(i).ok());
-    EXPECT_TRUE(names.Append("name-" + std::to_string(i)).ok());
+    EXPECT_OK(ids.Append(i));
+    EXPECT_OK(names.Append("name-" + std::to_string(i)));
   }
   auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
                                arrow::field("name", arrow::utf8())});
@@ -42,20 +43,20 @@ std::string WriteFile(const std::string& dir, int64_t rows, int64_t rows_per_gro
   opts.row_group_size_rows = rows_per_group;
   auto batch = MakeBatch(0, rows);
   auto writer = ParquetFileWriter::Open(sink, batch->schema(), opts).ValueOrDie();
-  EXPECT_TRUE(writer->Write(*batch).ok());
-  EXPECT_TRUE(writer->Close().ok());
+  EXPECT_OK(writer->Write(*batch));
+  EXPECT_OK(writer->Close());
   return path;
 }
 
 TEST(ParquetIOTest, ReadsSelectedRowsAcrossRowGroups) {
   testing::TempDir dir;
   std::string path = WriteFile(dir.path(), 1000, 100);
-  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
-  auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, path));
   EXPECT_EQ(reader->num_rows(), 1000);
   EXPECT_EQ(reader->num_row_groups(), 10);
   std::vector<RowRange> sel{{5, 7}, {99, 101}, {950, 950}};
-  auto table = reader->Read({"name", "id"}, &sel).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto table, reader->Read({"name", "id"}, &sel));
   ASSERT_EQ(table->num_rows(), 7);
   auto ids = table->GetColumnByName("id");
   std::vector<int64_t> got;
@@ -70,23 +71,23 @@ TEST(ParquetIOTest, ReadsSelectedRowsAcrossRowGroups) {
 TEST(ParquetIOTest, ErrorsAreStatuses) {
   testing::TempDir dir;
   std::string path = WriteFile(dir.path(), 10, 10);
-  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
-  auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
-  EXPECT_TRUE(reader->Read({"missing"}, nullptr).status().IsKeyError());
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, path));
+  EXPECT_RAISES(KeyError, reader->Read({"missing"}, nullptr));
   std::vector<RowRange> bad{{5, 20}};
-  EXPECT_TRUE(reader->Read({"id"}, &bad).status().IsInvalid());
+  EXPECT_RAISES(Invalid, reader->Read({"id"}, &bad));
   std::vector<RowRange> unsorted{{5, 6}, {1, 2}};
-  EXPECT_TRUE(reader->Read({"id"}, &unsorted).status().IsInvalid());
+  EXPECT_RAISES(Invalid, reader->Read({"id"}, &unsorted));
   // A truncated file is an error, not a crash.
   std::string truncated = dir.path() + "/t.parquet";
   {
     auto in = arrow::io::ReadableFile::Open(path).ValueOrDie();
     auto bytes = in->Read(in->GetSize().ValueOrDie() - 9).ValueOrDie();
     auto out = arrow::io::FileOutputStream::Open(truncated).ValueOrDie();
-    ASSERT_TRUE(out->Write(bytes).ok());
-    ASSERT_TRUE(out->Close().ok());
+    ASSERT_OK(out->Write(bytes));
+    ASSERT_OK(out->Close());
   }
-  auto tfile = arrow::io::ReadableFile::Open(truncated).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto tfile, arrow::io::ReadableFile::Open(truncated));
   EXPECT_FALSE(ParquetFileReader::Open(tfile, truncated).ok());
 }
 
@@ -114,9 +115,9 @@ std::shared_ptr<arrow::Array> TimestampArray(const std::shared_ptr<arrow::DataTy
   for (int64_t v : kNanos) {
     // Floor division keeps negative values on their unit's grid.
     int64_t q = v / divisor - ((v % divisor) < 0 ? 1 : 0);
-    EXPECT_TRUE(builder.Append(q).ok());
+    EXPECT_OK(builder.Append(q));
   }
-  if (with_null) EXPECT_TRUE(builder.AppendNull().ok());
+  if (with_null) EXPECT_OK(builder.AppendNull());
   return builder.Finish().ValueOrDie();
 }
 
@@ -124,7 +125,7 @@ std::shared_ptr<arrow::Table> Expected(const std::shared_ptr<arrow::Table>& full
                                        const std::vector<RowRange>& sel);
 
 TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
-  ASSERT_TRUE(arrow::compute::Initialize().ok());
+  ASSERT_OK(arrow::compute::Initialize());
   testing::TempDir dir;
   const int64_t n = static_cast<int64_t>(kNanos.size()) + 1;
   auto ts = [](arrow::TimeUnit::type unit, const char* tz = "") {
@@ -151,13 +152,13 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
   {
     arrow::TimestampBuilder b(ns, arrow::default_memory_pool());
     auto typed = std::static_pointer_cast<arrow::TimestampArray>(ts9);
-    for (int64_t i = 0; i < typed->length(); ++i) ASSERT_TRUE(b.Append(typed->Value(i)).ok());
-    ASSERT_TRUE(b.Append(-999'999'999).ok());
+    for (int64_t i = 0; i < typed->length(); ++i) ASSERT_OK(b.Append(typed->Value(i)));
+    ASSERT_OK(b.Append(-999'999'999));
     ts9 = b.Finish().ValueOrDie();
   }
   auto t9 = TimestampArray(ns, 1, true);
   arrow::Int32Builder xs;
-  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(xs.Append(static_cast<int32_t>(i)).ok());
+  for (int64_t i = 0; i < n; ++i) ASSERT_OK(xs.Append(static_cast<int32_t>(i)));
   auto row = arrow::StructArray::Make({t9, xs.Finish().ValueOrDie()},
                                       {row_type->field(0), row_type->field(1)})
                  .ValueOrDie();
@@ -165,13 +166,13 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
   auto elements = TimestampArray(ns_utc, 1, false);
   arrow::Int32Builder offsets;
   int32_t at = 0;
-  ASSERT_TRUE(offsets.Append(0).ok());
+  ASSERT_OK(offsets.Append(0));
   for (int64_t i = 0; i < n; ++i) {
     at = static_cast<int32_t>(std::min<int64_t>(i, static_cast<int64_t>(kNanos.size())));
-    ASSERT_TRUE(offsets.Append(at).ok());
+    ASSERT_OK(offsets.Append(at));
   }
   arrow::BooleanBuilder valid;
-  for (int64_t i = 0; i < n; ++i) ASSERT_TRUE(valid.Append(i != n - 1).ok());
+  for (int64_t i = 0; i < n; ++i) ASSERT_OK(valid.Append(i != n - 1));
   auto arr = std::make_shared<arrow::ListArray>(
       list_type, n, offsets.Finish().ValueOrDie()->data()->buffers[1],
       elements->Slice(0, at), valid.Finish().ValueOrDie()->data()->buffers[1], 1);
@@ -183,7 +184,7 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
        TimestampArray(ts(arrow::TimeUnit::MILLI, "UTC"), 1'000'000, true),
        TimestampArray(ts(arrow::TimeUnit::MICRO, "UTC"), 1'000, true),
        TimestampArray(ns_utc, 1, true), row, arr});
-  ASSERT_TRUE(batch->ValidateFull().ok());
+  ASSERT_OK(batch->ValidateFull());
 
   std::string path = dir.path() + "/ts.parquet";
   {
@@ -191,8 +192,8 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
     ParquetWriteOptions opts;
     opts.row_group_size_rows = 4;  // several row groups: selective reads cross them
     auto writer = ParquetFileWriter::Open(sink, schema, opts).ValueOrDie();
-    ASSERT_TRUE(writer->Write(*batch).ok());
-    ASSERT_TRUE(writer->Close().ok());
+    ASSERT_OK(writer->Write(*batch));
+    ASSERT_OK(writer->Close());
   }
 
   // Physical types, logical types, field ids and repetition, leaf by leaf.
@@ -249,10 +250,10 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
   EXPECT_TRUE(descr->group_node()->field(8)->logical_type()->is_list());
 
   // Read back: every value exactly, INT96 as timestamp(ns), whole file and row selections.
-  auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
-  auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, path));
   std::vector<std::string> names = schema->field_names();
-  auto full = reader->Read(names, nullptr).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto full, reader->Read(names, nullptr));
   ASSERT_EQ(full->num_rows(), n);
   auto check_same = [&](const std::shared_ptr<arrow::Table>& got,
                         const std::shared_ptr<arrow::Table>& want) {
@@ -261,13 +262,13 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
       auto want_column = want->column(i);
       // INT96 reads carry no time zone; the instants must be identical.
       auto cast = arrow::compute::Cast(arrow::Datum(got_column), want_column->type());
-      ASSERT_TRUE(cast.ok()) << names[i] << ": " << cast.status().ToString();
+      ASSERT_OK(cast) << names[i];
       EXPECT_TRUE(cast->chunked_array()->Equals(*want_column))
           << names[i] << "\n got " << got_column->ToString() << "\n want "
           << want_column->ToString();
     }
   };
-  auto original = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto original, arrow::Table::FromRecordBatches({batch}));
   check_same(full, original);
   EXPECT_EQ(full->schema()->GetFieldByName("ts9")->type()->ToString(), "timestamp[ns]");
   // Row groups: [0, 4), [4, 8), [8, 9). A selection covering a whole row group decodes it
@@ -283,7 +284,7 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
                                                 {{{n - 1, n - 1}}, false}}) {
     ParquetReadStats stats;
     auto got = reader->Read(names, &sel.ranges, &stats);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     check_same(*got, Expected(original, sel.ranges));
     EXPECT_EQ(stats.chunks_by_filter, 0);
     if (sel.partial_groups_only) {
@@ -304,7 +305,7 @@ std::shared_ptr<arrow::Buffer> ValidityBitmap(int64_t n, double null_prob, std::
   for (int64_t i = 0; i < n; ++i) {
     bool null = is_null(*rng);
     *null_count += null;
-    EXPECT_TRUE(valid.Append(!null).ok());
+    EXPECT_OK(valid.Append(!null));
   }
   return valid.Finish().ValueOrDie()->data()->buffers[1];
 }
@@ -319,11 +320,11 @@ std::shared_ptr<arrow::Buffer> RandomOffsets(int64_t n, const arrow::Buffer& bit
   arrow::Int32Builder offsets;
   std::uniform_int_distribution<int> len(0, 4);
   int32_t at = 0;
-  EXPECT_TRUE(offsets.Append(0).ok());
+  EXPECT_OK(offsets.Append(0));
   for (int64_t i = 0; i < n; ++i) {
     int l = len(*rng);
     if (arrow::bit_util::GetBit(bitmap.data(), i)) at += l;
-    EXPECT_TRUE(offsets.Append(at).ok());
+    EXPECT_OK(offsets.Append(at));
   }
   *total = at;
   return offsets.Finish().ValueOrDie()->data()->buffers[1];
@@ -365,10 +366,10 @@ std::shared_ptr<arrow::Array> RandomArray(const std::shared_ptr<arrow::DataType>
       break;
   }
   std::unique_ptr<arrow::ArrayBuilder> builder;
-  EXPECT_TRUE(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder).ok());
+  EXPECT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder));
   for (int64_t i = 0; i < n; ++i) {
     if (is_null(*rng)) {
-      EXPECT_TRUE(builder->AppendNull().ok());
+      EXPECT_OK(builder->AppendNull());
       continue;
     }
     arrow::Status st;
@@ -414,7 +415,7 @@ std::shared_ptr<arrow::Array> RandomArray(const std::shared_ptr<arrow::DataType>
       default:
         ADD_FAILURE() << "no generator for " << type->ToString();
     }
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
   return builder->Finish().ValueOrDie();
 }
@@ -472,9 +473,9 @@ std::string WriteTable(const std::string& path, const arrow::Table& table, Write
     std::shared_ptr<arrow::RecordBatch> batch;
     while (batches.ReadNext(&batch).ok() && batch != nullptr) {
       auto st = w->Write(*batch);
-      EXPECT_TRUE(st.ok()) << st.ToString();
+      EXPECT_OK(st);
     }
-    EXPECT_TRUE(w->Close().ok());
+    EXPECT_OK(w->Close());
     return path;
   }
   // pyarrow / pypaimon style: no page index, header statistics.
@@ -489,7 +490,7 @@ std::string WriteTable(const std::string& path, const arrow::Table& table, Write
   EXPECT_TRUE(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink,
                                          rows_per_group, props.build())
                   .ok());
-  EXPECT_TRUE(sink->Close().ok());
+  EXPECT_OK(sink->Close());
   return path;
 }
 
@@ -533,14 +534,14 @@ std::vector<RowRange> RandomSelection(int64_t rows, int shape, std::mt19937_64* 
 
 std::shared_ptr<arrow::Table> Expected(const std::shared_ptr<arrow::Table>& full,
                                        const std::vector<RowRange>& sel) {
-  EXPECT_TRUE(arrow::compute::Initialize().ok());
+  EXPECT_OK(arrow::compute::Initialize());
   arrow::Int64Builder indices;
   for (const auto& r : sel) {
-    for (int64_t i = r.from; i <= r.to; ++i) EXPECT_TRUE(indices.Append(i).ok());
+    for (int64_t i = r.from; i <= r.to; ++i) EXPECT_OK(indices.Append(i));
   }
   auto taken = arrow::compute::Take(arrow::Datum(full),
                                     arrow::Datum(indices.Finish().ValueOrDie()));
-  EXPECT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_OK(taken);
   return taken->table();
 }
 
@@ -571,7 +572,7 @@ void CheckCase(const Case& c, uint64_t seed, ParquetReadStats* sparse_stats) {
     std::vector<std::string> projected = {"ls", "s", "i64", "st"};
     ParquetReadStats stats;
     auto got = reader->Read(names, &sel, &stats);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     ASSERT_EQ((*got)->num_rows(), expected->num_rows());
     for (int i = 0; i < expected->num_columns(); ++i) {
       ASSERT_TRUE((*got)->column(i)->Equals(*expected->column(i)))
@@ -677,15 +678,15 @@ TEST(ParquetIOPageSelectionTest, DISABLED_PageSizeCost) {
       arrow::TableBatchReader batches(*table);
       batches.set_chunksize(64 << 10);
       std::shared_ptr<arrow::RecordBatch> batch;
-      while (batches.ReadNext(&batch).ok() && batch != nullptr) ASSERT_TRUE(w->Write(*batch).ok());
-      ASSERT_TRUE(w->Close().ok());
+      while (batches.ReadNext(&batch).ok() && batch != nullptr) ASSERT_OK(w->Write(*batch));
+      ASSERT_OK(w->Close());
     }
     double write_s = seconds(t0);
     auto file = arrow::io::ReadableFile::Open(path).ValueOrDie();
     int64_t size = file->GetSize().ValueOrDie();
     auto reader = ParquetFileReader::Open(file, path).ValueOrDie();
     t0 = Clock::now();
-    ASSERT_TRUE(reader->Read({"id", "x", "y", "s"}, nullptr).ok());
+    ASSERT_OK(reader->Read({"id", "x", "y", "s"}, nullptr));
     double scan_s = seconds(t0);
     std::printf("page %7lld B batch %4lld: file %.1f MiB write %.3f s scan %.3f s\n",
                 static_cast<long long>(setting.page_bytes), static_cast<long long>(setting.batch),
@@ -701,7 +702,7 @@ TEST(ParquetIOPageSelectionTest, DISABLED_PageSizeCost) {
       }
       ParquetReadStats stats;
       t0 = Clock::now();
-      ASSERT_TRUE(reader->Read({"x", "s"}, &sel, &stats).ok());
+      ASSERT_OK(reader->Read({"x", "s"}, &sel, &stats));
       std::printf("  %6lld ids: %.4f s, pages %lld/%lld, fetched %.1f MiB\n",
                   static_cast<long long>(k), seconds(t0),
                   static_cast<long long>(stats.data_pages_decoded),

@@ -12,6 +12,7 @@
 
 #include "paimon_rowid/codec/avro.h"
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 #include "arrow/scalar.h"
 
@@ -101,22 +102,22 @@ class ManifestCodecTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(ManifestCodecTest, EntriesRoundTrip) {
   auto entries = SampleEntries();
   auto data = EncodeManifest(entries, GetParam());
-  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  ASSERT_OK(data);
   auto decoded = DecodeManifest(*data);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, entries);
 }
 
 TEST_P(ManifestCodecTest, ManifestListRoundTrip) {
   auto metas = SampleMetas();
   auto data = EncodeManifestList(metas, GetParam());
-  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  ASSERT_OK(data);
   auto decoded = DecodeManifestList(*data);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, metas);
   // A list with no manifests is a header-only file.
   auto empty = DecodeManifestList(*EncodeManifestList({}, GetParam()));
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_TRUE(empty->empty());
 }
 
@@ -129,9 +130,9 @@ TEST_P(ManifestCodecTest, ManyEntriesSpanManyBlocks) {
     entries.push_back(std::move(e));
   }
   auto data = EncodeManifest(entries, GetParam());
-  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  ASSERT_OK(data);
   auto decoded = DecodeManifest(*data);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   EXPECT_EQ(*decoded, entries);
 }
 
@@ -214,14 +215,14 @@ std::shared_ptr<arrow::Buffer> WriteForeign(const std::string& schema,
   auto writer = *avro::FileWriter::Make(schema, "deflate");
   for (const auto& r : records) {
     Status st = writer->Append(r);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
   return *writer->Finish();
 }
 
 TEST(ManifestDecodeTest, ForeignSchemaWithUnknownAndMissingFields) {
   auto decoded = DecodeManifest(WriteForeign(kForeignEntrySchema, {ForeignEntry(2, 1)}));
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   ASSERT_EQ(decoded->size(), 1u);
   const ManifestEntry& e = (*decoded)[0];
   EXPECT_EQ(e.kind, FileKind::kDelete);
@@ -245,9 +246,9 @@ TEST(ManifestDecodeTest, ForeignSchemaWithUnknownAndMissingFields) {
 
 TEST(ManifestDecodeTest, RejectsWrongVersionKindAndMissingRequiredFields) {
   auto bad_version = DecodeManifest(WriteForeign(kForeignEntrySchema, {ForeignEntry(1, 0)}));
-  EXPECT_TRUE(bad_version.status().IsInvalid()) << bad_version.status().ToString();
+  EXPECT_RAISES(Invalid, bad_version);
   auto bad_kind = DecodeManifest(WriteForeign(kForeignEntrySchema, {ForeignEntry(2, 2)}));
-  EXPECT_TRUE(bad_kind.status().IsInvalid()) << bad_kind.status().ToString();
+  EXPECT_RAISES(Invalid, bad_kind);
 
   // A manifest list without _VERSION or without _FILE_NAME.
   std::string no_version = R"({"type":"record","name":"m","fields":[
@@ -258,7 +259,7 @@ TEST(ManifestDecodeTest, RejectsWrongVersionKindAndMissingRequiredFields) {
       R"({"type":"record","name":"m","fields":[{"name":"_VERSION","type":"int"}]})";
   auto missing =
       DecodeManifestList(WriteForeign(no_name, {Value(Value::Record{{Value(int32_t{2})}})}));
-  EXPECT_TRUE(missing.status().IsInvalid());
+  EXPECT_RAISES(Invalid, missing);
   EXPECT_NE(missing.status().message().find("_FILE_NAME"), std::string::npos);
   // A top-level schema that is not a record.
   EXPECT_FALSE(DecodeManifest(WriteForeign(R"("long")", {Value(int64_t{1})})).ok());
@@ -285,7 +286,7 @@ TEST(ManifestDecodeTest, IndexManifest) {
                                 Value(int64_t{77}), Value(int64_t{3}), Value::Null()}});
   };
   auto decoded = DecodeIndexManifest(WriteForeign(schema, {record(1)}));
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_OK(decoded);
   ASSERT_EQ(decoded->size(), 1u);
   EXPECT_EQ((*decoded)[0].index_type, "DELETION_VECTORS");
   EXPECT_EQ((*decoded)[0].file_size, 77);
@@ -315,16 +316,16 @@ TEST(ManifestDecodeTest, RejectsRowIdRangesThatOverflow) {
     return DecodeManifest(*EncodeManifest({e}, "null"));
   };
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  EXPECT_TRUE(decode_with(kMax, 2).status().IsInvalid());
-  EXPECT_TRUE(decode_with(kMax - 9, 11).status().IsInvalid());
-  EXPECT_TRUE(decode_with(-5, 1).status().IsInvalid());
-  EXPECT_TRUE(decode_with(0, -1).status().IsInvalid());
-  EXPECT_TRUE(decode_with(std::nullopt, -1).status().IsInvalid());
+  EXPECT_RAISES(Invalid, decode_with(kMax, 2));
+  EXPECT_RAISES(Invalid, decode_with(kMax - 9, 11));
+  EXPECT_RAISES(Invalid, decode_with(-5, 1));
+  EXPECT_RAISES(Invalid, decode_with(0, -1));
+  EXPECT_RAISES(Invalid, decode_with(std::nullopt, -1));
   auto edge = decode_with(kMax - 10, 10);
-  ASSERT_TRUE(edge.ok()) << edge.status().ToString();
+  ASSERT_OK(edge);
   EXPECT_EQ((*edge)[0].file.last_row_id(), kMax - 1);
-  EXPECT_TRUE(decode_with(0, 0).ok());
-  EXPECT_TRUE(decode_with(std::nullopt, 0).ok());
+  EXPECT_OK(decode_with(0, 0));
+  EXPECT_OK(decode_with(std::nullopt, 0));
 }
 
 TEST(ManifestMiscTest, CodecNamesAndFileKinds) {
@@ -335,8 +336,8 @@ TEST(ManifestMiscTest, CodecNamesAndFileKinds) {
   EXPECT_EQ(*AvroCodecForCompression("uncompressed"), "null");
   EXPECT_EQ(*AvroCodecForCompression("deflate"), "deflate");
   EXPECT_EQ(*AvroCodecForCompression("snappy"), "snappy");
-  EXPECT_TRUE(AvroCodecForCompression("lz4").status().IsInvalid());
-  EXPECT_TRUE(AvroCodecForCompression("bzip2").status().IsInvalid());
+  EXPECT_RAISES(Invalid, AvroCodecForCompression("lz4"));
+  EXPECT_RAISES(Invalid, AvroCodecForCompression("bzip2"));
 
   DataFileMeta f;
   f.file_name = "data-1-0.blob";
@@ -387,37 +388,37 @@ TEST(ManifestSampleWarehouseTest, DecodesRealManifests) {
     std::shared_ptr<arrow::Buffer> reencoded;
     if (name.rfind("manifest-list-", 0) == 0) {
       auto metas = DecodeManifestList(data);
-      ASSERT_TRUE(metas.ok()) << relative << ": " << metas.status().ToString();
+      ASSERT_OK(metas) << relative;
       for (const auto& m : *metas) {
         fs::path manifest_path = item.path().parent_path() / m.file_name;
         ASSERT_TRUE(fs::exists(manifest_path)) << m.file_name;
         EXPECT_EQ(static_cast<int64_t>(fs::file_size(manifest_path)), m.file_size);
         auto entries = DecodeManifest(ReadWholeFile(manifest_path));
-        ASSERT_TRUE(entries.ok()) << m.file_name << ": " << entries.status().ToString();
+        ASSERT_OK(entries) << m.file_name;
         int64_t added = 0, deleted = 0;
         for (const auto& e : *entries) (e.kind == FileKind::kAdd ? added : deleted)++;
         EXPECT_EQ(added, m.num_added_files) << m.file_name;
         EXPECT_EQ(deleted, m.num_deleted_files) << m.file_name;
       }
       auto again = EncodeManifestList(*metas, codec);
-      ASSERT_TRUE(again.ok()) << again.status().ToString();
+      ASSERT_OK(again);
       EXPECT_EQ(*DecodeManifestList(*again), *metas) << relative;
       reencoded = *again;
       ++lists;
     } else if (name.rfind("index-manifest-", 0) == 0) {
       auto entries = DecodeIndexManifest(data);
-      ASSERT_TRUE(entries.ok()) << relative << ": " << entries.status().ToString();
+      ASSERT_OK(entries) << relative;
       ++index_manifests;
     } else if (name.rfind("manifest-", 0) == 0) {
       auto entries = DecodeManifest(data);
-      ASSERT_TRUE(entries.ok()) << relative << ": " << entries.status().ToString();
+      ASSERT_OK(entries) << relative;
       for (const auto& e : *entries) {
         EXPECT_GE(*SerializedBinaryRowArity(e.partition), 0);
         EXPECT_TRUE(e.file.file_source.has_value()) << e.file.file_name;
         EXPECT_TRUE(e.file.first_row_id.has_value()) << e.file.file_name;
       }
       auto again = EncodeManifest(*entries, codec);
-      ASSERT_TRUE(again.ok()) << again.status().ToString();
+      ASSERT_OK(again);
       EXPECT_EQ(*DecodeManifest(*again), *entries) << relative;
       reencoded = *again;
       ++manifests;

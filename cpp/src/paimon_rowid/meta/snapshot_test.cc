@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "paimon_rowid/testing/gtest_util.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -64,7 +66,7 @@ TEST(SnapshotTest, FullRoundTrip) {
   Snapshot s = FullSnapshot();
   std::string text = s.ToJson();
   auto back = Snapshot::FromJson(text);
-  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+  ASSERT_OK(back) << "\n" << text;
   ExpectSnapshotEq(*back, s);
   EXPECT_EQ(back->ToJson(), text);
 }
@@ -110,7 +112,7 @@ TEST(SnapshotTest, ReadsOtherWritersAndIgnoresUnknownKeys) {
     "somethingNew": [1, {"a": 2}]
   })";
   auto s = Snapshot::FromJson(text);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(s->id, 2);
   EXPECT_FALSE(s->changelog_manifest_list.has_value());
   EXPECT_FALSE(s->index_manifest.has_value());
@@ -123,7 +125,7 @@ TEST(SnapshotTest, ReadsOtherWritersAndIgnoresUnknownKeys) {
   auto legacy = Snapshot::FromJson(R"({"id": 1, "schemaId": 0, "baseManifestList": "b",
       "deltaManifestList": "d", "commitUser": "u", "commitIdentifier": 1,
       "commitKind": "APPEND", "timeMillis": 1})");
-  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+  ASSERT_OK(legacy);
   EXPECT_EQ(legacy->version, 1);
   EXPECT_FALSE(legacy->total_record_count.has_value());
 }
@@ -131,7 +133,7 @@ TEST(SnapshotTest, ReadsOtherWritersAndIgnoresUnknownKeys) {
 TEST(SnapshotTest, RejectsMalformed) {
   const std::string good = FullSnapshot().ToJson();
   for (const char* bad : {"", "{", "[]", "\"x\"", "{}", R"({"id": 1})"}) {
-    EXPECT_TRUE(Snapshot::FromJson(bad).status().IsInvalid()) << bad;
+    EXPECT_RAISES(Invalid, Snapshot::FromJson(bad)) << bad;
   }
   // Each required key missing, and each key with the wrong type.
   for (const char* key : {"id", "schemaId", "baseManifestList", "deltaManifestList", "commitUser",
@@ -141,10 +143,10 @@ TEST(SnapshotTest, RejectsMalformed) {
     ASSERT_NE(pos, std::string::npos) << key;
     std::string renamed = good;
     renamed.replace(pos + 1, 1, "X");  // "id" -> "Xd"
-    EXPECT_TRUE(Snapshot::FromJson(renamed).status().IsInvalid()) << key;
+    EXPECT_RAISES(Invalid, Snapshot::FromJson(renamed)) << key;
     std::string wrong_type = good;
     wrong_type.insert(pos + pattern.size(), "[0], \"ignored\" : ");
-    EXPECT_TRUE(Snapshot::FromJson(wrong_type).status().IsInvalid()) << key;
+    EXPECT_RAISES(Invalid, Snapshot::FromJson(wrong_type)) << key;
   }
   EXPECT_TRUE(Snapshot::FromJson(R"({"id": 1.5, "schemaId": 0, "baseManifestList": "b",
       "deltaManifestList": "d", "commitUser": "u", "commitIdentifier": 1,
@@ -160,7 +162,7 @@ TEST(SnapshotTest, RejectsMalformed) {
 TEST(SnapshotTest, FuzzTruncationAndBitFlips) {
   const std::string text = FullSnapshot().ToJson();
   for (size_t cut = 0; cut < text.size(); ++cut) {
-    EXPECT_TRUE(Snapshot::FromJson(std::string_view(text).substr(0, cut)).status().IsInvalid())
+    EXPECT_RAISES(Invalid, Snapshot::FromJson(std::string_view(text).substr(0, cut)))
         << cut;
   }
   for (size_t i = 0; i < text.size(); ++i) {
@@ -169,9 +171,9 @@ TEST(SnapshotTest, FuzzTruncationAndBitFlips) {
       mutated[i] = static_cast<char>(mutated[i] ^ (1 << bit));
       auto r = Snapshot::FromJson(mutated);
       if (r.ok()) {
-        EXPECT_TRUE(Snapshot::FromJson(r->ToJson()).ok());
+        EXPECT_OK(Snapshot::FromJson(r->ToJson()));
       } else {
-        EXPECT_TRUE(r.status().IsInvalid()) << r.status().ToString();
+        EXPECT_RAISES(Invalid, r);
       }
     }
   }
@@ -187,7 +189,7 @@ TEST(TagTest, RoundTripWithTagFields) {
             std::string::npos)
       << text;
   auto back = Tag::FromJson(text);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_OK(back);
   ExpectSnapshotEq(back->snapshot, tag.snapshot);
   EXPECT_EQ(back->tag_create_time_json, tag.tag_create_time_json);
   EXPECT_EQ(back->tag_time_retained, tag.tag_time_retained);
@@ -195,7 +197,7 @@ TEST(TagTest, RoundTripWithTagFields) {
 
   // A plain snapshot file is a valid tag without tag fields.
   auto plain = Tag::FromJson(FullSnapshot().ToJson());
-  ASSERT_TRUE(plain.ok());
+  ASSERT_OK(plain);
   EXPECT_FALSE(plain->tag_create_time_json.has_value());
   EXPECT_FALSE(plain->tag_time_retained.has_value());
 
@@ -204,10 +206,10 @@ TEST(TagTest, RoundTripWithTagFields) {
   for (const char* extra : {R"(, "tagCreateTime" : "2024")", R"(, "tagCreateTime" : [1, 2])",
                             R"(, "tagCreateTime" : [2024, 5, 14, 10, "x"])",
                             R"(, "tagTimeRetained" : [1])", R"(, "tagTimeRetained" : "abc")"}) {
-    EXPECT_TRUE(Tag::FromJson(base + extra + "}").status().IsInvalid()) << extra;
+    EXPECT_RAISES(Invalid, Tag::FromJson(base + extra + "}")) << extra;
   }
   auto retained_string = Tag::FromJson(base + R"(, "tagTimeRetained" : "3600.5"})");
-  ASSERT_TRUE(retained_string.ok());
+  ASSERT_OK(retained_string);
   EXPECT_EQ(retained_string->tag_time_retained, "3600.5");
 }
 

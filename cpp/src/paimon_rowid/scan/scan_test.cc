@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -48,7 +49,7 @@ std::string WithHeader(const std::string& bytes, const std::function<void(nlohma
 
 TEST(DataSplitTest, SerializeRoundTrip) {
   DataSplit split = SampleSplit();
-  auto copy = DataSplit::Deserialize(split.Serialize().ValueOrDie()).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto copy, DataSplit::Deserialize(split.Serialize().ValueOrDie()));
   EXPECT_EQ(copy.snapshot_id, 3);
   EXPECT_EQ(copy.bucket_dir, split.bucket_dir);
   EXPECT_EQ(copy.partition, split.partition);
@@ -67,22 +68,22 @@ TEST(DataSplitTest, DeserializeRejectsGroupSizesBeyondTheFiles) {
                      std::vector<uint64_t>{4}, std::vector<uint64_t>{1, 1, 2}}) {
     auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h["group_sizes"] = sizes; });
     auto st = DataSplit::Deserialize(forged).status();
-    EXPECT_TRUE(st.IsInvalid()) << st.ToString();
+    EXPECT_RAISES(Invalid, st);
   }
   auto negative = WithHeader(bytes, [](nlohmann::json& h) { h["group_sizes"] = {1, -1}; });
-  EXPECT_TRUE(DataSplit::Deserialize(negative).status().IsInvalid());
+  EXPECT_RAISES(Invalid, DataSplit::Deserialize(negative));
 }
 
 TEST(DataSplitTest, DeserializeRejectsMalformedHeaders) {
   const std::string bytes = SampleSplit().Serialize().ValueOrDie();
-  EXPECT_TRUE(DataSplit::Deserialize("").status().IsInvalid());
-  EXPECT_TRUE(DataSplit::Deserialize(bytes.substr(0, 10)).status().IsInvalid());
+  EXPECT_RAISES(Invalid, DataSplit::Deserialize(""));
+  EXPECT_RAISES(Invalid, DataSplit::Deserialize(bytes.substr(0, 10)));
   for (const char* key : {"snapshot_id", "bucket", "bucket_dir", "partition", "group_sizes"}) {
     auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h.erase(key); });
-    EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << key;
+    EXPECT_RAISES(Invalid, DataSplit::Deserialize(forged)) << key;
   }
   auto bad_ranges = WithHeader(bytes, [](nlohmann::json& h) { h["row_ranges"] = {{1}}; });
-  EXPECT_TRUE(DataSplit::Deserialize(bad_ranges).status().IsInvalid());
+  EXPECT_RAISES(Invalid, DataSplit::Deserialize(bad_ranges));
 }
 
 // Found by fuzz_split (long run; corpus/split/regress-float-group-size): a float where an
@@ -96,11 +97,11 @@ TEST(DataSplitTest, DeserializeRejectsNonIntegerNumbers) {
                  : std::string(key) == "row_ranges" ? nlohmann::json{{0, v}}
                                                     : nlohmann::json(v);
       });
-      EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << key << " " << v;
+      EXPECT_RAISES(Invalid, DataSplit::Deserialize(forged)) << key << " " << v;
     }
   }
   auto big_bucket = WithHeader(bytes, [](nlohmann::json& h) { h["bucket"] = int64_t{1} << 40; });
-  EXPECT_TRUE(DataSplit::Deserialize(big_bucket).status().IsInvalid());
+  EXPECT_RAISES(Invalid, DataSplit::Deserialize(big_bucket));
 }
 
 // Row ranges are shipped sorted and merged; others would make RowCount's range arithmetic
@@ -111,10 +112,10 @@ TEST(DataSplitTest, DeserializeRejectsUnsortedRowRanges) {
   for (auto ranges : {nlohmann::json{{5, 4}}, nlohmann::json{{0, 9}, {3, 12}},
                       nlohmann::json{{8, 9}, {0, 1}}, nlohmann::json{{0, 12}, {14, kMin}}}) {
     auto forged = WithHeader(bytes, [&](nlohmann::json& h) { h["row_ranges"] = ranges; });
-    EXPECT_TRUE(DataSplit::Deserialize(forged).status().IsInvalid()) << ranges.dump();
+    EXPECT_RAISES(Invalid, DataSplit::Deserialize(forged)) << ranges.dump();
   }
   auto adjacent = WithHeader(bytes, [](nlohmann::json& h) { h["row_ranges"] = {{0, 4}, {5, 6}}; });
-  ASSERT_TRUE(DataSplit::Deserialize(adjacent).ok());
+  ASSERT_OK(DataSplit::Deserialize(adjacent));
   EXPECT_EQ(DataSplit::Deserialize(adjacent)->RowCount(), 7);
 }
 
@@ -125,7 +126,7 @@ TEST(DataSplitTest, RowCountSaturates) {
   split.row_ranges.reset();
   split.groups = {{File("a.parquet", 0, kMax)}, {File("b.parquet", 0, kMax)}};
   EXPECT_EQ(split.RowCount(), kMax);
-  auto copy = DataSplit::Deserialize(split.Serialize().ValueOrDie()).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto copy, DataSplit::Deserialize(split.Serialize().ValueOrDie()));
   EXPECT_EQ(copy.RowCount(), kMax);
 }
 

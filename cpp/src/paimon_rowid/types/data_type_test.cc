@@ -6,6 +6,7 @@
 
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -14,7 +15,7 @@ using nlohmann::json;
 
 DataTypePtr MustParse(const std::string& sql) {
   auto r = DataType::Parse(sql);
-  EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+  EXPECT_OK(r) << sql;
   return r.ok() ? *r : nullptr;
 }
 
@@ -41,7 +42,7 @@ TEST(DataTypeTest, AtomicSqlRoundTrip) {
       ASSERT_TRUE(j.is_string());
       EXPECT_EQ(j.get<std::string>(), text);
       auto back = DataType::FromJson(j);
-      ASSERT_TRUE(back.ok());
+      ASSERT_OK(back);
       EXPECT_TRUE((*back)->Equals(*type)) << text;
     }
   }
@@ -107,12 +108,12 @@ TEST(DataTypeTest, RejectsMalformedSql) {
         "ROW<a>", "ROW<`a INT>", "ROW<a INT COMMENT 'x>", "ROW", "INT INT", "BIGINT)",
         "TIMESTAMP WITH TIME ZONE", "INT\x01"}) {
     auto r = DataType::Parse(bad);
-    EXPECT_TRUE(r.status().IsInvalid()) << "'" << bad << "' -> " << r.status().ToString();
+    EXPECT_RAISES(Invalid, r) << "'" << bad << "'";
   }
   // Deep nesting is refused, not a stack overflow.
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "ARRAY<";
-  EXPECT_TRUE(DataType::Parse(deep).status().IsInvalid());
+  EXPECT_RAISES(Invalid, DataType::Parse(deep));
 }
 
 TEST(DataTypeTest, NestedJsonRoundTrip) {
@@ -138,7 +139,7 @@ TEST(DataTypeTest, NestedJsonRoundTrip) {
     json j = type->ToJson();
     ASSERT_TRUE(j.is_object()) << type->ToString();
     auto back = DataType::FromJson(j);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_OK(back);
     EXPECT_TRUE((*back)->Equals(*type)) << type->ToString() << " vs " << (*back)->ToString();
     // Java key order: "type" first.
     EXPECT_EQ(type->ToOrderedJson().begin().key(), "type");
@@ -157,19 +158,19 @@ TEST(DataTypeTest, JsonVariantsFromOtherWriters) {
   // the map's own nullability.
   auto r = DataType::FromJson(json::parse(
       R"({"type": "MAP<STRING, INT NOT NULL>", "key": "STRING NOT NULL", "value": "INT NOT NULL", "nullable": true})"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_TRUE((*r)->nullable());
   EXPECT_EQ((*r)->ToString(), "MAP<STRING NOT NULL, INT NOT NULL>");
   r = DataType::FromJson(
       json::parse(R"({"type": "MAP<STRING, INT> NOT NULL", "key": "STRING", "value": "INT"})"));
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_FALSE((*r)->nullable());
   r = DataType::FromJson(json::parse(R"({"type": "INT NOT NULL"})"));
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ((*r)->ToString(), "INT NOT NULL");
   r = DataType::FromJson(json::parse(
       R"({"type": "ROW NOT NULL", "fields": [{"id": 1, "name": "a", "type": "INT", "description": null, "extra": 3}]})"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_FALSE((*r)->nullable());
   EXPECT_FALSE((*r)->fields()[0].description.has_value());
 
@@ -188,7 +189,7 @@ TEST(DataTypeTest, JsonVariantsFromOtherWriters) {
            R"({"type": "ROW", "fields": [{"id": 1, "name": "a", "type": "INT", "description": 3}]})",
            R"("NOPE")"}) {
     auto res = DataType::FromJson(json::parse(bad));
-    EXPECT_TRUE(res.status().IsInvalid()) << bad << " -> " << res.status().ToString();
+    EXPECT_RAISES(Invalid, res) << bad;
   }
 }
 
@@ -311,14 +312,14 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
   for (const auto& c : cases) {
     int32_t next = 0;
     auto r = DataType::FromArrow(*c.arrow, /*nullable=*/true, &next);
-    ASSERT_TRUE(r.ok()) << c.arrow->ToString() << ": " << r.status().ToString();
+    ASSERT_OK(r) << c.arrow->ToString();
     EXPECT_EQ((*r)->ToString(), c.sql) << c.arrow->ToString();
   }
   int32_t next = 0;
   EXPECT_FALSE((*DataType::FromArrow(*arrow::int32(), false, &next))->nullable());
   for (const auto& unsupported : {arrow::null(), arrow::uint32(), arrow::date64(),
                                   arrow::float16(), arrow::duration(arrow::TimeUnit::SECOND)}) {
-    EXPECT_TRUE(DataType::FromArrow(*unsupported, true, &next).status().IsTypeError())
+    EXPECT_RAISES(TypeError, DataType::FromArrow(*unsupported, true, &next))
         << unsupported->ToString();
   }
 }
@@ -338,7 +339,7 @@ TEST(DataTypeTest, FromArrowFieldIdNumbering) {
                    arrow::key_value_metadata({"description"}, {"the b"})),
   });
   auto r = FieldsFromArrow(*schema);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   const auto& fields = *r;
   ASSERT_EQ(fields.size(), 4u);
   EXPECT_EQ(fields[0].id, 0);
@@ -406,9 +407,9 @@ TEST(DataTypeTest, JsonAndSqlAgreeOnNestingDepth) {
     std::string sql = "INT";
     for (int i = 0; i < depth; ++i) sql = "ROW<f " + sql + ">";
     auto parsed = DataType::Parse(sql);
-    ASSERT_TRUE(parsed.ok()) << depth << ": " << parsed.status().ToString();
+    ASSERT_OK(parsed) << depth;
     auto from_json = DataType::FromJson((*parsed)->ToJson());
-    ASSERT_TRUE(from_json.ok()) << depth << ": " << from_json.status().ToString();
+    ASSERT_OK(from_json) << depth;
     EXPECT_EQ((*from_json)->ToString(), (*parsed)->ToString());
   }
   std::string too_deep = "INT";

@@ -4,6 +4,7 @@
 
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -51,7 +52,7 @@ TEST(TableSchemaTest, JsonRoundTrip) {
   EXPECT_EQ(schema.highest_field_id, 9);
   std::string text = schema.ToJson();
   auto back = TableSchema::FromJson(text);
-  ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+  ASSERT_OK(back) << "\n" << text;
   ExpectSchemaEq(*back, schema);
   EXPECT_EQ(back->ToJson(), text);
 
@@ -59,7 +60,7 @@ TEST(TableSchemaTest, JsonRoundTrip) {
   text = schema.ToJson();
   EXPECT_EQ(text.find("\"comment\""), std::string::npos);
   back = TableSchema::FromJson(text);
-  ASSERT_TRUE(back.ok());
+  ASSERT_OK(back);
   EXPECT_FALSE(back->comment.has_value());
 }
 
@@ -111,7 +112,7 @@ TEST(TableSchemaTest, ReadsPypaimonStyleJson) {
     "someFutureKey": {"x": [1, 2]}
   })json";
   auto r = TableSchema::FromJson(text);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_FALSE(r->comment.has_value());
   EXPECT_EQ(r->fields[1].type->ToString(), "TIMESTAMP(6) WITH LOCAL TIME ZONE");
   EXPECT_EQ(r->fields[2].type->ToString(), "MAP<STRING NOT NULL, INT>");
@@ -127,7 +128,7 @@ TEST(TableSchemaTest, OldVersionsGetJavaDefaults) {
   const char* v1 = R"({"id": 0, "fields": [], "highestFieldId": -1, "partitionKeys": [],
                        "primaryKeys": [], "options": {}})";
   auto r = TableSchema::FromJson(v1);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_EQ(r->version, 1);
   EXPECT_EQ(r->options.at("bucket"), "1");
   EXPECT_EQ(r->options.at("file.format"), "orc");
@@ -137,14 +138,14 @@ TEST(TableSchemaTest, OldVersionsGetJavaDefaults) {
                        "partitionKeys": [], "primaryKeys": [],
                        "options": {"file.format": "parquet", "bucket": "4"}})";
   r = TableSchema::FromJson(v2);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->options.at("bucket"), "4");
   EXPECT_EQ(r->options.at("file.format"), "parquet");
 
   const char* v3 = R"({"version": 3, "id": 0, "fields": [], "highestFieldId": -1,
                        "partitionKeys": [], "primaryKeys": [], "options": {}})";
   r = TableSchema::FromJson(v3);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_TRUE(r->options.empty());
 }
 
@@ -165,7 +166,7 @@ TEST(TableSchemaTest, RejectsMalformed) {
            R"({"version": 99999999999, "id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
        }) {
     auto r = TableSchema::FromJson(bad);
-    EXPECT_TRUE(r.status().IsInvalid()) << bad << " -> " << r.status().ToString();
+    EXPECT_RAISES(Invalid, r) << bad;
   }
 }
 
@@ -175,7 +176,7 @@ TEST(TableSchemaTest, FuzzTruncationAndBitFlips) {
   const std::string text = SampleSchema().ToJson();
   for (size_t cut = 0; cut < text.size(); ++cut) {
     auto r = TableSchema::FromJson(std::string_view(text).substr(0, cut));
-    EXPECT_TRUE(r.status().IsInvalid()) << "cut at " << cut;
+    EXPECT_RAISES(Invalid, r) << "cut at " << cut;
   }
   int parsed = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -186,9 +187,9 @@ TEST(TableSchemaTest, FuzzTruncationAndBitFlips) {
       if (r.ok()) {
         ++parsed;
         // Whatever parsed must serialize and re-parse.
-        EXPECT_TRUE(TableSchema::FromJson(r->ToJson()).ok());
+        EXPECT_OK(TableSchema::FromJson(r->ToJson()));
       } else {
-        EXPECT_TRUE(r.status().IsInvalid()) << r.status().ToString();
+        EXPECT_RAISES(Invalid, r);
       }
     }
   }
@@ -208,11 +209,11 @@ TEST(TableSchemaTest, ArrowSchemaAndProjection) {
   EXPECT_TRUE(with_ids->Equals(*arrow_schema, /*check_metadata=*/false));
 
   auto projected = schema.Project({"img", "id"});
-  ASSERT_TRUE(projected.ok());
+  ASSERT_OK(projected);
   EXPECT_EQ((*projected)[0].name, "img");
   EXPECT_EQ((*projected)[1].name, "id");
   auto missing = schema.Project({"id", "nope"});
-  EXPECT_TRUE(missing.status().IsInvalid());
+  EXPECT_RAISES(Invalid, missing);
   EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
   EXPECT_TRUE(schema.IsPartitionKey("dt"));
   EXPECT_FALSE(schema.IsPartitionKey("id"));

@@ -16,6 +16,7 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/plan.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 #include "paimon_rowid/write/append_writer.h"
 
@@ -34,7 +35,7 @@ class WriteFixture {
   explicit WriteFixture(std::map<std::string, std::string> options = DeOptions(),
                         std::vector<std::string> partition_keys = {}) {
     catalog_ = Catalog::Make({{"warehouse", dir_.path()}}).ValueOrDie();
-    EXPECT_TRUE(catalog_->CreateDatabase("db", false).ok());
+    EXPECT_OK(catalog_->CreateDatabase("db", false));
     TableSchema schema;
     schema.fields = AssignFieldIds({
         DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt, false)},
@@ -44,7 +45,7 @@ class WriteFixture {
     schema.partition_keys = std::move(partition_keys);
     schema.options = std::move(options);
     Status st = catalog_->CreateTable("db.t", schema, false);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     table_ = catalog_->GetTable("db.t").ValueOrDie();
   }
 
@@ -57,9 +58,9 @@ class WriteFixture {
     arrow::Int64Builder ids;
     arrow::StringBuilder names, dt;
     for (int64_t i = start; i < start + n; ++i) {
-      EXPECT_TRUE(ids.Append(i).ok());
-      EXPECT_TRUE(names.Append("name-" + std::to_string(i)).ok());
-      EXPECT_TRUE(dt.Append(dts[static_cast<size_t>(i) % dts.size()]).ok());
+      EXPECT_OK(ids.Append(i));
+      EXPECT_OK(names.Append("name-" + std::to_string(i)));
+      EXPECT_OK(dt.Append(dts[static_cast<size_t>(i) % dts.size()]));
     }
     auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
                                  arrow::field("name", arrow::utf8()),
@@ -74,7 +75,7 @@ class WriteFixture {
                                            std::optional<std::vector<std::string>> cols = std::nullopt) {
     auto writer = AppendWriter::Make(table_, cols).ValueOrDie();
     Status st = writer->Write(batch);
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     return writer->PrepareCommit().ValueOrDie();
   }
 
@@ -83,7 +84,7 @@ class WriteFixture {
     auto msgs = WriteMessages(batch);
     auto committer = Committer::Make(table_).ValueOrDie();
     auto id = committer->Commit(msgs);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    EXPECT_OK(id);
     return id.ok() && *id ? **id : -1;
   }
 

@@ -5,6 +5,7 @@
 #include "arrow/api.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/catalog/schema_validation.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -29,7 +30,7 @@ TEST(AppendWriterTest, RoundTripAssignsRowIdsAndSequenceNumbers) {
   EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 150));
   auto seq = WriteFixture::Int64s(t, "_SEQUENCE_NUMBER");
   for (int64_t i = 0; i < 150; ++i) EXPECT_EQ(seq[i], i < 100 ? 1 : 2);
-  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto snap, fx.table()->LatestSnapshot());
   ASSERT_TRUE(snap);
   EXPECT_EQ(snap->id, 2);
   EXPECT_EQ(snap->next_row_id, 150);
@@ -65,8 +66,8 @@ TEST(AppendWriterTest, FileMetaHasEveryField) {
   EXPECT_EQ(msgs[0].bucket, 0);
   EXPECT_EQ(msgs[0].total_buckets, -1);
   // Serialization round trip.
-  auto bytes = msgs[0].Serialize().ValueOrDie();
-  auto back = CommitMessage::Deserialize(bytes).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto bytes, msgs[0].Serialize());
+  ASSERT_OK_AND_ASSIGN(auto back, CommitMessage::Deserialize(bytes));
   EXPECT_EQ(back.partition, msgs[0].partition);
   ASSERT_EQ(back.new_files.size(), 1u);
   EXPECT_EQ(back.new_files[0].file_name, f.file_name);
@@ -86,7 +87,7 @@ TEST(AppendWriterTest, RollsAtTargetFileSize) {
     EXPECT_LT(f.file_size, 3 * 32 * 1024) << f.file_name;
   }
   EXPECT_EQ(rows, 50000);
-  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto committer, Committer::Make(fx.table()));
   ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
   auto t = fx.ReadAll({"id", "_ROW_ID"});
   EXPECT_EQ(WriteFixture::Int64s(t, "id"), Iota(0, 50000));
@@ -98,7 +99,7 @@ TEST(AppendWriterTest, RoutesPartitionsWithJavaPaths) {
   auto batch = WriteFixture::Batch(0, 30, {"a", "b/c", "d"});
   auto msgs = fx.WriteMessages(batch);
   ASSERT_EQ(msgs.size(), 3u);
-  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto committer, Committer::Make(fx.table()));
   ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
   auto files = WriteFixture::Files(fx.table_path());
   int in_escaped = 0;
@@ -112,7 +113,7 @@ TEST(AppendWriterTest, RoutesPartitionsWithJavaPaths) {
   auto ids = WriteFixture::Int64s(t, "_ROW_ID");
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(ids, Iota(0, 30));
-  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto snap, fx.table()->LatestSnapshot());
   EXPECT_EQ(snap->next_row_id, 30);
 }
 
@@ -120,10 +121,10 @@ TEST(AppendWriterTest, CastsInputAndAcceptsAnyColumnOrder) {
   WriteFixture fx;
   arrow::Int32Builder ids;
   arrow::StringBuilder names;
-  ASSERT_TRUE(ids.AppendValues({1, 2, 3}).ok());
-  ASSERT_TRUE(names.AppendValues({"x", "y", "z"}).ok());
+  ASSERT_OK(ids.AppendValues({1, 2, 3}));
+  ASSERT_OK(names.AppendValues({"x", "y", "z"}));
   arrow::StringBuilder dts;
-  ASSERT_TRUE(dts.AppendValues({"a", "a", "a"}).ok());
+  ASSERT_OK(dts.AppendValues({"a", "a", "a"}));
   auto batch = arrow::RecordBatch::Make(
       arrow::schema({arrow::field("name", arrow::utf8()), arrow::field("dt", arrow::utf8()),
                      arrow::field("id", arrow::int32())}),
@@ -139,7 +140,7 @@ TEST(AppendWriterTest, BadInputWritesNothing) {
   auto expect_clean_failure = [&](const std::shared_ptr<arrow::RecordBatch>& bad,
                                   arrow::StatusCode code) {
     auto writer = AppendWriter::Make(fx.table()).ValueOrDie();
-    ASSERT_TRUE(writer->Write(WriteFixture::Batch(0, 1000)).ok());
+    ASSERT_OK(writer->Write(WriteFixture::Batch(0, 1000)));
     Status st = writer->Write(bad);
     EXPECT_EQ(st.code(), code) << st.ToString();
     EXPECT_TRUE(WriteFixture::Files(fx.table_path() + "/bucket-0").empty());
@@ -150,17 +151,17 @@ TEST(AppendWriterTest, BadInputWritesNothing) {
   expect_clean_failure(good->RemoveColumn(1).ValueOrDie(), arrow::StatusCode::Invalid);
   // Uncastable column.
   arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(lb.Append().ok());
-  auto list = lb.Finish().ValueOrDie();
+  for (int i = 0; i < 3; ++i) ASSERT_OK(lb.Append());
+  ASSERT_OK_AND_ASSIGN(auto list, lb.Finish());
   expect_clean_failure(
       good->SetColumn(0, arrow::field("id", list->type()), list).ValueOrDie(),
       arrow::StatusCode::TypeError);
   // Null in a NOT NULL column.
   arrow::Int64Builder nb;
-  ASSERT_TRUE(nb.AppendValues({1}).ok());
-  ASSERT_TRUE(nb.AppendNull().ok());
-  ASSERT_TRUE(nb.AppendValues({3}).ok());
-  auto nulls = nb.Finish().ValueOrDie();
+  ASSERT_OK(nb.AppendValues({1}));
+  ASSERT_OK(nb.AppendNull());
+  ASSERT_OK(nb.AppendValues({3}));
+  ASSERT_OK_AND_ASSIGN(auto nulls, nb.Finish());
   expect_clean_failure(good->SetColumn(0, arrow::field("id", arrow::int64()), nulls).ValueOrDie(),
                        arrow::StatusCode::Invalid);
   // Unknown column.
@@ -180,7 +181,7 @@ TEST(AppendWriterTest, PartialColumnWrite) {
   ASSERT_EQ(msgs.size(), 1u);
   ASSERT_TRUE(msgs[0].new_files[0].write_cols);
   EXPECT_EQ(*msgs[0].new_files[0].write_cols, (std::vector<std::string>{"id", "dt"}));
-  auto committer = Committer::Make(fx.table()).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto committer, Committer::Make(fx.table()));
   ASSERT_EQ(committer->Commit(msgs).ValueOrDie(), 1);
   auto t = fx.ReadAll({"id", "name", "_ROW_ID"});
   EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 5));
@@ -194,52 +195,52 @@ TEST(SchemaValidationTest, RowTrackingRules) {
   TableSchema s;
   s.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)}});
   s.options = DeOptions();
-  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  EXPECT_OK(ValidateTableSchema(s));
   s.options["bucket"] = "2";
-  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));
   s.options["bucket"] = "-1";
-  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  EXPECT_OK(ValidateTableSchema(s));
   s.options["row-tracking.enabled"] = "false";
-  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());  // DE needs row tracking
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // DE needs row tracking
   s.options = DeOptions();
   s.primary_keys = {"id"};
   EXPECT_FALSE(ValidateTableSchema(s).ok());
   s.primary_keys.clear();
   s.fields.push_back(DataField{1, "_ROW_ID", DataType::Atomic(TypeRoot::kBigInt)});
-  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));
   s.fields.pop_back();
   s.fields.push_back(DataField{1, "pic", DataType::Atomic(TypeRoot::kBlob)});
-  EXPECT_TRUE(ValidateTableSchema(s).ok());
+  EXPECT_OK(ValidateTableSchema(s));
   s.options.erase("data-evolution.enabled");
-  EXPECT_TRUE(ValidateTableSchema(s).IsInvalid());  // BLOB needs both options
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // BLOB needs both options
 }
 
 TEST(AppendWriterTest, BlobColumnsInBlobFilesAndInline) {
   testing::TempDir dir;
-  auto catalog = Catalog::Make({{"warehouse", dir.path()}}).ValueOrDie();
-  ASSERT_TRUE(catalog->CreateDatabase("db", false).ok());
+  ASSERT_OK_AND_ASSIGN(auto catalog, Catalog::Make({{"warehouse", dir.path()}}));
+  ASSERT_OK(catalog->CreateDatabase("db", false));
   TableSchema s;
   s.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)},
                              DataField{-1, "pic", DataType::Atomic(TypeRoot::kBlob)}});
   s.options = DeOptions();
-  ASSERT_TRUE(catalog->CreateTable("db.b", s, false).ok());
-  auto table = catalog->GetTable("db.b").ValueOrDie();
-  EXPECT_TRUE(AppendWriter::Make(table).ok());
+  ASSERT_OK(catalog->CreateTable("db.b", s, false));
+  ASSERT_OK_AND_ASSIGN(auto table, catalog->GetTable("db.b"));
+  EXPECT_OK(AppendWriter::Make(table));
   // Only BLOB columns: nothing for the data file.
-  EXPECT_TRUE(AppendWriter::Make(table, std::vector<std::string>{"pic"}).status().IsInvalid());
+  EXPECT_RAISES(Invalid, AppendWriter::Make(table, std::vector<std::string>{"pic"}));
   TableSchema arr = s;
   arr.fields[1].type = DataType::Array(DataType::Atomic(TypeRoot::kBlob));
-  ASSERT_TRUE(catalog->CreateTable("db.a", arr, false).ok());
-  EXPECT_TRUE(AppendWriter::Make(catalog->GetTable("db.a").ValueOrDie()).ok());
+  ASSERT_OK(catalog->CreateTable("db.a", arr, false));
+  EXPECT_OK(AppendWriter::Make(catalog->GetTable("db.a").ValueOrDie()));
   // MAP<K, BLOB> needs a key type with a serializer; DOUBLE has none (as in pypaimon).
   TableSchema map = s;
   map.fields[1].type =
       DataType::Map(DataType::Atomic(TypeRoot::kDouble, false), DataType::Atomic(TypeRoot::kBlob));
-  ASSERT_TRUE(catalog->CreateTable("db.m", map, false).ok());
-  EXPECT_TRUE(AppendWriter::Make(catalog->GetTable("db.m").ValueOrDie()).status().IsInvalid());
+  ASSERT_OK(catalog->CreateTable("db.m", map, false));
+  EXPECT_RAISES(Invalid, AppendWriter::Make(catalog->GetTable("db.m").ValueOrDie()));
   s.options["blob-descriptor-field"] = "pic";
-  ASSERT_TRUE(catalog->CreateTable("db.d", s, false).ok());
-  EXPECT_TRUE(AppendWriter::Make(catalog->GetTable("db.d").ValueOrDie()).ok());
+  ASSERT_OK(catalog->CreateTable("db.d", s, false));
+  EXPECT_OK(AppendWriter::Make(catalog->GetTable("db.d").ValueOrDie()));
 }
 
 }  // namespace
