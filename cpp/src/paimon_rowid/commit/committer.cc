@@ -13,10 +13,11 @@
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
 
@@ -33,12 +34,6 @@ void CrashPoint(const char* point) {
 
 constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
   return cols && std::find(cols->begin(), cols->end(), system_fields::kRowId) != cols->end();

@@ -6,8 +6,6 @@
 namespace paimon_rowid {
 namespace {
 
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
-
 bool Supplied(const std::vector<GroupReadPlan::Supply>& supplies, const std::string& name) {
   for (const auto& s : supplies) {
     for (const auto& c : s.columns) {
@@ -38,7 +36,7 @@ Result<std::optional<GroupReadPlan>> PlanGroupRead(
 
   // Normal files, newest first; all must cover the group's range.
   for (const auto& f : group) {
-    if (!IsNormal(f)) continue;
+    if (!f.is_normal_file()) continue;
     if (f.first_row_id && (*f.first_row_id != range.from || f.last_row_id() != range.to)) {
       return Status::Invalid("all normal files of a data-evolution file group must cover the "
                              "same row ids; '", f.file_name, "' covers [", *f.first_row_id, ", ",

@@ -6,7 +6,7 @@
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
-#include "arrow/compute/initialize.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
@@ -16,11 +16,6 @@ namespace paimon_rowid {
 namespace cp = arrow::compute;
 
 namespace {
-
-Status EnsureComputeInitialized() {
-  static Status status = cp::Initialize();
-  return status;
-}
 
 // Casts a column read from a file to the table's type. Files from other writers may use
 // other physical representations (INT96 / NANOS timestamps, FLBA decimals, binary for

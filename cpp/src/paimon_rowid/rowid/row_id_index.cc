@@ -11,11 +11,6 @@
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
-namespace {
-
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
-
-}  // namespace
 
 Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Table> table,
                                                       const Snapshot& snapshot) {
@@ -42,7 +37,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
     for (auto& files : groups) {
       bool has_normal = false;
       for (const auto& f : files) {
-        if (IsNormal(f)) {
+        if (f.is_normal_file()) {
           has_normal = true;
           normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
         }
@@ -171,7 +166,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
     g.files = std::move(split.groups[0]);
     g.range = GroupRange(g.files);
     for (const auto& f : g.files) {
-      if (IsNormal(f) && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
+      if (f.is_normal_file() && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
     }
     index->starts_.push_back(g.range.from);
     index->groups_.push_back(std::move(g));

@@ -9,8 +9,8 @@
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
-#include "paimon_rowid/commit/stats.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"

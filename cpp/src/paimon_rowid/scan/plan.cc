@@ -18,8 +18,6 @@ namespace {
 
 constexpr int64_t kOpenFileCost = 4LL << 20;
 
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
-
 }  // namespace
 
 // ------------------------------------------------------------------------ DataSplit
@@ -30,7 +28,7 @@ RowRange GroupRange(const FileGroup& group) {
   RowRange r{0, -1};
   bool any = false;
   for (const auto& f : group) {
-    if (!IsNormal(f) || !f.first_row_id) continue;
+    if (!f.is_normal_file() || !f.first_row_id) continue;
     if (!any) {
       r = {*f.first_row_id, f.last_row_id()};
       any = true;
@@ -345,7 +343,7 @@ class GroupStats {
     group_ = &group;
     normal_.clear();
     for (const auto& f : group) {
-      if (IsNormal(f)) normal_.push_back(&f);
+      if (f.is_normal_file()) normal_.push_back(&f);
     }
     std::stable_sort(normal_.begin(), normal_.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
       return a->max_sequence_number > b->max_sequence_number;
