@@ -7,6 +7,7 @@
 #include <set>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/identifier.h"
 
 namespace paimon_rowid {
@@ -42,11 +43,6 @@ std::string StripFileScheme(std::string path) {
   return path;
 }
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // True when `dir` holds a schema/schema-N file, the filesystem catalog's test for a table.
 Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {

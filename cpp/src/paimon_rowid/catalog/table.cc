@@ -1,5 +1,7 @@
 #include "paimon_rowid/catalog/table.h"
 
+#include "paimon_rowid/catalog/snapshot_manager.h"
+
 #include <chrono>
 #include <ctime>
 
@@ -16,7 +18,6 @@ struct Table::SchemaCache {
 
 namespace {
 
-constexpr const char* kSnapshotPrefix = "snapshot-";
 constexpr const char* kSchemaPrefix = "schema-";
 constexpr const char* kTagPrefix = "tag-";
 constexpr const char* kDataFilePathDirectory = "data-file.path-directory";
@@ -44,42 +45,6 @@ const std::vector<std::vector<std::string>>& FieldDeclaringOptionGroups() {
       {"blob-view-field"},
   };
   return groups;
-}
-
-// Parses "<prefix><non-negative decimal>"; nullopt for anything else (temp files, junk).
-std::optional<int64_t> ParseNumberedName(const std::string& name, const std::string& prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) {
-    return std::nullopt;
-  }
-  const char* begin = name.data() + prefix.size();
-  const char* end = name.data() + name.size();
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end || value < 0) return std::nullopt;
-  return value;
-}
-
-// A LATEST/EARLIEST hint: decimal text, surrounding whitespace tolerated.
-std::optional<int64_t> ParseHint(const std::string& text) {
-  size_t b = text.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return std::nullopt;
-  size_t e = text.find_last_not_of(" \t\r\n");
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data() + b, text.data() + e + 1, value);
-  if (ec != std::errc() || ptr != text.data() + e + 1 || value <= 0) return std::nullopt;
-  return value;
-}
-
-Result<std::vector<int64_t>> ListNumbered(const FileIO& io, const std::string& dir,
-                                          const std::string& prefix) {
-  ARROW_ASSIGN_OR_RAISE(auto entries, io.List(dir));
-  std::vector<int64_t> ids;
-  for (const auto& e : entries) {
-    if (e.is_dir) continue;
-    if (auto id = ParseNumberedName(e.name, prefix)) ids.push_back(*id);
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
 }
 
 Status WithContext(const Status& st, const std::string& path) {
@@ -194,7 +159,7 @@ Result<TableSchema> Table::SchemaById(int64_t schema_id) const {
 }
 
 Result<std::optional<TableSchema>> Table::LatestSchema() const {
-  ARROW_ASSIGN_OR_RAISE(auto ids, ListNumbered(*io_, JoinPath(path_, "schema"), kSchemaPrefix));
+  ARROW_ASSIGN_OR_RAISE(auto ids, ListNumberedFiles(*io_, JoinPath(path_, "schema"), kSchemaPrefix));
   if (ids.empty()) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(TableSchema schema, SchemaById(ids.back()));
   return std::optional<TableSchema>(std::move(schema));
@@ -203,27 +168,11 @@ Result<std::optional<TableSchema>> Table::LatestSchema() const {
 // ---- snapshots
 
 Result<std::vector<int64_t>> Table::ListSnapshotIds() const {
-  return ListNumbered(*io_, JoinPath(path_, "snapshot"), kSnapshotPrefix);
+  return SnapshotManager(io_, path_).ListSnapshotIds();
 }
 
 Result<std::optional<int64_t>> Table::LatestSnapshotId() const {
-  // The hint is rewritten non-atomically after each commit, so it may be missing, empty,
-  // garbage or stale; it is trusted only when snapshot-h exists and snapshot-(h+1) does not.
-  std::string hint_path = JoinPath(JoinPath(path_, "snapshot"), "LATEST");
-  auto exists = io_->Exists(hint_path);
-  if (exists.ok() && *exists) {
-    auto text = io_->ReadText(hint_path);
-    if (text.ok()) {
-      if (auto hint = ParseHint(*text)) {
-        auto here = io_->Exists(SnapshotPath(*hint));
-        auto next = io_->Exists(SnapshotPath(*hint + 1));
-        if (here.ok() && next.ok() && *here && !*next) return std::optional<int64_t>(*hint);
-      }
-    }
-  }
-  ARROW_ASSIGN_OR_RAISE(auto ids, ListSnapshotIds());
-  if (ids.empty()) return std::nullopt;
-  return std::optional<int64_t>(ids.back());
+  return SnapshotManager(io_, path_).LatestSnapshotId();
 }
 
 Result<std::optional<Snapshot>> Table::LatestSnapshot() const {
@@ -351,7 +300,7 @@ Result<std::vector<std::string>> Table::ListTags() const {
 // ---- layout
 
 std::string Table::SnapshotPath(int64_t id) const {
-  return JoinPath(JoinPath(path_, "snapshot"), kSnapshotPrefix + std::to_string(id));
+  return SnapshotManager(io_, path_).SnapshotPath(id);
 }
 
 std::string Table::SchemaPath(int64_t id) const {

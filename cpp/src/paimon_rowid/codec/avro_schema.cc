@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paimon_rowid/common/checked_json.h"
+
 namespace paimon_rowid::avro {
 
 namespace {
@@ -203,16 +205,13 @@ int Node::FieldIndex(std::string_view field) const {
 }
 
 Result<NodePtr> ParseSchema(std::string_view json) {
-  // nlohmann reports errors by exception; this is the one place they turn into a Status.
-  try {
+  return CatchJsonErrors("Avro schema: ", [&]() -> Result<NodePtr> {
     Json doc = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) return Status::Invalid("Avro schema is not valid JSON");
     SchemaParser parser;
     ARROW_ASSIGN_OR_RAISE(auto node, parser.Parse(doc, "", 0));
     return NodePtr(std::move(node));
-  } catch (const std::exception& e) {
-    return Status::Invalid("Avro schema: ", e.what());
-  }
+  });
 }
 
 namespace {

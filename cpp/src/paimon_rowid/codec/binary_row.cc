@@ -33,9 +33,6 @@ int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
 bool IsCompactTimestamp(const arrow::TimestampType& type) {
   return type.unit() == arrow::TimeUnit::SECOND || type.unit() == arrow::TimeUnit::MILLI;
 }
-bool IsCompactDecimal(const arrow::Decimal128Type& type) {
-  return type.precision() <= kCompactDecimalPrecision;
-}
 
 class RowWriter {
  public:

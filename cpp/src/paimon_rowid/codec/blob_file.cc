@@ -7,6 +7,7 @@
 #include "arrow/buffer.h"
 #include "arrow/util/crc32.h"
 #include "paimon_rowid/codec/delta_varint.h"
+#include "paimon_rowid/codec/little_endian.h"
 
 namespace paimon_rowid {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 template <typename T>
 std::string_view AsBytes(const T& value) {
   return std::string_view(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
-template <typename T>
-T LoadLE(const char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
 }
 
 // Tail bytes fetched in the first read: most indexes (a few bytes per row) fit.

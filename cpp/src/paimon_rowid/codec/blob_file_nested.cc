@@ -6,21 +6,10 @@
 #include "arrow/util/decimal.h"
 #include "paimon_rowid/codec/decimal_bytes.h"
 #include "paimon_rowid/codec/delta_varint.h"
+#include "paimon_rowid/codec/little_endian.h"
 
 namespace paimon_rowid {
 namespace {
-
-template <typename T>
-void AppendLE(std::string* out, T value) {
-  out->append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
-template <typename T>
-T LoadLE(const char* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
 
 std::string Header(uint32_t magic, int32_t count) {
   std::string out;
@@ -232,9 +221,6 @@ bool IsSupportedMapBlobKeyType(const arrow::DataType& key_type) {
 
 namespace {
 
-bool IsCompactDecimal(const arrow::DataType& type) {
-  return IsCompactDecimalPrecision(static_cast<const arrow::Decimal128Type&>(type).precision());
-}
 
 }  // namespace
 

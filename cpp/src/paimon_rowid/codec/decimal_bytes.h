@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "arrow/type.h"
 #include "arrow/util/decimal.h"
 #include "paimon_rowid/common/status.h"
 
@@ -16,6 +17,11 @@ inline constexpr int32_t kCompactDecimalPrecision = 18;
 
 inline bool IsCompactDecimalPrecision(int32_t precision) {
   return precision <= kCompactDecimalPrecision;
+}
+
+/// The same for an Arrow decimal type. REQUIRES: `type` is a decimal type.
+inline bool IsCompactDecimal(const arrow::DataType& type) {
+  return IsCompactDecimalPrecision(static_cast<const arrow::DecimalType&>(type).precision());
 }
 
 /// The shortest big-endian two's complement bytes of the unscaled value (at least one).

@@ -12,10 +12,12 @@
 #include <tuple>
 
 #include "arrow/scalar.h"
+#include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
 
@@ -32,12 +34,6 @@ void CrashPoint(const char* point) {
 
 constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
   return cols && std::find(cols->begin(), cols->end(), system_fields::kRowId) != cols->end();
@@ -119,16 +115,6 @@ Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start)
   return start;
 }
 
-Result<int64_t> ParseHint(const std::string& text) {
-  if (text.empty()) return Status::Invalid("empty hint");
-  int64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return Status::Invalid("bad hint");
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
 // Messages this table can commit: prepared for this table, each file named once, and every
 // file present with the size its message records. A message committed before, aborted, or
 // prepared for another table fails here, before anything is written, with a message that says
@@ -180,6 +166,79 @@ Status CheckNotCommitted(const std::vector<ManifestEntry>& live,
   return Status::OK();
 }
 
+// The table options one commit reads, once, before its first attempt.
+struct CommitSettings {
+  int64_t max_retries = 10;
+  int64_t min_wait = 10;
+  int64_t max_wait = 10000;
+  // How long after creating snapshot-N we check that no check-then-rename writer replaced it.
+  int64_t verify_delay = 50;
+  bool group_on_commit = true;
+  bool row_tracking = false;
+  ManifestWriteOptions manifest;
+
+  static Result<CommitSettings> FromTable(const Table& table) {
+    const Options& opts = table.options();
+    CommitSettings s;
+    ARROW_ASSIGN_OR_RAISE(s.max_retries, opts.GetInt(options::kCommitMaxRetries, 10));
+    ARROW_ASSIGN_OR_RAISE(s.min_wait, opts.GetDurationMillis(options::kCommitMinRetryWait, 10));
+    ARROW_ASSIGN_OR_RAISE(s.max_wait, opts.GetDurationMillis(options::kCommitMaxRetryWait, 10000));
+    ARROW_ASSIGN_OR_RAISE(s.verify_delay, opts.GetDurationMillis("commit.verify-delay", 50));
+    ARROW_ASSIGN_OR_RAISE(s.group_on_commit, opts.GetBool(kPartitionGroupOnCommit, true));
+    ARROW_ASSIGN_OR_RAISE(s.row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
+    ARROW_ASSIGN_OR_RAISE(s.manifest, ManifestWriteOptions::FromTable(table));
+    return s;
+  }
+};
+
+// The entries a commit adds and the oldest base snapshot its messages were planned on.
+struct CommitDelta {
+  std::vector<ManifestEntry> entries;
+  std::optional<int64_t> check_from;
+};
+
+CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
+  CommitDelta delta;
+  for (const auto& msg : messages) {
+    for (const auto& f : msg.new_files) {
+      ManifestEntry e;
+      e.kind = FileKind::kAdd;
+      e.partition = msg.partition;
+      e.bucket = msg.bucket;
+      e.total_buckets = msg.total_buckets;
+      e.file = f;
+      delta.entries.push_back(std::move(e));
+    }
+    if (msg.check_from_snapshot) {
+      delta.check_from = delta.check_from
+                             ? std::min(*delta.check_from, *msg.check_from_snapshot)
+                             : *msg.check_from_snapshot;
+    }
+  }
+  return delta;
+}
+
+// The two manifest lists of a new snapshot.
+struct ManifestLists {
+  std::string base_name;
+  int64_t base_size = 0;
+  std::string delta_name;
+  int64_t delta_size = 0;
+};
+
+// Whether a writer other than this engine committed one of the snapshots of the last 5 s
+// before `latest` (inclusive): only then can a check-then-rename writer replace ours.
+bool ForeignWriterActive(const Table& table, const std::optional<Snapshot>& latest) {
+  for (std::optional<Snapshot> s = latest; s && NowMillis() - s->time_millis < 5000;) {
+    if (s->writer_version.value_or("").rfind("paimon-rowid", 0) != 0) return true;
+    if (s->id <= 1) break;
+    auto previous = table.SnapshotById(s->id - 1);
+    if (!previous.ok()) break;
+    s = std::move(*previous);
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<std::string> DataFilePath(const Table& table, const std::string& partition, int32_t bucket,
@@ -195,13 +254,202 @@ Result<std::string> DataFilePath(const Table& table, const std::string& partitio
   return JoinPath(table.BucketPath(partition_path, bucket), file.file_name);
 }
 
-// The files one attempt wrote, deleted when the attempt does not become a snapshot.
+// The attempts of one Commit call. Each attempt reads the latest snapshot and recomputes
+// everything from it; the files it writes are its own (deleted when it does not become a
+// snapshot) until snapshot-N names them.
 struct Committer::Attempt {
-  std::shared_ptr<FileIO> io;
-  std::vector<std::string> files;
+  const Committer& committer;
+  const CommitSettings& settings;
+  const CommitDelta& delta;
+  // The latest snapshot id the first attempt saw; later attempts look above it for a
+  // snapshot of this commit that did land (an ambiguous failure).
+  std::optional<int64_t> first_seen_latest;
+  // Set when the messages turn out to be committed already: their files are not ours then.
+  bool already_committed = false;
+  std::vector<std::string> files;  // written by the current attempt
+
+  const Table& table() const { return *committer.table_; }
+  const CommitOptions& options() const { return committer.options_; }
+
   void Cleanup() {
-    for (const auto& f : files) (void)io->DeleteFile(f);
+    for (const auto& f : files) (void)table().file_io()->DeleteFile(f);
     files.clear();
+  }
+
+  // One attempt: the snapshot id, nullopt to retry, or an error (final).
+  Result<std::optional<int64_t>> TryOnce(int attempt) {
+    ARROW_ASSIGN_OR_RAISE(auto latest, table().LatestSnapshot());
+    const int64_t latest_id = latest ? latest->id : 0;
+    ARROW_ASSIGN_OR_RAISE(auto landed, FindLanded(latest_id));
+    if (landed) return landed;
+    const int64_t new_id = latest_id + 1;
+    ARROW_RETURN_NOT_OK(CheckConflicts(latest));
+
+    std::vector<ManifestEntry> entries = delta.entries;
+    StampSequenceNumbers(&entries, new_id);
+    if (settings.group_on_commit) entries = GroupByPartition(std::move(entries));
+    int64_t next_row_id = latest && latest->next_row_id ? *latest->next_row_id : 0;
+    if (settings.row_tracking) {
+      ARROW_ASSIGN_OR_RAISE(next_row_id, AssignRowIds(&entries, next_row_id));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto latest_schema, table().LatestSchema());
+    if (!latest_schema) {  // dropped (or moved) while this commit ran
+      return Status::Invalid("table at '", table().path(),
+                             "' no longer exists (dropped while this commit ran)");
+    }
+    ARROW_ASSIGN_OR_RAISE(auto lists, WriteManifestLists(latest, entries));
+    Snapshot snap = BuildSnapshot(latest, new_id, latest_schema->id, lists, entries, next_row_id);
+
+    if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
+    Status created =
+        table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
+    if (created.IsAlreadyExists()) return std::nullopt;
+    ARROW_RETURN_NOT_OK(created);
+    files.clear();  // they belong to the snapshot now
+    CrashPoint("after_snapshot");
+    if (options().after_snapshot_create) options().after_snapshot_create(attempt, new_id);
+    SnapshotManager(table().file_io(), table().path()).AdvanceLatestHint(new_id);
+    CrashPoint("after_latest");
+    ARROW_ASSIGN_OR_RAISE(bool ours, Verify(latest, snap));
+    if (!ours) return std::nullopt;
+    return new_id;
+  }
+
+  // On a retry: a snapshot above the first latest seen made by this commit (same user,
+  // identifier and kind) means an earlier attempt landed after all.
+  Result<std::optional<int64_t>> FindLanded(int64_t latest_id) {
+    if (!first_seen_latest) {
+      first_seen_latest = latest_id;
+      return std::nullopt;
+    }
+    for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
+      ARROW_ASSIGN_OR_RAISE(Snapshot s, table().SnapshotById(id));
+      if (s.commit_user == options().commit_user &&
+          s.commit_identifier == options().commit_identifier && s.commit_kind == "APPEND") {
+        return std::optional<int64_t>(id);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The delta against the latest snapshot: not committed before, and (for messages planned
+  // on a base snapshot) no data-evolution conflict.
+  Status CheckConflicts(const std::optional<Snapshot>& latest) {
+    if (!latest) {
+      if (delta.check_from) return CheckRowIdExistence({}, std::nullopt, delta.entries);
+      return Status::OK();
+    }
+    ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(table(), *latest, nullptr));
+    Status twice = CheckNotCommitted(live, delta.entries, latest->id);
+    if (!twice.ok()) {
+      already_committed = true;
+      return twice;
+    }
+    if (delta.check_from) {
+      ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));
+      ARROW_RETURN_NOT_OK(CheckColumnConflicts(committer.table_, *delta.check_from, *latest,
+                                               delta.entries));
+    }
+    return Status::OK();
+  }
+
+  // The manifest(s) with this commit's entries, then the base list: everything the latest
+  // snapshot lists, its trailing small manifests merged once there are enough.
+  Result<ManifestLists> WriteManifestLists(const std::optional<Snapshot>& latest,
+                                           const std::vector<ManifestEntry>& entries) {
+    const std::shared_ptr<FileIO>& io = table().file_io();
+    CrashPoint("before_manifest");
+    ARROW_ASSIGN_OR_RAISE(auto delta_metas,
+                          WriteManifests(table(), entries, settings.manifest, &files));
+    CrashPoint("after_manifest");
+    std::vector<ManifestFileMeta> base;
+    if (latest) {
+      for (const std::string* list : {&latest->base_manifest_list, &latest->delta_manifest_list}) {
+        if (list->empty()) continue;
+        ARROW_ASSIGN_OR_RAISE(auto data, io->ReadFile(table().ManifestPath(*list)));
+        ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
+        base.insert(base.end(), metas.begin(), metas.end());
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(base,
+                          MergeSmallManifests(table(), std::move(base), settings.manifest, &files));
+    const std::string list_uuid = RandomUuid();
+    ManifestLists lists;
+    lists.base_name = "manifest-list-" + list_uuid + "-0";
+    lists.delta_name = "manifest-list-" + list_uuid + "-1";
+    ARROW_ASSIGN_OR_RAISE(auto base_bytes, EncodeManifestList(base, settings.manifest.codec,
+                                                              settings.manifest.zstd_level));
+    ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList(delta_metas, settings.manifest.codec,
+                                                               settings.manifest.zstd_level));
+    files.push_back(table().ManifestPath(lists.base_name));
+    ARROW_RETURN_NOT_OK(io->WriteFile(files.back(), base_bytes->ToString()));
+    files.push_back(table().ManifestPath(lists.delta_name));
+    ARROW_RETURN_NOT_OK(io->WriteFile(files.back(), delta_bytes->ToString()));
+    lists.base_size = base_bytes->size();
+    lists.delta_size = delta_bytes->size();
+    CrashPoint("after_manifest_lists");
+    return lists;
+  }
+
+  Snapshot BuildSnapshot(const std::optional<Snapshot>& latest, int64_t new_id, int64_t schema_id,
+                         const ManifestLists& lists, const std::vector<ManifestEntry>& entries,
+                         int64_t next_row_id) const {
+    int64_t delta_records = 0;
+    for (const auto& e : entries) {
+      delta_records += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
+    }
+    Snapshot snap;
+    snap.version = 3;
+    snap.id = new_id;
+    snap.schema_id = schema_id;
+    snap.base_manifest_list = lists.base_name;
+    snap.base_manifest_list_size = lists.base_size;
+    snap.delta_manifest_list = lists.delta_name;
+    snap.delta_manifest_list_size = lists.delta_size;
+    if (latest) {
+      snap.index_manifest = latest->index_manifest;
+      snap.watermark = latest->watermark;
+      if (latest->schema_id == schema_id) snap.statistics = latest->statistics;
+    }
+    snap.uuid = RandomUuid();  // identifies this attempt's snapshot in Verify
+    snap.commit_user = options().commit_user;
+    snap.properties = options().properties;
+    snap.writer_version = kWriterVersion;
+    snap.commit_identifier = options().commit_identifier;
+    snap.commit_kind = "APPEND";
+    snap.time_millis = NowMillis();
+    int64_t previous_total = latest && latest->total_record_count ? *latest->total_record_count : 0;
+    snap.total_record_count = previous_total + delta_records;
+    snap.delta_record_count = delta_records;
+    snap.next_row_id = next_row_id;
+    return snap;
+  }
+
+  // Java and pypaimon create snapshots with check-then-rename, and rename replaces: a writer
+  // that checked before our link can still overwrite snapshot-N. Read it back after a short
+  // grace period; false when it is no longer ours: the commit was lost and is redone on top
+  // of the new latest (our data files are intact; the lost manifests become orphans, since a
+  // reader may still hold them). The grace period is paid only while another engine is
+  // active; our own writers never replace snapshots.
+  Result<bool> Verify(const std::optional<Snapshot>& latest, const Snapshot& snap) {
+    if (settings.verify_delay > 0 && ForeignWriterActive(table(), latest)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(settings.verify_delay));
+    }
+    auto landed = table().SnapshotById(snap.id);
+    if (landed.ok() && landed->uuid != snap.uuid) {
+      first_seen_latest = snap.id;  // the replacing snapshot is not ours
+      return false;
+    }
+    return true;
+  }
+
+  // Exponential back-off with jitter before attempt `attempt` + 1.
+  void BackOff(int attempt, std::mt19937_64* rng) const {
+    int64_t wait = settings.min_wait;
+    for (int i = 0; i < attempt && wait < settings.max_wait; ++i) wait *= 2;
+    wait = std::min(wait, settings.max_wait);
+    int64_t jitter = wait > 0 ? static_cast<int64_t>((*rng)() % static_cast<uint64_t>(wait)) : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait / 2 + jitter));
   }
 };
 
@@ -235,221 +483,38 @@ Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
 }
 
 Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage>& messages) {
-  std::vector<ManifestEntry> delta;
-  std::optional<int64_t> check_from;
-  for (const auto& msg : messages) {
-    for (const auto& f : msg.new_files) {
-      ManifestEntry e;
-      e.kind = FileKind::kAdd;
-      e.partition = msg.partition;
-      e.bucket = msg.bucket;
-      e.total_buckets = msg.total_buckets;
-      e.file = f;
-      delta.push_back(std::move(e));
-    }
-    if (msg.check_from_snapshot) {
-      check_from = check_from ? std::min(*check_from, *msg.check_from_snapshot)
-                              : *msg.check_from_snapshot;
-    }
-  }
-  if (delta.empty()) return std::nullopt;
-
+  const CommitDelta delta = DeltaOf(messages);
+  if (delta.entries.empty()) return std::nullopt;
   // Refused messages are not this commit's to clean up (they may belong to a snapshot).
   ARROW_RETURN_NOT_OK(CheckMessages(*table_, messages));
-  const Options& opts = table_->options();
-  const std::shared_ptr<FileIO>& io = table_->file_io();
-  bool already_committed = false;
+  auto settings = CommitSettings::FromTable(*table_);
+  if (!settings.ok()) {
+    (void)Abort(messages);
+    return settings.status();
+  }
+  Attempt attempts{*this, *settings, delta};
+  // A final failure deletes the messages' data files, unless they belong to a snapshot.
   auto fail = [&](Status st) -> Status {
-    if (!already_committed) (void)Abort(messages);
+    if (!attempts.already_committed) (void)Abort(messages);
     return st;
   };
-  auto max_retries = opts.GetInt(options::kCommitMaxRetries, 10);
-  auto min_wait = opts.GetDurationMillis(options::kCommitMinRetryWait, 10);
-  auto max_wait = opts.GetDurationMillis(options::kCommitMaxRetryWait, 10000);
-  // How long after creating snapshot-N we check that no check-then-rename writer replaced it.
-  auto verify_delay = opts.GetDurationMillis("commit.verify-delay", 50);
-  auto group_on_commit = opts.GetBool(kPartitionGroupOnCommit, true);
-  auto row_tracking = opts.GetBool(options::kRowTrackingEnabled, false);
-  auto manifest_options = ManifestWriteOptions::FromTable(*table_);
-  for (const Status& st : {max_retries.status(), min_wait.status(), max_wait.status(),
-                           verify_delay.status(), group_on_commit.status(), row_tracking.status(),
-                           manifest_options.status()}) {
-    if (!st.ok()) return fail(st);
-  }
-
   std::mt19937_64 rng(std::random_device{}());
-  std::optional<int64_t> first_seen_latest;
   for (int attempt = 0;; ++attempt) {
-    Attempt files{io, {}};
-    // One attempt; returns the snapshot id, nullopt to retry, or an error (final).
-    auto try_once = [&]() -> Result<std::optional<int64_t>> {
-      ARROW_ASSIGN_OR_RAISE(auto latest, table_->LatestSnapshot());
-      int64_t latest_id = latest ? latest->id : 0;
-      if (!first_seen_latest) {
-        first_seen_latest = latest_id;
-      } else {
-        // Did an earlier attempt land after all (an ambiguous failure)?
-        for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
-          ARROW_ASSIGN_OR_RAISE(Snapshot s, table_->SnapshotById(id));
-          if (s.commit_user == options_.commit_user &&
-              s.commit_identifier == options_.commit_identifier && s.commit_kind == "APPEND") {
-            return std::optional<int64_t>(id);
-          }
-        }
-      }
-      int64_t new_id = latest_id + 1;
-
-      if (latest) {
-        ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(*table_, *latest, nullptr));
-        Status twice = CheckNotCommitted(live, delta, latest_id);
-        if (!twice.ok()) {
-          already_committed = true;
-          return twice;
-        }
-        if (check_from) {
-          ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta));
-          ARROW_RETURN_NOT_OK(CheckColumnConflicts(table_, *check_from, *latest, delta));
-        }
-      } else if (check_from) {
-        ARROW_RETURN_NOT_OK(CheckRowIdExistence({}, std::nullopt, delta));
-      }
-
-      std::vector<ManifestEntry> entries = delta;
-      StampSequenceNumbers(&entries, new_id);
-      if (*group_on_commit) entries = GroupByPartition(std::move(entries));
-      int64_t next_row_id = latest && latest->next_row_id ? *latest->next_row_id : 0;
-      if (*row_tracking) {
-        ARROW_ASSIGN_OR_RAISE(next_row_id, AssignRowIds(&entries, next_row_id));
-      }
-
-      ARROW_ASSIGN_OR_RAISE(auto latest_schema, table_->LatestSchema());
-      if (!latest_schema) {  // dropped (or moved) while this commit ran
-        return Status::Invalid("table at '", table_->path(),
-                               "' no longer exists (dropped while this commit ran)");
-      }
-      int64_t schema_id = latest_schema->id;
-
-      // The manifest(s) with this commit's entries, then the base list: everything the
-      // latest snapshot lists, its trailing small manifests merged once there are enough.
-      CrashPoint("before_manifest");
-      ARROW_ASSIGN_OR_RAISE(auto delta_metas,
-                            WriteManifests(*table_, entries, *manifest_options, &files.files));
-      CrashPoint("after_manifest");
-      int64_t delta_records = 0;
-      for (const auto& e : entries) {
-        delta_records += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
-      }
-      std::vector<ManifestFileMeta> base;
-      if (latest) {
-        for (const std::string* list : {&latest->base_manifest_list, &latest->delta_manifest_list}) {
-          if (list->empty()) continue;
-          ARROW_ASSIGN_OR_RAISE(auto data, io->ReadFile(table_->ManifestPath(*list)));
-          ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
-          base.insert(base.end(), metas.begin(), metas.end());
-        }
-      }
-      ARROW_ASSIGN_OR_RAISE(base, MergeSmallManifests(*table_, std::move(base), *manifest_options,
-                                                      &files.files));
-      std::string list_uuid = RandomUuid();
-      std::string base_name = "manifest-list-" + list_uuid + "-0";
-      std::string delta_name = "manifest-list-" + list_uuid + "-1";
-      ARROW_ASSIGN_OR_RAISE(auto base_bytes, EncodeManifestList(base, manifest_options->codec,
-                                                                manifest_options->zstd_level));
-      ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList(delta_metas, manifest_options->codec,
-                                                                 manifest_options->zstd_level));
-      files.files.push_back(table_->ManifestPath(base_name));
-      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), base_bytes->ToString()));
-      files.files.push_back(table_->ManifestPath(delta_name));
-      ARROW_RETURN_NOT_OK(io->WriteFile(files.files.back(), delta_bytes->ToString()));
-      CrashPoint("after_manifest_lists");
-
-      Snapshot snap;
-      snap.version = 3;
-      snap.id = new_id;
-      snap.schema_id = schema_id;
-      snap.base_manifest_list = base_name;
-      snap.base_manifest_list_size = base_bytes->size();
-      snap.delta_manifest_list = delta_name;
-      snap.delta_manifest_list_size = delta_bytes->size();
-      if (latest) {
-        snap.index_manifest = latest->index_manifest;
-        snap.watermark = latest->watermark;
-        if (latest->schema_id == schema_id) snap.statistics = latest->statistics;
-      }
-      snap.uuid = RandomUuid();  // identifies this attempt's snapshot when verifying below
-      snap.commit_user = options_.commit_user;
-      snap.properties = options_.properties;
-      snap.writer_version = kWriterVersion;
-      snap.commit_identifier = options_.commit_identifier;
-      snap.commit_kind = "APPEND";
-      snap.time_millis = NowMillis();
-      int64_t previous_total = latest && latest->total_record_count ? *latest->total_record_count : 0;
-      snap.total_record_count = previous_total + delta_records;
-      snap.delta_record_count = delta_records;
-      snap.next_row_id = next_row_id;
-
-      if (options_.before_snapshot_create) options_.before_snapshot_create(attempt, new_id);
-      Status created = io->WriteFileNoReplace(table_->SnapshotPath(new_id), snap.ToJson());
-      if (created.IsAlreadyExists()) return std::optional<int64_t>();
-      ARROW_RETURN_NOT_OK(created);
-      files.files.clear();  // they belong to the snapshot now
-      CrashPoint("after_snapshot");
-      if (options_.after_snapshot_create) options_.after_snapshot_create(attempt, new_id);
-
-      // The LATEST hint: best effort, and never moved backwards by a slow committer.
-      std::string hint = JoinPath(JoinPath(table_->path(), "snapshot"), "LATEST");
-      auto current = io->ReadText(hint);
-      auto current_id = current.ok() ? ParseHint(*current) : Result<int64_t>(Status::Invalid(""));
-      if (!current_id.ok() || *current_id < new_id) (void)io->WriteFile(hint, std::to_string(new_id));
-      CrashPoint("after_latest");
-      // Java and pypaimon create snapshots with check-then-rename, and rename replaces: a
-      // writer that checked before our link can still overwrite snapshot-N. Read it back
-      // after a short grace period; if it is no longer ours, our commit was lost, so redo it
-      // on top of the new latest (our data files are intact; the lost manifests become
-      // orphans, since a reader may still hold them).
-      // The grace period is paid only while another engine is active: it wrote one of the
-      // snapshots of the last 5 s. Our own writers never replace snapshots.
-      bool foreign_active = false;
-      for (std::optional<Snapshot> s = latest; s && NowMillis() - s->time_millis < 5000;) {
-        if (s->writer_version.value_or("").rfind("paimon-rowid", 0) != 0) {
-          foreign_active = true;
-          break;
-        }
-        if (s->id <= 1) break;
-        auto previous = table_->SnapshotById(s->id - 1);
-        if (!previous.ok()) break;
-        s = std::move(*previous);
-      }
-      if (foreign_active && *verify_delay > 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(*verify_delay));
-      }
-      auto landed = table_->SnapshotById(new_id);
-      if (landed.ok() && landed->uuid != snap.uuid) {
-        first_seen_latest = new_id;  // the replacing snapshot is not ours
-        return std::optional<int64_t>();
-      }
-      return std::optional<int64_t>(new_id);
-    };
-
-    auto result = try_once();
+    auto result = attempts.TryOnce(attempt);
     if (!result.ok()) {
-      files.Cleanup();
+      attempts.Cleanup();
       return fail(result.status());
     }
     if (*result) return *result;
-    files.Cleanup();
-    if (attempt >= *max_retries) {
+    attempts.Cleanup();
+    if (attempt >= settings->max_retries) {
       return fail(MakeKindError(
           arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
           "Commit failed after " + std::to_string(attempt + 1) +
               " attempts: other writers kept committing snapshots first (commit.max-retries=" +
-              std::to_string(*max_retries) + ")"));
+              std::to_string(settings->max_retries) + ")"));
     }
-    int64_t wait = *min_wait;
-    for (int i = 0; i < attempt && wait < *max_wait; ++i) wait *= 2;
-    wait = std::min(wait, *max_wait);
-    int64_t jitter = wait > 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(wait)) : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait / 2 + jitter));
+    attempts.BackOff(attempt, &rng);
   }
 }
 

@@ -9,8 +9,6 @@
 namespace paimon_rowid {
 namespace {
 
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
-
 Status Conflict(std::string msg) {
   return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kRowIdConflict, std::move(msg));
 }
@@ -37,7 +35,7 @@ Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
   // (partition, bucket) -> normal ranges
   std::map<std::pair<std::string, int32_t>, std::vector<std::pair<int64_t, int64_t>>> ranges;
   for (const auto& e : live) {
-    if (!IsNormal(e.file) || !e.file.first_row_id) continue;
+    if (!e.file.is_normal_file() || !e.file.first_row_id) continue;
     ranges[{e.partition, e.bucket}].push_back({*e.file.first_row_id, e.file.row_count});
   }
   for (const auto& e : delta) {
@@ -48,7 +46,7 @@ Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
     bool ok = false;
     if (it != ranges.end()) {
       for (const auto& [start, count] : it->second) {
-        if (IsNormal(e.file)) {
+        if (e.file.is_normal_file()) {
           ok = start == first && count == e.file.row_count;
         } else {
           ok = start <= first && first + e.file.row_count <= start + count;

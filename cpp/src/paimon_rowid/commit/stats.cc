@@ -7,7 +7,6 @@
 #include "arrow/array.h"
 #include "arrow/builder.h"
 #include "arrow/compute/api_aggregate.h"
-#include "arrow/compute/initialize.h"
 #include "arrow/scalar.h"
 #include "paimon_rowid/codec/binary_row.h"
 
@@ -121,11 +120,6 @@ Result<StatsMode> ParseOption(const std::string& key, const std::string& value) 
 }
 
 }  // namespace
-
-Status EnsureComputeInitialized() {
-  static const Status status = arrow::compute::Initialize();
-  return status;
-}
 
 bool SupportsStats(const DataType& type) {
   switch (type.root()) {

@@ -18,14 +18,13 @@
 #include "arrow/type_fwd.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/common/status.h"
+// EnsureComputeInitialized lives in exec/compute.h; included here for the callers that
+// still reach it through this header (python/src/rowid.cc).
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/types/data_type.h"
 
 namespace paimon_rowid {
-
-/// Registers Arrow's compute kernels (min_max, cast, take, ...) once per process; every
-/// entry point of write/ and commit/ calls it.
-Status EnsureComputeInitialized();
 
 /// True for the Paimon types value stats are collected for: atomic, not VARIANT, not BLOB.
 bool SupportsStats(const DataType& type);

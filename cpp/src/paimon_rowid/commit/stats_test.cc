@@ -6,6 +6,7 @@
 #include "arrow/compute/cast.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/predicate.h"
 #include "paimon_rowid/write/test_util.h"
 

@@ -9,7 +9,6 @@
 #include "arrow/array/builder_primitive.h"
 #include "arrow/buffer.h"
 #include "arrow/compute/api_vector.h"
-#include "arrow/compute/initialize.h"
 #include "arrow/datum.h"
 #include "arrow/io/memory.h"
 #include "arrow/memory_pool.h"
@@ -21,6 +20,7 @@
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "parquet/properties.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/sparse_byte_array.h"
 
 namespace paimon_rowid::format_internal {
@@ -303,11 +303,6 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* o
     return;
   }
   for (const auto& child : field.children) CollectLeaves(child, out);
-}
-
-Status EnsureComputeInitialized() {
-  static const Status status = arrow::compute::Initialize();
-  return status;
 }
 
 // Plans how each leaf of one field is read in one row group.

@@ -56,6 +56,9 @@ struct DataFileMeta {
 
   bool is_blob_file() const;    // name ends with ".blob"
   bool is_vector_file() const;  // name contains ".vector."
+  /// A normal data file (Parquet rows): neither a .blob nor a vector file. Only normal files
+  /// define a file group's row-id range and supply non-BLOB columns.
+  bool is_normal_file() const { return !is_blob_file() && !is_vector_file(); }
   /// Inclusive last row id; requires first_row_id.
   int64_t last_row_id() const { return *first_row_id + row_count - 1; }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paimon_rowid/common/checked_json.h"
+
 namespace paimon_rowid {
 
 using nlohmann::json;
@@ -137,18 +139,16 @@ ordered_json SnapshotToJson(const Snapshot& s) {
 }  // namespace
 
 Result<Snapshot> Snapshot::FromJson(std::string_view text) {
-  try {
+  return CatchJsonErrors("malformed snapshot JSON: ", [&]() -> Result<Snapshot> {
     ARROW_ASSIGN_OR_RAISE(json root, ParseObject(text, "snapshot"));
     return ParseSnapshot(root);
-  } catch (const std::exception& e) {
-    return Status::Invalid("malformed snapshot JSON: ", e.what());
-  }
+  });
 }
 
 std::string Snapshot::ToJson() const { return ToJacksonText(SnapshotToJson(*this)); }
 
 Result<Tag> Tag::FromJson(std::string_view text) {
-  try {
+  return CatchJsonErrors("malformed tag JSON: ", [&]() -> Result<Tag> {
     ARROW_ASSIGN_OR_RAISE(json root, ParseObject(text, "tag"));
     Tag tag;
     ARROW_ASSIGN_OR_RAISE(tag.snapshot, ParseSnapshot(root));
@@ -182,9 +182,7 @@ Result<Tag> Tag::FromJson(std::string_view text) {
       }
     }
     return tag;
-  } catch (const std::exception& e) {
-    return Status::Invalid("malformed tag JSON: ", e.what());
-  }
+  });
 }
 
 std::string Tag::ToJson() const {

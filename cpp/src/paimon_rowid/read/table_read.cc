@@ -6,22 +6,16 @@
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
-#include "arrow/compute/initialize.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
+#include "paimon_rowid/read/group_plan.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
 namespace cp = arrow::compute;
 
 namespace {
-
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
-
-Status EnsureComputeInitialized() {
-  static Status status = cp::Initialize();
-  return status;
-}
 
 // Casts a column read from a file to the table's type. Files from other writers may use
 // other physical representations (INT96 / NANOS timestamps, FLBA decimals, binary for
@@ -256,91 +250,20 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     const DataSplit& split, const FileGroup& group, std::optional<int64_t> max_rows) const {
+  ARROW_ASSIGN_OR_RAISE(
+      auto plan, PlanGroupRead(table_->schema(), needed_fields_, group, split.row_ranges,
+                               [this](int64_t id) { return schemas_->Get(id); }));
+  if (!plan) return nullptr;
+  ARROW_ASSIGN_OR_RAISE(auto columns, ReadSupplies(split, *plan));
+  ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, &columns));
+  return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows);
+}
+
+Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::ReadSupplies(
+    const DataSplit& split, const GroupReadPlan& plan) const {
   const TableSchema& schema = table_->schema();
-  const RowRange range = GroupRange(group);
-
-  // Row positions to read, relative to the group's first row id.
-  std::vector<RowRange> selection;
-  if (split.row_ranges) {
-    for (const auto& r : IntersectRanges(*split.row_ranges, range.from, range.to)) {
-      selection.push_back({r.from - range.from, r.to - range.from});
-    }
-    if (selection.empty()) return nullptr;
-  } else {
-    selection.push_back({0, range.count() - 1});
-  }
-  int64_t num_rows = 0;
-  for (const auto& r : selection) num_rows += r.count();
-
-  // Normal files, newest first; all must cover the group's range.
-  std::vector<const DataFileMeta*> normal;
-  for (const auto& f : group) {
-    if (!IsNormal(f)) continue;
-    if (f.first_row_id && (*f.first_row_id != range.from || f.last_row_id() != range.to)) {
-      return Status::Invalid("all normal files of a data-evolution file group must cover the "
-                             "same row ids; '", f.file_name, "' covers [", *f.first_row_id, ", ",
-                             f.last_row_id(), "] but the group covers [", range.from, ", ",
-                             range.to, "]");
-    }
-    normal.push_back(&f);
-  }
-  std::stable_sort(normal.begin(), normal.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
-    return a->max_sequence_number > b->max_sequence_number;
-  });
-
-  // Which file supplies which requested user column.
-  struct Supply {
-    const DataFileMeta* file;
-    std::shared_ptr<const TableSchema> file_schema;
-    std::vector<std::pair<std::string, std::string>> columns;  // (table name, file name)
-  };
-  std::vector<Supply> supplies;
   std::map<std::string, std::shared_ptr<arrow::ChunkedArray>> columns;
-  std::set<std::string> partition_names(schema.partition_keys.begin(), schema.partition_keys.end());
-  for (const DataFileMeta* f : normal) {
-    ARROW_ASSIGN_OR_RAISE(auto file_schema, schemas_->Get(f->schema_id));
-    auto written = WrittenFields(*f, *file_schema);
-    Supply supply{f, file_schema, {}};
-    for (const auto& name : needed_fields_) {
-      if (system_fields::IsSystemField(name) || partition_names.count(name)) continue;
-      const DataField* tf = schema.FieldByName(name);
-      auto hit = std::find_if(written.begin(), written.end(),
-                              [&](const WrittenField& w) { return w.field_id == tf->id; });
-      if (hit == written.end()) continue;
-      bool taken = false;
-      for (const auto& s : supplies) {
-        for (const auto& c : s.columns) taken |= c.first == name;
-      }
-      if (!taken) supply.columns.emplace_back(name, hit->field->name);
-    }
-    if (!supply.columns.empty()) supplies.push_back(std::move(supply));
-  }
-  // BLOB columns no normal file supplies come from the group's .blob files (one bunch per
-  // field, matched by field id through each file's own schema).
-  std::map<std::string, std::vector<BlobBunchFile>> blob_bunches;
-  for (const auto& name : needed_fields_) {
-    const DataField* tf = schema.FieldByName(name);
-    if (tf == nullptr || partition_names.count(name) || !tf->type->holds_blob()) continue;
-    bool supplied = false;
-    for (const auto& s : supplies) {
-      for (const auto& c : s.columns) supplied |= c.first == name;
-    }
-    if (supplied) continue;
-    std::vector<BlobBunchFile> bunch;
-    for (const auto& f : group) {
-      if (!f.is_blob_file() || !f.write_cols || f.write_cols->empty() || !f.first_row_id) {
-        continue;
-      }
-      ARROW_ASSIGN_OR_RAISE(auto file_schema, schemas_->Get(f.schema_id));
-      const DataField* ff = file_schema->FieldByName(f.write_cols->front());
-      if (ff == nullptr || ff->id != tf->id) continue;
-      bunch.push_back({&f, split.FilePath(f)});
-    }
-    if (bunch.empty()) continue;
-    blob_bunches.emplace(name, std::move(bunch));
-  }
-
-  for (const auto& s : supplies) {
+  for (const auto& s : plan.supplies) {
     std::string path = split.FilePath(*s.file);
     ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path));
     ARROW_ASSIGN_OR_RAISE(auto reader,
@@ -359,7 +282,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
       table_names.push_back(table_name);
     }
     if (file_names.empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &selection));
+    ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &plan.selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
       ARROW_ASSIGN_OR_RAISE(auto column,
@@ -368,21 +291,29 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
       columns[table_names[i]] = std::move(column);
     }
   }
+  return columns;
+}
 
-  // Assemble the needed columns in order.
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
+    const DataSplit& split, const FileGroup& group, const GroupReadPlan& plan,
+    std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>* columns) const {
+  const TableSchema& schema = table_->schema();
+  const std::set<std::string> partition_names(schema.partition_keys.begin(),
+                                              schema.partition_keys.end());
   ARROW_ASSIGN_OR_RAISE(auto partition_values, DecodePartition(split.partition, partition_fields_));
+  const int64_t num_rows = plan.num_rows;
   std::vector<std::shared_ptr<arrow::Array>> arrays;
   for (int i = 0; i < needed_schema_->num_fields(); ++i) {
     const auto& field = needed_schema_->field(i);
     const std::string& name = field->name();
     std::shared_ptr<arrow::Array> array;
     if (name == system_fields::kRowId) {
-      if (normal.empty() && group.empty()) return Status::Invalid("empty file group");
-      array = Int64Range(selection, range.from);
+      if (plan.normal.empty() && group.empty()) return Status::Invalid("empty file group");
+      array = Int64Range(plan.selection, plan.range.from);
     } else if (name == system_fields::kSequenceNumber) {
       // The newest normal file of the group, whatever the projection (pypaimon's rule and
       // Java's, minus Java's projection-dependent pruning; docs/format-notes.md).
-      const DataFileMeta* source = !normal.empty() ? normal.front() : &group.front();
+      const DataFileMeta* source = !plan.normal.empty() ? plan.normal.front() : &group.front();
       array = Int64Constant(source->max_sequence_number, num_rows);
     } else if (partition_names.count(name)) {
       size_t k = 0;
@@ -391,8 +322,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
           k < partition_values.size() ? partition_values[k] : nullptr;
       ARROW_ASSIGN_OR_RAISE(array, ConstantArray(value, field->type(), num_rows));
     } else {
-      auto it = columns.find(name);
-      if (it == columns.end()) {
+      auto it = columns->find(name);
+      if (it == columns->end()) {
         ARROW_ASSIGN_OR_RAISE(array, arrow::MakeArrayOfNull(field->type(), num_rows));
       } else {
         if (it->second->length() != num_rows) {
@@ -408,12 +339,23 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     }
     arrays.push_back(std::move(array));
   }
-  auto batch = arrow::RecordBatch::Make(needed_schema_, num_rows, std::move(arrays));
+  return arrow::RecordBatch::Make(needed_schema_, num_rows, std::move(arrays));
+}
 
-  // Group-relative positions of the batch's rows; BLOB columns are fetched for these.
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
+    const DataSplit& split, const GroupReadPlan& plan, std::shared_ptr<arrow::RecordBatch> batch,
+    std::optional<int64_t> max_rows) const {
+  const TableSchema& schema = table_->schema();
+  // BLOB payloads are fetched only for the rows that survive the predicate and the limit,
+  // unless the predicate itself looks at a BLOB column.
+  bool blobs_pending = !plan.blob_files.empty();
+  // Row ids of the batch's rows, kept in step with it; BLOB columns are fetched for these.
   std::vector<int64_t> row_ids;
   auto fetch_blobs = [&]() -> Status {
-    for (const auto& [name, bunch] : blob_bunches) {
+    for (const auto& [name, files] : plan.blob_files) {
+      std::vector<BlobBunchFile> bunch;
+      bunch.reserve(files.size());
+      for (const DataFileMeta* f : files) bunch.push_back({f, split.FilePath(*f)});
       const int index = needed_schema_->GetFieldIndex(name);
       ARROW_ASSIGN_OR_RAISE(auto values,
                             ReadBlobBunch(*table_->file_io(), bunch, row_ids,
@@ -422,14 +364,14 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     }
     return Status::OK();
   };
-  if (!blob_bunches.empty()) {
-    row_ids.reserve(num_rows);
-    for (const auto& r : selection) {
-      for (int64_t p = r.from; p <= r.to; ++p) row_ids.push_back(range.from + p);
+  if (blobs_pending) {
+    row_ids.reserve(plan.num_rows);
+    for (const auto& r : plan.selection) {
+      for (int64_t p = r.from; p <= r.to; ++p) row_ids.push_back(plan.range.from + p);
     }
     if (predicate_reads_blob_) {
       ARROW_RETURN_NOT_OK(fetch_blobs());
-      blob_bunches.clear();
+      blobs_pending = false;
     }
   }
 
@@ -441,7 +383,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     ARROW_ASSIGN_OR_RAISE(auto filtered,
                           cp::Filter(batch, mask, cp::FilterOptions(cp::FilterOptions::DROP)));
     batch = filtered.record_batch();
-    if (!blob_bunches.empty()) {
+    if (blobs_pending) {
       arrow::Int64Builder ids;
       ARROW_RETURN_NOT_OK(ids.AppendValues(row_ids));
       ARROW_ASSIGN_OR_RAISE(auto all_ids, ids.Finish());
@@ -454,7 +396,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     batch = batch->Slice(0, *max_rows);
     if (row_ids.size() > static_cast<size_t>(*max_rows)) row_ids.resize(*max_rows);
   }
-  if (!blob_bunches.empty()) ARROW_RETURN_NOT_OK(fetch_blobs());
+  if (blobs_pending) ARROW_RETURN_NOT_OK(fetch_blobs());
   for (const auto& name : dereference_fields_) {
     const int index = needed_schema_->GetFieldIndex(name);
     ARROW_ASSIGN_OR_RAISE(auto payloads, DereferenceBlobDescriptors(*table_->file_io(),

@@ -23,6 +23,7 @@
 // Thread-safety: a TableRead is immutable; Read/ReadGroup may run concurrently.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@
 
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/read/group_plan.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
 
@@ -69,6 +71,22 @@ class TableRead {
 
  private:
   TableRead() = default;
+
+  // The phases of ReadGroup after planning (PlanGroupRead, read/group_plan.h):
+  // read each supplying file's columns for the selected rows, cast to the table's types;
+  Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> ReadSupplies(
+      const DataSplit& split, const GroupReadPlan& plan) const;
+  // lay out the needed columns (read, derived system columns, partition constants, NULL for
+  // columns no file holds);
+  Result<std::shared_ptr<arrow::RecordBatch>> Assemble(
+      const DataSplit& split, const FileGroup& group, const GroupReadPlan& plan,
+      std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>* columns) const;
+  // filter by the predicate, apply max_rows, fetch BLOB payloads for the surviving rows,
+  // dereference stored descriptors and drop the predicate-only columns.
+  Result<std::shared_ptr<arrow::RecordBatch>> FilterAndFetchBlobs(
+      const DataSplit& split, const GroupReadPlan& plan,
+      std::shared_ptr<arrow::RecordBatch> batch, std::optional<int64_t> max_rows) const;
+
   std::shared_ptr<const Table> table_;
   ReadOptions options_;
   std::shared_ptr<arrow::Schema> output_schema_;

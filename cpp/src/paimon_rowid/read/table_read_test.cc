@@ -10,6 +10,7 @@
 #include "paimon_rowid/catalog/catalog.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/read/group_plan.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/testing/temp_dir.h"
 #include "paimon_rowid/write/append_writer.h"
@@ -234,6 +235,144 @@ TEST_F(BlobReadTest, ManifestRowCountMismatchIsIOError) {
   auto reader = read->Read(plan.splits).ValueOrDie();
   auto out = reader->ToTable();
   EXPECT_TRUE(out.status().IsIOError()) << out.status().ToString();
+}
+
+// ---------------------------------------------------------------- PlanGroupRead (pure)
+
+class GroupPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Schema 0: id, name; schema 1 adds `pic` (BLOB) and renames name -> title.
+    auto s0 = std::make_shared<TableSchema>();
+    s0->id = 0;
+    s0->fields = {DataField{0, "id", DataType::Atomic(TypeRoot::kBigInt, false)},
+                  DataField{1, "name", DataType::Atomic(TypeRoot::kVarChar)},
+                  DataField{2, "pt", DataType::Atomic(TypeRoot::kVarChar)}};
+    s0->partition_keys = {"pt"};
+    auto s1 = std::make_shared<TableSchema>(*s0);
+    s1->id = 1;
+    s1->fields[1].name = "title";
+    s1->fields.push_back(DataField{3, "pic", DataType::Atomic(TypeRoot::kBlob)});
+    schemas_ = {{0, s0}, {1, s1}};
+    table_schema_ = *s1;
+  }
+
+  static DataFileMeta File(std::string name, int64_t first, int64_t rows, int64_t seq,
+                           int64_t schema_id,
+                           std::optional<std::vector<std::string>> write_cols = std::nullopt) {
+    DataFileMeta f;
+    f.file_name = std::move(name);
+    f.first_row_id = first;
+    f.row_count = rows;
+    f.max_sequence_number = seq;
+    f.schema_id = schema_id;
+    f.write_cols = std::move(write_cols);
+    return f;
+  }
+
+  SchemaLookup Lookup() {
+    return [this](int64_t id) -> Result<std::shared_ptr<const TableSchema>> {
+      ++lookups_;
+      auto it = schemas_.find(id);
+      if (it == schemas_.end()) return Status::KeyError("schema ", id);
+      return it->second;
+    };
+  }
+
+  std::map<int64_t, std::shared_ptr<const TableSchema>> schemas_;
+  TableSchema table_schema_;
+  int lookups_ = 0;
+};
+
+TEST_F(GroupPlanTest, NewestFileWinsEachColumnByFieldId) {
+  // The base file (schema 0) wrote every column; a later partial update (schema 1) wrote
+  // `title` only. `title` must come from the update, `id` from the base.
+  FileGroup group = {File("base.parquet", 100, 10, 1, 0),
+                     File("update.parquet", 100, 10, 5, 1, std::vector<std::string>{"title"})};
+  auto plan = PlanGroupRead(table_schema_, {"id", "title", "pt", "_ROW_ID"}, group,
+                            std::nullopt, Lookup());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_TRUE(plan->has_value());
+  const GroupReadPlan& p = **plan;
+  EXPECT_EQ(p.range.from, 100);
+  EXPECT_EQ(p.range.to, 109);
+  EXPECT_EQ(p.num_rows, 10);
+  ASSERT_EQ(p.selection.size(), 1u);
+  EXPECT_EQ(p.selection[0].from, 0);
+  EXPECT_EQ(p.selection[0].to, 9);
+  ASSERT_EQ(p.normal.size(), 2u);
+  EXPECT_EQ(p.normal[0]->file_name, "update.parquet");  // newest first
+  ASSERT_EQ(p.supplies.size(), 2u);
+  EXPECT_EQ(p.supplies[0].file->file_name, "update.parquet");
+  EXPECT_EQ(p.supplies[0].columns,
+            (std::vector<std::pair<std::string, std::string>>{{"title", "title"}}));
+  EXPECT_EQ(p.supplies[1].file->file_name, "base.parquet");
+  // The base file stores `title` under its old name; only `id` is left for it. Partition
+  // and system columns are never read from files.
+  EXPECT_EQ(p.supplies[1].columns,
+            (std::vector<std::pair<std::string, std::string>>{{"id", "id"}}));
+  EXPECT_TRUE(p.blob_files.empty());
+}
+
+TEST_F(GroupPlanTest, RenamedColumnIsReadUnderItsOldName) {
+  FileGroup group = {File("base.parquet", 0, 4, 1, 0)};
+  auto plan = PlanGroupRead(table_schema_, {"title"}, group, std::nullopt, Lookup());
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ((*plan)->supplies.size(), 1u);
+  EXPECT_EQ((*plan)->supplies[0].columns,
+            (std::vector<std::pair<std::string, std::string>>{{"title", "name"}}));
+}
+
+TEST_F(GroupPlanTest, RowRangesSelectGroupRelativePositions) {
+  FileGroup group = {File("base.parquet", 100, 10, 1, 0)};
+  std::vector<RowRange> ranges = {{90, 101}, {105, 105}, {200, 300}};
+  auto plan = PlanGroupRead(table_schema_, {"id"}, group, ranges, Lookup());
+  ASSERT_TRUE(plan.ok());
+  const GroupReadPlan& p = **plan;
+  ASSERT_EQ(p.selection.size(), 2u);
+  EXPECT_EQ(p.selection[0].from, 0);
+  EXPECT_EQ(p.selection[0].to, 1);
+  EXPECT_EQ(p.selection[1].from, 5);
+  EXPECT_EQ(p.selection[1].to, 5);
+  EXPECT_EQ(p.num_rows, 3);
+}
+
+TEST_F(GroupPlanTest, NoSelectedRowMeansNoPlanAndNoSchemaLookup) {
+  FileGroup group = {File("base.parquet", 100, 10, 1, 0)};
+  std::vector<RowRange> ranges = {{0, 99}};
+  auto plan = PlanGroupRead(table_schema_, {"id"}, group, ranges, Lookup());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->has_value());
+  EXPECT_EQ(lookups_, 0);
+}
+
+TEST_F(GroupPlanTest, MisalignedNormalFilesAreInvalid) {
+  FileGroup group = {File("a.parquet", 0, 10, 1, 0), File("b.parquet", 5, 10, 2, 0)};
+  auto plan = PlanGroupRead(table_schema_, {"id"}, group, std::nullopt, Lookup());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsInvalid());
+  EXPECT_NE(plan.status().message().find("must cover the same row ids"), std::string::npos);
+}
+
+TEST_F(GroupPlanTest, BlobColumnComesFromBlobFilesOfItsField) {
+  FileGroup group = {File("base.parquet", 0, 4, 1, 1, std::vector<std::string>{"id", "title"}),
+                     File("p-0.blob", 0, 2, 1, 1, std::vector<std::string>{"pic"}),
+                     File("p-1.blob", 2, 2, 1, 1, std::vector<std::string>{"pic"})};
+  auto plan = PlanGroupRead(table_schema_, {"id", "pic"}, group, std::nullopt, Lookup());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const GroupReadPlan& p = **plan;
+  EXPECT_EQ(p.range.to, 3);  // .blob files do not widen the group's range
+  ASSERT_EQ(p.normal.size(), 1u);
+  ASSERT_EQ(p.blob_files.count("pic"), 1u);
+  ASSERT_EQ(p.blob_files.at("pic").size(), 2u);
+  EXPECT_EQ(p.blob_files.at("pic")[1]->file_name, "p-1.blob");
+}
+
+TEST_F(GroupPlanTest, SchemaLookupErrorsPropagate) {
+  FileGroup group = {File("base.parquet", 0, 4, 1, 7)};
+  auto plan = PlanGroupRead(table_schema_, {"id"}, group, std::nullopt, Lookup());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsKeyError());
 }
 
 }  // namespace

@@ -1,12 +1,9 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "arrow/api.h"
+#include "paimon_rowid/exec/executor.h"
 
 namespace paimon_rowid {
 namespace {
@@ -14,104 +11,45 @@ namespace {
 constexpr const char* kStaleContext =
     "the planner snapshot is stale or the row ids come from a different table.";
 
-// Streams the planned groups in plan order, reading up to `threads` groups at once on its
-// own worker threads (started on the first ReadNext). Workers run at most `window` groups
-// ahead of the consumer, so memory is bounded by the window, not by the plan.
+using GroupPlan = std::vector<std::pair<size_t, std::vector<RowRange>>>;
+
+// Streams the planned groups in plan order, reading up to `threads` groups at once on the
+// shared executor (from the first ReadNext on) and at most 2 x threads ahead of the
+// consumer, so memory is bounded by that window, not by the plan. With one thread every
+// group is read on the consumer's thread. Groups that select no row are skipped.
 class PlannedGroupReader : public arrow::RecordBatchReader {
  public:
   PlannedGroupReader(std::shared_ptr<const RowIdRead> read, std::shared_ptr<arrow::Schema> schema,
-                     std::vector<std::pair<size_t, std::vector<RowRange>>> plan, int threads)
-      : read_(std::move(read)),
-        schema_(std::move(schema)),
-        plan_(std::move(plan)),
-        results_(plan_.size()),
-        threads_(std::max(1, std::min<int>(threads, static_cast<int>(plan_.size())))),
-        window_(2 * static_cast<size_t>(threads_)) {}
-
-  ~PlannedGroupReader() override { Stop(); }
+                     std::shared_ptr<const GroupPlan> plan, int threads)
+      : schema_(std::move(schema)),
+        groups_(Executor::Default(), static_cast<int64_t>(plan->size()),
+                ThreadsFor(threads, plan->size()), 2 * int64_t{ThreadsFor(threads, plan->size())},
+                [read = std::move(read), plan](int64_t i) {
+                  return read->ReadGroup((*plan)[i].first, (*plan)[i].second);
+                }) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
   Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
-    while (consumed_ < plan_.size()) {
-      const size_t i = consumed_;
-      Result<std::shared_ptr<arrow::RecordBatch>> result;
-      if (threads_ == 1) {
-        result = read_->ReadGroup(plan_[i].first, plan_[i].second);
-      } else {
-        if (workers_.empty()) Start();
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return results_[i].has_value(); });
-        result = std::move(*results_[i]);
-        results_[i].reset();
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ++consumed_;
-      }
-      cv_.notify_all();
-      if (!result.ok()) {
-        Stop();
-        consumed_ = plan_.size();
-        return result.status();
-      }
-      if (*result && (*result)->num_rows() > 0) {
-        *out = std::move(*result);
+    while (auto next = groups_.Next()) {
+      // After an error the map returns nullopt: later calls end the stream cleanly.
+      ARROW_ASSIGN_OR_RAISE(auto batch, std::move(*next));
+      if (batch && batch->num_rows() > 0) {
+        *out = std::move(batch);
         return Status::OK();
       }
     }
-    Stop();
     return Status::OK();
   }
 
  private:
-  void Start() {
-    for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { Work(); });
+  static int ThreadsFor(int threads, size_t groups) {
+    return std::max(1, std::min<int>(threads, static_cast<int>(groups)));
   }
 
-  void Work() {
-    while (true) {
-      size_t i;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] {
-          return stop_ || started_ >= plan_.size() || started_ < consumed_ + window_;
-        });
-        if (stop_ || started_ >= plan_.size()) return;
-        i = started_++;
-      }
-      auto result = read_->ReadGroup(plan_[i].first, plan_[i].second);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        results_[i] = std::move(result);
-      }
-      cv_.notify_all();
-    }
-  }
-
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& w : workers_) w.join();
-    workers_.clear();
-  }
-
-  std::shared_ptr<const RowIdRead> read_;
   std::shared_ptr<arrow::Schema> schema_;
-  std::vector<std::pair<size_t, std::vector<RowRange>>> plan_;
-  std::vector<std::optional<Result<std::shared_ptr<arrow::RecordBatch>>>> results_;
-  const int threads_;
-  const size_t window_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::thread> workers_;
-  size_t started_ = 0;   // next plan index a worker takes (guarded by mu_)
-  size_t consumed_ = 0;  // next plan index ReadNext returns (written under mu_)
-  bool stop_ = false;
+  OrderedMap<std::shared_ptr<arrow::RecordBatch>> groups_;
 };
 
 }  // namespace
@@ -175,9 +113,10 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdRead::ReadGroup(
 Result<std::shared_ptr<arrow::RecordBatchReader>> RowIdRead::Read(
     const std::vector<std::shared_ptr<arrow::Array>>& ids, int threads) const {
   ARROW_ASSIGN_OR_RAISE(auto plan, Plan(ids));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::make_shared<PlannedGroupReader>(shared_from_this(), read_->output_schema(),
-                                              std::move(plan), threads);
+  threads = Executor::ResolveThreads(threads);
+  return std::make_shared<PlannedGroupReader>(
+      shared_from_this(), read_->output_schema(),
+      std::make_shared<const GroupPlan>(std::move(plan)), threads);
 }
 
 }  // namespace paimon_rowid

@@ -7,13 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "paimon_rowid/common/json_text.h"
+#include "paimon_rowid/codec/envelope.h"
+#include "paimon_rowid/common/checked_json.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
 namespace {
 
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+constexpr EnvelopeKind kIndexKind{{'P', 'R', 'I', 'X'}, 1, "row-id index"};
 
 }  // namespace
 
@@ -42,7 +43,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
     for (auto& files : groups) {
       bool has_normal = false;
       for (const auto& f : files) {
-        if (IsNormal(f)) {
+        if (f.is_normal_file()) {
           has_normal = true;
           normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
         }
@@ -132,36 +133,26 @@ Result<std::string> RowIdIndex::Serialize() const {
     body += bytes;
   }
   header["sizes"] = sizes;
-  std::string head = header.dump();
-  uint32_t len = static_cast<uint32_t>(head.size());
-  std::string out(reinterpret_cast<const char*>(&len), 4);
-  out += head;
-  out += body;
-  return out;
+  return SealEnvelope(kIndexKind, header.dump(), body);
 }
 
 Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view bytes) {
-  if (bytes.size() < 4) return Status::Invalid("serialized row-id index is truncated");
-  uint32_t len;
-  std::memcpy(&len, bytes.data(), 4);
-  if (bytes.size() < 4 + static_cast<size_t>(len)) {
-    return Status::Invalid("serialized row-id index is truncated");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto parts, OpenEnvelope(kIndexKind, bytes));
   std::shared_ptr<RowIdIndex> index(new RowIdIndex());
   std::vector<uint64_t> sizes;
-  try {
-    auto header = nlohmann::json::parse(bytes.substr(4, len));
+  ARROW_RETURN_NOT_OK(CatchJsonErrors("serialized row-id index is malformed: ", [&]() -> Status {
+    auto header = nlohmann::json::parse(parts.header);
     index->snapshot_id_ = JsonInteger<int64_t>(header.at("snapshot_id"));
     for (const auto& size : header.at("sizes")) sizes.push_back(JsonInteger<uint64_t>(size));
-  } catch (const std::exception& e) {
-    return Status::Invalid("serialized row-id index is malformed: ", e.what());
-  }
-  size_t offset = 4 + len;
+    return Status::OK();
+  }));
+  const std::string_view body = parts.body;
+  size_t offset = 0;
   std::vector<RowRange> normal_ranges;
   for (uint64_t size : sizes) {
-    // `size > left`, not `offset + size > bytes.size()`: a huge size must not wrap around.
-    if (size > bytes.size() - offset) return Status::Invalid("serialized row-id index is truncated");
-    ARROW_ASSIGN_OR_RAISE(auto split, DataSplit::Deserialize(bytes.substr(offset, size)));
+    // `size > left`, not `offset + size > body.size()`: a huge size must not wrap around.
+    if (size > body.size() - offset) return Status::Invalid("serialized row-id index is truncated");
+    ARROW_ASSIGN_OR_RAISE(auto split, DataSplit::Deserialize(body.substr(offset, size)));
     offset += size;
     if (split.groups.size() != 1) return Status::Invalid("serialized row-id index is malformed");
     Group g;
@@ -171,7 +162,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
     g.files = std::move(split.groups[0]);
     g.range = GroupRange(g.files);
     for (const auto& f : g.files) {
-      if (IsNormal(f) && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
+      if (f.is_normal_file() && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
     }
     index->starts_.push_back(g.range.from);
     index->groups_.push_back(std::move(g));

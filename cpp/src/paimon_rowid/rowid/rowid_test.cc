@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/api.h"
+#include "paimon_rowid/codec/envelope.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
@@ -77,18 +78,16 @@ TEST(RowIdIndexTest, DeserializeRejectsHugeGroupSizes) {
   fx.Append(WriteFixture::Batch(0, 10));
   auto snap = fx.table()->LatestSnapshot().ValueOrDie();
   auto bytes = RowIdIndex::Build(fx.table(), *snap).ValueOrDie()->Serialize().ValueOrDie();
-  uint32_t len;
-  std::memcpy(&len, bytes.data(), 4);
-  auto header = nlohmann::json::parse(bytes.substr(4, len));
+  // The envelope RowIdIndex::Serialize seals indexes in (rowid/row_id_index.cc).
+  constexpr EnvelopeKind kIndexKind{{'P', 'R', 'I', 'X'}, 1, "row-id index"};
+  auto parts = OpenEnvelope(kIndexKind, bytes).ValueOrDie();
+  auto header = nlohmann::json::parse(parts.header);
   const uint64_t first = header["sizes"][0].get<uint64_t>();
   for (auto sizes : {std::vector<uint64_t>{~uint64_t{0}}, std::vector<uint64_t>{first, ~uint64_t{0}},
                      std::vector<uint64_t>{first, ~uint64_t{0} - first}}) {
     header["sizes"] = sizes;
-    std::string head = header.dump();
-    uint32_t head_len = static_cast<uint32_t>(head.size());
-    std::string forged(reinterpret_cast<const char*>(&head_len), 4);
-    forged += head + bytes.substr(4 + len);
-    EXPECT_TRUE(RowIdIndex::Deserialize(forged).status().IsInvalid()) << head;
+    std::string forged = SealEnvelope(kIndexKind, header.dump(), parts.body);
+    EXPECT_TRUE(RowIdIndex::Deserialize(forged).status().IsInvalid()) << header.dump();
   }
 }
 

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <atomic>
 #include <numeric>
 #include <set>
 #include <thread>
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
-#include "paimon_rowid/commit/stats.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/routed_source.h"
@@ -351,38 +351,20 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   ReadOptions ro;
   ro.fields = impl_->cols;
   ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(impl_->table, ro));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min<int>(threads, static_cast<int>(touched.size()));
-
+  // One group per task on the shared executor; `written` is per group so a failed update
+  // can delete the files of every group, finished or not.
   std::vector<std::optional<CommitMessage>> results(touched.size());
-  std::vector<Status> errors(touched.size());
   std::vector<std::vector<std::string>> written(touched.size());
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  auto work = [&]() {
-    while (!failed.load()) {
-      size_t i = next.fetch_add(1);
-      if (i >= touched.size()) return;
-      auto r = impl_->UpdateGroup(touched[i], read, &written[i]);
-      if (r.ok()) {
-        results[i] = std::move(r).ValueUnsafe();
-      } else {
-        errors[i] = r.status();
-        failed.store(true);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failed.load()) {
+  Status st = Executor::Default()->ParallelFor(
+      static_cast<int64_t>(touched.size()), threads, [&](int64_t i) -> Status {
+        ARROW_ASSIGN_OR_RAISE(results[i], impl_->UpdateGroup(touched[i], read, &written[i]));
+        return Status::OK();
+      });
+  if (!st.ok()) {
     for (const auto& paths : written) {
       for (const auto& p : paths) (void)impl_->table->file_io()->DeleteFile(p);
     }
-    for (const auto& st : errors) {
-      if (!st.ok()) return st;
-    }
+    return st;
   }
   std::vector<CommitMessage> out;
   for (auto& r : results) out.push_back(std::move(*r));

@@ -9,8 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/scalar.h"
-#include "paimon_rowid/common/json_text.h"
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/codec/envelope.h"
+#include "paimon_rowid/common/checked_json.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -18,7 +19,7 @@ namespace {
 
 constexpr int64_t kOpenFileCost = 4LL << 20;
 
-bool IsNormal(const DataFileMeta& f) { return !f.is_blob_file() && !f.is_vector_file(); }
+constexpr EnvelopeKind kSplitKind{{'P', 'R', 'S', 'P'}, 1, "split"};
 
 }  // namespace
 
@@ -30,7 +31,7 @@ RowRange GroupRange(const FileGroup& group) {
   RowRange r{0, -1};
   bool any = false;
   for (const auto& f : group) {
-    if (!IsNormal(f) || !f.first_row_id) continue;
+    if (!f.is_normal_file() || !f.first_row_id) continue;
     if (!any) {
       r = {*f.first_row_id, f.last_row_id()};
       any = true;
@@ -108,38 +109,22 @@ Result<std::string> DataSplit::Serialize() const {
     header["row_ranges"] = rr;
   }
   // The partition bytes travel in the entries; keep them also for splits without files.
-  std::string partition_hex;
-  for (unsigned char c : partition) {
-    static const char* kHex = "0123456789abcdef";
-    partition_hex.push_back(kHex[c >> 4]);
-    partition_hex.push_back(kHex[c & 15]);
-  }
-  header["partition"] = partition_hex;
-  std::string head = header.dump();
+  header["partition"] = ToHex(partition);
   ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
-  std::string out;
-  uint32_t len = static_cast<uint32_t>(head.size());
-  out.append(reinterpret_cast<const char*>(&len), 4);
-  out += head;
-  out.append(reinterpret_cast<const char*>(manifest->data()), manifest->size());
-  return out;
+  return SealEnvelope(kSplitKind, header.dump(),
+                      std::string_view(reinterpret_cast<const char*>(manifest->data()),
+                                       manifest->size()));
 }
 
 Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
-  if (bytes.size() < 4) return Status::Invalid("serialized split is truncated");
-  uint32_t len;
-  std::memcpy(&len, bytes.data(), 4);
-  if (bytes.size() < 4 + static_cast<size_t>(len)) return Status::Invalid("serialized split is truncated");
+  ARROW_ASSIGN_OR_RAISE(auto parts, OpenEnvelope(kSplitKind, bytes));
   DataSplit split;
-  try {
-    auto header = nlohmann::json::parse(bytes.substr(4, len));
+  ARROW_RETURN_NOT_OK(CatchJsonErrors("serialized split is malformed: ", [&]() -> Status {
+    auto header = nlohmann::json::parse(parts.header);
     split.snapshot_id = JsonInteger<int64_t>(header.at("snapshot_id"));
     split.bucket = JsonInteger<int32_t>(header.at("bucket"));
     split.bucket_dir = header.at("bucket_dir").get<std::string>();
-    std::string hex = header.at("partition").get<std::string>();
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-      split.partition.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
+    ARROW_ASSIGN_OR_RAISE(split.partition, FromHex(header.at("partition").get<std::string>()));
     if (header.contains("row_ranges")) {
       std::vector<RowRange> rr;
       for (const auto& r : header["row_ranges"]) {
@@ -152,9 +137,8 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
       }
       split.row_ranges = std::move(rr);
     }
-    auto manifest_bytes = bytes.substr(4 + len);
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(
-                                            arrow::Buffer::FromString(std::string(manifest_bytes))));
+    ARROW_ASSIGN_OR_RAISE(auto entries,
+                          DecodeManifest(arrow::Buffer::FromString(std::string(parts.body))));
     size_t next = 0;
     for (const auto& size_json : header.at("group_sizes")) {
       size_t size = JsonInteger<size_t>(size_json);
@@ -165,9 +149,8 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
       next += size;
       split.groups.push_back(std::move(g));
     }
-  } catch (const std::exception& e) {
-    return Status::Invalid("serialized split is malformed: ", e.what());
-  }
+    return Status::OK();
+  }));
   return split;
 }
 
@@ -345,7 +328,7 @@ class GroupStats {
     group_ = &group;
     normal_.clear();
     for (const auto& f : group) {
-      if (IsNormal(f)) normal_.push_back(&f);
+      if (f.is_normal_file()) normal_.push_back(&f);
     }
     std::stable_sort(normal_.begin(), normal_.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
       return a->max_sequence_number > b->max_sequence_number;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/codec/envelope.h"
 #include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
@@ -35,16 +36,15 @@ DataSplit SampleSplit() {
   return split;
 }
 
+// The envelope DataSplit::Serialize seals splits in (scan/plan.cc).
+constexpr EnvelopeKind kSplitKind{{'P', 'R', 'S', 'P'}, 1, "split"};
+
 // The serialized split with its JSON header edited by `edit`.
 std::string WithHeader(const std::string& bytes, const std::function<void(nlohmann::json&)>& edit) {
-  uint32_t len;
-  std::memcpy(&len, bytes.data(), 4);
-  auto header = nlohmann::json::parse(bytes.substr(4, len));
+  auto parts = OpenEnvelope(kSplitKind, bytes).ValueOrDie();
+  auto header = nlohmann::json::parse(parts.header);
   edit(header);
-  std::string head = header.dump();
-  uint32_t head_len = static_cast<uint32_t>(head.size());
-  std::string out(reinterpret_cast<const char*>(&head_len), 4);
-  return out + head + bytes.substr(4 + len);
+  return SealEnvelope(kSplitKind, header.dump(), parts.body);
 }
 
 TEST(DataSplitTest, SerializeRoundTrip) {

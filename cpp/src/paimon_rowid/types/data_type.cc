@@ -9,6 +9,7 @@
 
 #include "arrow/type.h"
 #include "arrow/util/key_value_metadata.h"
+#include "paimon_rowid/common/checked_json.h"
 
 namespace paimon_rowid {
 
@@ -734,11 +735,9 @@ DataTypePtr DataType::Vector(DataTypePtr element, int32_t length, bool nullable)
 }
 
 Result<DataTypePtr> DataType::FromJson(const nlohmann::json& value) {
-  try {
+  return CatchJsonErrors("malformed data type JSON: ", [&]() -> Result<DataTypePtr> {
     return TypeFromJson(value, 0);
-  } catch (const std::exception& e) {
-    return Status::Invalid("malformed data type JSON: ", e.what());
-  }
+  });
 }
 
 Result<DataTypePtr> DataType::Parse(std::string_view sql) {
@@ -1028,11 +1027,9 @@ bool DataType::Equals(const DataType& other) const {
 // DataField
 
 Result<DataField> DataField::FromJson(const nlohmann::json& value) {
-  try {
+  return CatchJsonErrors("malformed data field JSON: ", [&]() -> Result<DataField> {
     return FieldFromJson(value, 0);
-  } catch (const std::exception& e) {
-    return Status::Invalid("malformed data field JSON: ", e.what());
-  }
+  });
 }
 
 nlohmann::json DataField::ToJson() const { return nlohmann::json(ToOrderedJson()); }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/type.h"
+#include "paimon_rowid/common/checked_json.h"
 
 namespace paimon_rowid {
 
@@ -104,14 +105,12 @@ Result<TableSchema> ParseSchema(const json& root) {
 }  // namespace
 
 Result<TableSchema> TableSchema::FromJson(std::string_view text) {
-  try {
+  return CatchJsonErrors("malformed schema JSON: ", [&]() -> Result<TableSchema> {
     json root = json::parse(text.begin(), text.end(), /*cb=*/nullptr,
                             /*allow_exceptions=*/false);
     if (root.is_discarded()) return Status::Invalid("schema file is not valid JSON");
     return ParseSchema(root);
-  } catch (const std::exception& e) {
-    return Status::Invalid("malformed schema JSON: ", e.what());
-  }
+  });
 }
 
 std::string TableSchema::ToJson() const {

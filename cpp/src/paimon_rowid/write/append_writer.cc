@@ -19,6 +19,7 @@
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/write/blob_writer.h"
@@ -141,8 +142,13 @@ struct AppendWriter::Impl {
   Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
   Status CloseFile(PartitionWriter* pw);
   Status DeleteAll();
+  // The written fields (all, or `cols` in order; checked against the schema); sets write_cols
+  // when they differ from the full row.
+  Status ResolveWriteType(const std::optional<std::vector<std::string>>& cols);
   // Input/file schemas, the stats columns and the Parquet/.blob split, from write_fields.
   Status DeriveSchemas();
+  // File sizes, compression and naming from the table's options.
+  Status ApplyOptions(const Options& opts);
   std::string NewFileName(const std::string& extension);
   // The Parquet-bound columns of `batch` in the file schema's types (VECTOR as LIST).
   Result<std::shared_ptr<arrow::RecordBatch>> ForParquet(const arrow::RecordBatch& batch) const;
@@ -212,14 +218,14 @@ std::string AppendWriter::Impl::NewFileName(const std::string& ext) {
 AppendWriter::AppendWriter() : impl_(std::make_unique<Impl>()) {}
 AppendWriter::~AppendWriter() = default;
 
-Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
-    std::shared_ptr<const Table> table, std::optional<std::vector<std::string>> write_cols) {
-  if (!table) return Status::Invalid("AppendWriter needs a table");
-  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
-  const TableSchema& schema = table->schema();
-  const Options& opts = table->options();
-  const std::string name = table->identifier().FullName();
+namespace {
 
+// What this writer cannot write: primary keys, other formats, vector files, fixed buckets,
+// deletion vectors, and BLOB columns nested where the format does not allow them.
+Status CheckWritable(const Table& table) {
+  const TableSchema& schema = table.schema();
+  const Options& opts = table.options();
+  const std::string name = table.identifier().FullName();
   if (!schema.primary_keys.empty()) {
     return Status::NotImplemented("table '", name, "' has primary keys; only append tables are written");
   }
@@ -244,10 +250,6 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
                                   "' has deletion vectors enabled, which paimon-rowid does not "
                                   "support");
   }
-  std::set<std::string> descriptor_fields;
-  for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
-    for (auto& f : SplitOptionList(opts.GetOr(key, ""))) descriptor_fields.insert(f);
-  }
   for (const auto& f : schema.fields) {
     ARROW_RETURN_NOT_OK(CheckBlobNesting(f));
     if (f.type->holds_blob() && f.type->root() == TypeRoot::kMap &&
@@ -256,72 +258,99 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
                              " (column '", f.name, "')");
     }
   }
+  return Status::OK();
+}
+
+// BLOB fields whose descriptors are stored inline (both spellings of the option).
+std::set<std::string> DescriptorFields(const Options& opts) {
+  std::set<std::string> fields;
+  for (const char* key : {options::kBlobDescriptorField, "blob.stored-descriptor-fields"}) {
+    for (auto& f : SplitOptionList(opts.GetOr(key, ""))) fields.insert(f);
+  }
+  return fields;
+}
+
+}  // namespace
+
+Status AppendWriter::Impl::ResolveWriteType(const std::optional<std::vector<std::string>>& cols) {
+  const TableSchema& schema = table->schema();
+  if (!cols) {
+    write_fields = schema.fields;
+    return Status::OK();
+  }
+  if (cols->empty()) return Status::Invalid("the write type must have at least one column");
+  std::set<std::string> seen;
+  for (const auto& col : *cols) {
+    if (system_fields::IsSystemField(col)) {
+      return Status::Invalid("system field '", col, "' cannot be written");
+    }
+    const DataField* f = schema.FieldByName(col);
+    if (f == nullptr) {
+      return Status::Invalid("Column '", col, "' is not a column of table '",
+                             table->identifier().FullName(), "' ",
+                             JoinNames(schema.field_names()));
+    }
+    if (!seen.insert(col).second) return Status::Invalid("Column '", col, "' is written twice");
+    write_fields.push_back(*f);
+  }
+  for (const auto& key : schema.partition_keys) {
+    if (!seen.count(key)) {
+      return Status::Invalid("a partial-column write must include partition key '", key, "'");
+    }
+  }
+  if (*cols != schema.field_names()) write_cols = *cols;
+  return Status::OK();
+}
+
+Status AppendWriter::Impl::ApplyOptions(const Options& opts) {
+  ARROW_ASSIGN_OR_RAISE(target_file_size,
+                        opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
+  if (target_file_size <= 0) return Status::Invalid("target-file-size must be positive");
+  ARROW_ASSIGN_OR_RAISE(blob_target_file_size,
+                        opts.GetMemorySize(options::kBlobTargetFileSize, target_file_size));
+  if (blob_target_file_size <= 0) {
+    return Status::Invalid("blob.target-file-size must be positive");
+  }
+  ARROW_ASSIGN_OR_RAISE(block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
+  block_size = std::max<int64_t>(1, std::min(block_size, target_file_size));
+  std::string codec = Lower(opts.GetOr("parquet.compression",
+                                       opts.GetOr(options::kFileCompression, "zstd")));
+  if (codec == "uncompressed") codec = "none";
+  parquet.compression = codec;
+  ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
+  parquet.compression_level = static_cast<int>(level);
+  prefix = opts.GetOr(options::kDataFilePrefix, "data-");
+  if (auto stem = opts.Get(kFileStemOption)) uuid = *stem;
+  ARROW_ASSIGN_OR_RAISE(bool suffix_compression,
+                        opts.GetBool("file.suffix.include.compression", false));
+  if (suffix_compression && codec != "none") {
+    extension = "." + CompressionExtension(codec) + ".parquet";
+  }
+  default_partition_name = opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
+  return Status::OK();
+}
+
+Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
+    std::shared_ptr<const Table> table, std::optional<std::vector<std::string>> write_cols) {
+  if (!table) return Status::Invalid("AppendWriter needs a table");
+  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
+  ARROW_RETURN_NOT_OK(CheckWritable(*table));
 
   std::unique_ptr<AppendWriter> out(new AppendWriter());
   Impl& impl = *out->impl_;
   impl.table = table;
   impl.io = table->file_io();
-  impl.descriptor_fields = std::move(descriptor_fields);
-
-  // The write type.
-  if (write_cols) {
-    if (write_cols->empty()) return Status::Invalid("the write type must have at least one column");
-    std::set<std::string> seen;
-    for (const auto& col : *write_cols) {
-      if (system_fields::IsSystemField(col)) {
-        return Status::Invalid("system field '", col, "' cannot be written");
-      }
-      const DataField* f = schema.FieldByName(col);
-      if (f == nullptr) {
-        return Status::Invalid("Column '", col, "' is not a column of table '", name, "' ",
-                               JoinNames(schema.field_names()));
-      }
-      if (!seen.insert(col).second) return Status::Invalid("Column '", col, "' is written twice");
-      impl.write_fields.push_back(*f);
-    }
-    for (const auto& key : schema.partition_keys) {
-      if (!seen.count(key)) {
-        return Status::Invalid("a partial-column write must include partition key '", key, "'");
-      }
-    }
-    if (*write_cols != schema.field_names()) impl.write_cols = *write_cols;
-  } else {
-    impl.write_fields = schema.fields;
-  }
+  impl.descriptor_fields = DescriptorFields(table->options());
+  ARROW_RETURN_NOT_OK(impl.ResolveWriteType(write_cols));
   ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
+  const TableSchema& schema = table->schema();
   ARROW_ASSIGN_OR_RAISE(impl.partition_fields, PartitionFields(schema));
   for (const auto& key : schema.partition_keys) {
     for (size_t i = 0; i < impl.write_fields.size(); ++i) {
       if (impl.write_fields[i].name == key) impl.partition_index.push_back(static_cast<int>(i));
     }
   }
-
-  // Options.
-  ARROW_ASSIGN_OR_RAISE(impl.target_file_size,
-                        opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
-  if (impl.target_file_size <= 0) return Status::Invalid("target-file-size must be positive");
-  ARROW_ASSIGN_OR_RAISE(impl.blob_target_file_size,
-                        opts.GetMemorySize(options::kBlobTargetFileSize, impl.target_file_size));
-  if (impl.blob_target_file_size <= 0) {
-    return Status::Invalid("blob.target-file-size must be positive");
-  }
-  ARROW_ASSIGN_OR_RAISE(impl.block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
-  impl.block_size = std::max<int64_t>(1, std::min(impl.block_size, impl.target_file_size));
-  std::string codec = Lower(opts.GetOr("parquet.compression",
-                                       opts.GetOr(options::kFileCompression, "zstd")));
-  if (codec == "uncompressed") codec = "none";
-  impl.parquet.compression = codec;
-  ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
-  impl.parquet.compression_level = static_cast<int>(level);
-  impl.prefix = opts.GetOr(options::kDataFilePrefix, "data-");
-  if (auto stem = opts.Get(kFileStemOption)) impl.uuid = *stem;
-  ARROW_ASSIGN_OR_RAISE(bool suffix_compression,
-                        opts.GetBool("file.suffix.include.compression", false));
-  if (suffix_compression && codec != "none") {
-    impl.extension = "." + CompressionExtension(codec) + ".parquet";
-  }
-  impl.default_partition_name =
-      opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
+  ARROW_RETURN_NOT_OK(impl.ApplyOptions(table->options()));
   return out;
 }
 
