@@ -82,8 +82,25 @@ def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
     """The output schema of read() as an "arrow_schema" PyCapsule."""
 
+def blob_descriptor_serialize(uri: str, offset: int, length: int) -> bytes:
+    """Version-2 BlobDescriptor bytes (codec/blob_file.h)."""
+
+def blob_descriptor_deserialize(data: Any) -> Tuple[str, int, int, int]:
+    """(uri, offset, length, version) of version 0/1/2 descriptor bytes (any object
+    ``bytes()`` accepts). ValueError "invalid BlobDescriptor: ..." (or "offset and length
+    must be >= 0, ...") when malformed; UnicodeDecodeError when the uri is not UTF-8."""
+
+def blob_looks_like_descriptor(data: Any) -> bool:
+    """pypaimon's detection rule: >= 9 bytes, version 0 or 2, then the BLOBDESC magic."""
+
+def blob_ranges_of(values: Sequence[Any]) -> List[Tuple[str, int, int]]:
+    """The (uri, offset, length) of each serialized descriptor, in order, all checked before
+    returning: ValueError "expected serialized BlobDescriptor values (read with
+    'blob-as-descriptor'='true'), got raw bytes" for a value that is not one."""
+
 def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
     """The bytes of each (uri, offset, length) range, in order. Ranges into ``.blob`` files
     are verified against the CRC of the entry holding them (OSError naming the file when it
     does not match, or when a range lies outside every payload); other files are read as
-    they are. The GIL is released while reading."""
+    they are. Every uri is checked first (NotImplementedError for non-local uris, before any
+    read). The GIL is released while reading."""
