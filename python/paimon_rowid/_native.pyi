@@ -73,6 +73,17 @@ def plan(table: Table, predicate: Optional[Predicate],
     """Plans the snapshot selected by the table's options. row_ranges are inclusive
     (from, to) pairs, already sorted and merged; an empty list plans nothing."""
 
+def fields_from_arrow(schema: Any) -> str:
+    """The Paimon fields (JSON text of a list of DataField objects, ids assigned as
+    pypaimon's Schema.from_pyarrow_schema does) of an object with __arrow_c_schema__
+    (a pyarrow.Schema). ValueError "Unsupported pyarrow type: T" for Arrow types without a
+    Paimon type (the innermost one is named)."""
+
+def arrow_type_of(type_json: str) -> Any:
+    """The Arrow type of a Paimon type given as its schema-JSON text (a JSON string such as
+    '"BIGINT NOT NULL"' or an object), as an "arrow_schema" PyCapsule of the type
+    (pyarrow: ``pa.field(obj).type``). ValueError when the type is malformed."""
+
 def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
          predicate: Optional[Predicate], limit: Optional[int]) -> Any:
     """Reads the splits with the given output fields (table fields and _ROW_ID /

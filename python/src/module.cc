@@ -72,6 +72,8 @@ void RegisterWrite(nb::module_& m);
 void RegisterRowId(nb::module_& m);
 // Defined in blob.cc: verified BLOB payload fetches by descriptor.
 void RegisterBlob(nb::module_& m);
+// Defined in types.cc: the Arrow <-> Paimon type mapping.
+void RegisterTypes(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -228,6 +230,7 @@ NB_MODULE(_native, m) {
   RegisterWrite(m);
   RegisterRowId(m);
   RegisterBlob(m);
+  RegisterTypes(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
