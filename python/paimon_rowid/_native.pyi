@@ -73,6 +73,11 @@ def plan(table: Table, predicate: Optional[Predicate],
     """Plans the snapshot selected by the table's options. row_ranges are inclusive
     (from, to) pairs, already sorted and merged; an empty list plans nothing."""
 
+def row_ranges_of(predicate: Optional[Predicate]) -> Optional[List[Tuple[int, int]]]:
+    """The inclusive _ROW_ID ranges (sorted, merged) the predicate confines a read to, as the
+    planner derives them (equal / is_in / between leaves, AND intersects, OR unites), or None
+    when it does not restrict row ids. No I/O."""
+
 def fields_from_arrow(schema: Any) -> str:
     """The Paimon fields (JSON text of a list of DataField objects, ids assigned as
     pypaimon's Schema.from_pyarrow_schema does) of an object with __arrow_c_schema__

@@ -17,6 +17,7 @@
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
+#include "paimon_rowid/scan/predicate.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -209,6 +210,19 @@ NB_MODULE(_native, m) {
         return out;
       },
       nb::arg("table"), nb::arg("predicate").none(), nb::arg("row_ranges").none());
+
+  m.def(
+      "row_ranges_of",
+      [](nb::object predicate) -> std::optional<RangeList> {
+        auto pred = ConvertPredicate(predicate);
+        if (!pred) return std::nullopt;
+        auto ranges = RowRangesFromPredicate(*pred);
+        if (!ranges) return std::nullopt;
+        RangeList out;
+        for (const auto& r : *ranges) out.emplace_back(r.from, r.to);
+        return out;
+      },
+      nb::arg("predicate").none());
 
   m.def(
       "read",
