@@ -70,11 +70,11 @@ def make_fake(calls):
                     options[key] = value
             return Table(self.identifier, options)
 
-        def latest_snapshot_json(self):
-            return json.dumps({"id": 3})
+        def latest_snapshot(self):
+            return {"id": 3}
 
-        def resolve_snapshot_json(self):
-            return json.dumps({"id": int(self._options.get("scan.snapshot-id", 3))})
+        def resolve_snapshot(self):
+            return {"id": int(self._options.get("scan.snapshot-id", 3))}
 
     class Catalog:
         def __init__(self, options):

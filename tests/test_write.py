@@ -467,3 +467,30 @@ def test_tags_read_by_pypaimon(oracle, warehouse):
     ours = _read(table.copy({"scan.tag-name": "v1"}), ["id"])
     assert sorted(theirs["id"].to_pylist()) == sorted(ours["id"].to_pylist()) == [1, 2]
     assert table.delete_tag("v1") and not table.delete_tag("v1")
+
+
+def test_snapshot_is_a_typed_native_object(warehouse):
+    table = _create(warehouse)
+    assert table.latest_snapshot() is None
+    _write(table, _simple_rows(0, 100))
+    _write(table, _simple_rows(100, 50))
+    snap = table.latest_snapshot()
+    # pypaimon's attribute names, read-only.
+    assert (snap.id, snap.schema_id, snap.commit_kind) == (2, 0, "APPEND")
+    assert snap.total_record_count == 150 and snap.delta_record_count == 50
+    assert snap.next_row_id == 150 and snap.properties == {}
+    assert snap.commit_identifier == 9223372036854775807 and snap.time_millis > 0
+    assert snap.commit_user and snap.watermark is None
+    with pytest.raises(AttributeError):
+        snap.id = 3
+    # The Java JSON key names keep working: absent keys are KeyError / the default.
+    assert snap["totalRecordCount"] == 150 and snap.get("watermark", -1) == -1
+    assert "properties" not in snap and "id" in snap
+    with pytest.raises(KeyError):
+        snap["properties"]
+    first = table.snapshot(1)
+    assert first.id == 1 and first.next_row_id == 100 and first != snap
+    assert table.copy({"scan.snapshot-id": "1"}).resolve_snapshot() == first
+    assert pickle.loads(pickle.dumps(snap)) == snap
+    with pytest.raises(ValueError, match="Snapshot id '7' doesn't exist."):
+        table.snapshot(7)

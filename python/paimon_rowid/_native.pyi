@@ -35,9 +35,50 @@ class Table:
     def options(self) -> Dict[str, str]: ...
     def copy(self, overrides: Dict[str, Optional[str]]) -> "Table":
         """None removes a key; changing 'bucket' raises ValueError."""
-    def latest_snapshot_json(self) -> Optional[str]: ...
-    def resolve_snapshot_json(self) -> Optional[str]:
+    def snapshot(self, snapshot_id: int) -> "Snapshot":
+        """ValueError "Snapshot id 'n' doesn't exist." when absent."""
+    def latest_snapshot(self) -> Optional["Snapshot"]: ...
+    def resolve_snapshot(self) -> Optional["Snapshot"]:
         """The snapshot selected by the options (scan.snapshot-id / scan.tag-name) or latest."""
+
+class Snapshot:
+    """One snapshot file (meta/snapshot.h), read-only. Attributes use pypaimon's names;
+    absent optional keys are None. ``s[key]`` / ``s.get(key)`` / ``key in s`` answer the Java
+    JSON key names ("id", "nextRowId", "totalRecordCount", "properties", ...): KeyError /
+    the default when the file has no such key. Picklable (as its JSON text)."""
+    version: int
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    changelog_manifest_list: Optional[str]
+    index_manifest: Optional[str]
+    commit_user: str
+    commit_identifier: int
+    commit_kind: str
+    time_millis: int
+    total_record_count: Optional[int]
+    delta_record_count: Optional[int]
+    changelog_record_count: Optional[int]
+    watermark: Optional[int]
+    statistics: Optional[str]
+    next_row_id: Optional[int]
+    writer_version: Optional[str]
+    operation: Optional[str]
+    @property
+    def properties(self) -> Dict[str, str]:
+        """A copy of the snapshot's properties ({} when it has none)."""
+    def __getitem__(self, key: str) -> Any: ...
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def __contains__(self, key: str) -> bool: ...
+    def to_json(self) -> str:
+        """The snapshot file's JSON (Java's key order)."""
+
+def backfill_done_ranges(table: Table, property_key: str) -> List[Tuple[int, int]]:
+    """The inclusive ranges recorded under snapshot property ``property_key`` (JSON text
+    "[[from, to], ...]") in the newest snapshot carrying it, walking snapshots newest first
+    and stopping at snapshot 1 or an expired snapshot ([] then). ValueError when the recorded
+    value is malformed. The GIL is released while snapshots are read."""
 
 # A predicate is a nested tuple:
 #   ("and", [pred, ...]) | ("or", [pred, ...]) |

@@ -75,11 +75,14 @@ void RegisterRowId(nb::module_& m);
 void RegisterBlob(nb::module_& m);
 // Defined in types.cc: the Arrow <-> Paimon type mapping.
 void RegisterTypes(nb::module_& m);
+// Defined in snapshot.cc: the Snapshot class and snapshot-property lookups.
+void RegisterSnapshot(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
 
   m.def("register_error_classes", &RegisterErrorClasses);
+  RegisterSnapshot(m);
 
   nb::class_<Table>(m, "Table")
       .def_prop_ro("identifier", [](const Table& t) { return t.identifier().FullName(); })
@@ -96,20 +99,13 @@ NB_MODULE(_native, m) {
            nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
       .def("delete_tag", [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
       .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
-      .def("snapshot_json",
-           [](const Table& t, int64_t id) { return Unwrap(t.SnapshotById(id)).ToJson(); })
-      .def("latest_snapshot_json",
-           [](const Table& t) -> std::optional<std::string> {
-             auto snap = Unwrap(t.LatestSnapshot());
-             if (!snap) return std::nullopt;
-             return snap->ToJson();
-           })
-      .def("resolve_snapshot_json",
-           [](const Table& t) -> std::optional<std::string> {
-             auto snap = Unwrap(t.ResolveSnapshot());
-             if (!snap) return std::nullopt;
-             return snap->ToJson();
-           })
+      .def("snapshot",
+           [](const Table& t, int64_t id) { return WithoutGil([&] { return t.SnapshotById(id); }); },
+           nb::arg("snapshot_id"))
+      .def("latest_snapshot",
+           [](const Table& t) { return WithoutGil([&] { return t.LatestSnapshot(); }); })
+      .def("resolve_snapshot",
+           [](const Table& t) { return WithoutGil([&] { return t.ResolveSnapshot(); }); })
       // Pickling (for Ray workers): a table is its identifier, directory and options.
       .def("__getstate__",
            [](const Table& t) {

@@ -205,7 +205,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         return {"num_updated": 0}
     if jobs.table_is_empty(snapshot):
         raise jobs.foreign_ids_error(target)
-    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
     columns = [jobs.ROW_ID] + update_cols
@@ -426,10 +426,10 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
         if ds.limit(1).count() > 0:
             raise jobs.foreign_ids_error(target)
         return ray.data.from_arrow(out_schema.empty_table())
-    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
-    pinned = {"scan.snapshot-id": str(snapshot["id"])}
+    pinned = {"scan.snapshot-id": str(snapshot.id)}
     for key in jobs.TIME_TRAVEL_KEYS:
         if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
             pinned[key] = None
