@@ -224,3 +224,10 @@ def test_paimon_to_arrow_errors():
     # Heads of nested types are matched in any case.
     assert DataType({"type": "array not null", "element": "int"}).to_arrow() == \
         pa.list_(pa.int32())
+
+
+def test_names_cross_to_the_native_mapping_intact():
+    # Names keep NUL bytes (the catalog refuses them later, naming the problem).
+    schema = Schema.from_pyarrow_schema(pa.schema([("a\0b", pa.struct([("x\0y", pa.int8())]))]))
+    assert schema.fields[0].name == "a\0b"
+    assert schema.fields[0].type.json["fields"][0]["name"] == "x\0y"

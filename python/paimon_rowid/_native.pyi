@@ -119,11 +119,12 @@ def row_ranges_of(predicate: Optional[Predicate]) -> Optional[List[Tuple[int, in
     planner derives them (equal / is_in / between leaves, AND intersects, OR unites), or None
     when it does not restrict row ids. No I/O."""
 
-def fields_from_arrow(schema: Any) -> str:
+def fields_from_arrow(ipc_schema: bytes) -> str:
     """The Paimon fields (JSON text of a list of DataField objects, ids assigned as
-    pypaimon's Schema.from_pyarrow_schema does) of an object with __arrow_c_schema__
-    (a pyarrow.Schema). ValueError "Unsupported pyarrow type: T" for Arrow types without a
-    Paimon type (the innermost one is named)."""
+    pypaimon's Schema.from_pyarrow_schema does) of an Arrow schema given as an IPC schema
+    message (``pa.Schema.serialize()``; unlike a C schema capsule it keeps NUL bytes in
+    names). ValueError "Unsupported pyarrow type: T" for Arrow types without a Paimon type
+    (the innermost one is named)."""
 
 def arrow_type_of(type_json: str) -> Any:
     """The Arrow type of a Paimon type given as its schema-JSON text (a JSON string such as

@@ -206,8 +206,10 @@ class Schema:
         type are numbered depth-first (a ROW field after its own nested fields)."""
         if not isinstance(pa_schema, pa.Schema):
             raise TypeError(f"pa_schema must be a pyarrow.Schema, got {type(pa_schema).__name__}")
+        # As an IPC schema message, not a C schema capsule: names keep any NUL byte.
+        ipc_schema = pa_schema.serialize().to_pybytes()
         fields = [DataField.from_json(f)
-                  for f in json.loads(native().fields_from_arrow(pa_schema))]
+                  for f in json.loads(native().fields_from_arrow(ipc_schema))]
         return Schema(fields, partition_keys, primary_keys, options, comment)
 
     @property

@@ -130,16 +130,6 @@ nb::object ExportTypeCapsule(const arrow::DataType& type) {
   return nb::steal(PyCapsule_New(c_schema, "arrow_schema", ReleaseSchemaCapsule));
 }
 
-std::shared_ptr<arrow::Schema> ImportSchemaFrom(nb::handle obj) {
-  if (!nb::hasattr(obj, "__arrow_c_schema__")) {
-    throw nb::type_error("expected an object implementing __arrow_c_schema__ (e.g. pyarrow.Schema)");
-  }
-  nb::object capsule = obj.attr("__arrow_c_schema__")();
-  auto* schema = CapsulePointer<ArrowSchema>(capsule, "arrow_schema");
-  // ImportSchema moves out of the struct and marks it released.
-  return Unwrap(arrow::ImportSchema(schema));
-}
-
 std::shared_ptr<arrow::Array> ImportArrayFrom(nb::handle obj) {
   if (!nb::hasattr(obj, "__arrow_c_array__")) {
     throw nb::type_error("expected an object implementing __arrow_c_array__ (e.g. pyarrow.Array)");
