@@ -3,7 +3,6 @@ and descriptors, rolled .blob files, blob updates with placeholders), bytes read
 read, descriptor inputs, VECTOR round trips and errors, and the Python BLOB helpers."""
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -230,8 +229,8 @@ def _vector_rows(start: int, count: int, nulls: bool = True) -> pa.Table:
     ids = list(range(start, start + count))
     return pa.table({
         "id": ids,
-        "emb": pa.array([None if nulls and i % 5 == 0 else [i * 0.5, -1.0, 2.0, float(i)] for i in ids],
-                        pa.list_(pa.float32(), 4)),
+        "emb": pa.array([None if nulls and i % 5 == 0 else [i * 0.5, -1.0, 2.0, float(i)]
+                         for i in ids], pa.list_(pa.float32(), 4)),
         "small": pa.array([[i % 100, -(i % 100)] for i in ids], pa.list_(pa.int8(), 2))},
         schema=VECTOR_SCHEMA)
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 import pyarrow as pa
 import pytest
@@ -230,7 +230,7 @@ def test_bad_input_leaves_nothing(warehouse, case):
     write.write_arrow(good)  # files exist now ...
     with pytest.raises(error):
         write.write_arrow(bad)  # ... and are deleted by the failure
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - the writer is unusable after a failure
         write.prepare_commit()
     write.close()
     assert table.latest_snapshot()["id"] == 1
@@ -315,7 +315,7 @@ def test_merged_manifests_read_by_pypaimon(oracle, warehouse):
     from paimon_rowid.row_ids import update_by_row_id
     table = _create(warehouse, options={**DE, "manifest.merge-min-count": "4"})
     expected = 0
-    for step in range(9):
+    for _ in range(9):
         _write(table, _simple_rows(expected, 3))
         expected += 3
     update_by_row_id("db.t", pa.table({"_ROW_ID": [1, 13, 25], "name": ["u1", "u13", "u25"]}),
@@ -360,7 +360,8 @@ _APPENDER = textwrap.dedent("""
     import sys
     import pyarrow as pa
     from paimon_rowid import CatalogFactory
-    warehouse, worker, commits, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    warehouse = sys.argv[1]
+    worker, commits, rows = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     table = CatalogFactory.create({"warehouse": warehouse}).get_table("db.t")
     for c in range(commits):
         first = (worker * commits + c) * rows
@@ -403,7 +404,7 @@ def test_concurrent_appenders(warehouse):
     # One manifest per commit, plus one each time the trailing run of small manifests of a
     # base list reaches manifest.merge-min-count (30) and is merged: snapshots 31, 60, 89.
     merges, run = 0, 0
-    for snapshot_id in range(2, workers * commits + 1):
+    for _snapshot_id in range(2, workers * commits + 1):
         run += 1  # the previous snapshot's delta manifest joins the base list
         if run >= 30:
             merges, run = merges + 1, 1

@@ -59,7 +59,7 @@ class BlobDescriptor:
         return native().blob_descriptor_serialize(self._uri, self._offset, self._length)
 
     @classmethod
-    def deserialize(cls, data: Union[bytes, bytearray, memoryview]) -> "BlobDescriptor":
+    def deserialize(cls, data: Union[bytes, bytearray, memoryview]) -> BlobDescriptor:
         """Parses version 1 or 2 bytes; ValueError when malformed."""
         uri, offset, length, version = native().blob_descriptor_deserialize(data)
         return cls(uri, offset, length, version)
@@ -176,9 +176,9 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
     ``batch_size`` rows, fetches the payloads of the descriptor ``columns`` with
     ``parallelism`` threads and calls ``fn(scalar_batch, {col: [cell, ...]}, **fn_kwargs)``
     (cells as in ``resolve_blobs``: bytes, lists of bytes for ARRAY<BLOB>, lists of
-    ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch without ``columns``. Returns
-    the list of ``fn``'s results (ValueError if ``fn`` returns None). Memory: one batch of
-    payloads at a time."""
+    ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch
+    without ``columns``. Returns the list of ``fn``'s results (ValueError if ``fn`` returns
+    None). Memory: one batch of payloads at a time."""
     columns = list(columns)
     if not columns:
         raise ValueError("columns must name at least one BLOB descriptor column")

@@ -35,7 +35,7 @@ class Predicate:
 
     def __init__(self, method: str, field: Optional[str] = None, index: Optional[int] = None,
                  literals: Optional[List[Any]] = None,
-                 children: Optional[List["Predicate"]] = None,
+                 children: Optional[List[Predicate]] = None,
                  arrow_type: Optional[pa.DataType] = None) -> None:
         self.method = method
         self.field = field

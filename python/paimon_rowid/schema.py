@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
@@ -74,13 +75,13 @@ class DataType:
         return not head.upper().rstrip().endswith(_NOT_NULL)
 
     @property
-    def fields(self) -> List["DataField"]:
+    def fields(self) -> List[DataField]:
         """Nested fields of a ROW type (empty for other types)."""
         if isinstance(self._json, dict) and self.root == "ROW":
             return [DataField.from_json(f) for f in self._json.get("fields", [])]
         return []
 
-    def copy(self, nullable: bool) -> "DataType":
+    def copy(self, nullable: bool) -> DataType:
         return DataType(_with_nullability(self._json, nullable))
 
     def to_arrow(self) -> pa.DataType:
@@ -120,7 +121,7 @@ class DataField:
     default_value: Optional[str] = None
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "DataField":
+    def from_json(data: Mapping[str, Any]) -> DataField:
         for key in ("id", "name", "type"):
             if key not in data:
                 raise ValueError(f"Missing '{key}' in field JSON: {data!r}")
@@ -200,7 +201,7 @@ class Schema:
     def from_pyarrow_schema(pa_schema: pa.Schema, partition_keys: Optional[List[str]] = None,
                             primary_keys: Optional[List[str]] = None,
                             options: Optional[Dict[str, Any]] = None,
-                            comment: Optional[str] = None) -> "Schema":
+                            comment: Optional[str] = None) -> Schema:
         """Converts an Arrow schema; field ids are assigned as pypaimon/Java do: a running
         counter from 0, each top-level column takes the next id, then the fields nested in its
         type are numbered depth-first (a ROW field after its own nested fields)."""
@@ -220,7 +221,7 @@ class Schema:
         return pa.schema([f.to_arrow() for f in self.fields])
 
     def to_table_schema(self, schema_id: int = 0,
-                        time_millis: Optional[int] = None) -> "TableSchema":
+                        time_millis: Optional[int] = None) -> TableSchema:
         return TableSchema(schema_id, list(self.fields), list(self.partition_keys),
                            list(self.primary_keys), dict(self.options), self.comment,
                            highest_field_id(self.fields),
@@ -246,7 +247,7 @@ class TableSchema:
     version: int = SCHEMA_VERSION
 
     @staticmethod
-    def from_json(text: Union[str, bytes]) -> "TableSchema":
+    def from_json(text: Union[str, bytes]) -> TableSchema:
         try:
             data = json.loads(text)
         except ValueError as error:

@@ -108,7 +108,7 @@ class Table:
 
     # -- derivation and snapshots -------------------------------------------------------------
 
-    def copy(self, options: Mapping[str, Any]) -> "Table":
+    def copy(self, options: Mapping[str, Any]) -> Table:
         """A new handle with ``options`` overlaid; a value of None removes the key. Changing
         ``bucket`` raises ValueError. A time-travel key (``scan.snapshot-id`` /
         ``scan.tag-name``) makes the handle read that snapshot with its schema. Cheap: reads
@@ -127,18 +127,18 @@ class Table:
                 overrides[key] = str(value)
         return Table(self._native.copy(overrides))
 
-    def latest_snapshot(self) -> Optional["Snapshot"]:
+    def latest_snapshot(self) -> Optional[Snapshot]:
         """The latest snapshot, or None. A read-only native object: pypaimon's attribute names
         (``id``, ``schema_id``, ``commit_kind``, ``total_record_count``, ``next_row_id``,
         ``properties`` ...); ``snapshot["nextRowId"]`` also answers the Java JSON key names.
         Reads the snapshot directory hints and one snapshot file."""
         return self._native.latest_snapshot()
 
-    def resolve_snapshot(self) -> Optional["Snapshot"]:
+    def resolve_snapshot(self) -> Optional[Snapshot]:
         """The snapshot a read of this handle uses (time travel or latest), or None."""
         return self._native.resolve_snapshot()
 
-    def snapshot(self, snapshot_id: int) -> "Snapshot":
+    def snapshot(self, snapshot_id: int) -> Snapshot:
         """Snapshot ``snapshot_id``; ValueError when it does not exist (or has expired)."""
         return self._native.snapshot(int(snapshot_id))
 
@@ -159,13 +159,13 @@ class Table:
     def list_tags(self) -> List[str]:
         return list(self._native.list_tags())
 
-    def new_read_builder(self) -> "ReadBuilder":
+    def new_read_builder(self) -> ReadBuilder:
         from .read import ReadBuilder
         return ReadBuilder(self)
 
     # -- writing ------------------------------------------------------------------------------
 
-    def new_batch_write_builder(self) -> "BatchWriteBuilder":
+    def new_batch_write_builder(self) -> BatchWriteBuilder:
         """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
         from .write import BatchWriteBuilder
         return BatchWriteBuilder(self)
