@@ -151,6 +151,11 @@ def blob_descriptor_deserialize(data: Any) -> Tuple[str, int, int, int]:
 def blob_looks_like_descriptor(data: Any) -> bool:
     """pypaimon's detection rule: >= 9 bytes, version 0 or 2, then the BLOBDESC magic."""
 
+def blob_array_holds_descriptor(array: Any) -> bool:
+    """True when any valid value of a binary / string array (``__arrow_c_array__``) looks
+    like a serialized BlobDescriptor (blob_looks_like_descriptor). TypeError for other
+    types."""
+
 def blob_ranges_of(values: Sequence[Any]) -> List[Tuple[str, int, int]]:
     """The (uri, offset, length) of each serialized descriptor, in order, all checked before
     returning: ValueError "expected serialized BlobDescriptor values (read with

@@ -7,6 +7,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "arrow/array.h"
 #include "common.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/fs/file_io.h"
@@ -93,6 +94,31 @@ void RegisterBlob(nb::module_& m) {
         return BlobDescriptor::LooksLikeDescriptor(bytes.view());
       },
       nb::arg("data"));
+
+  m.def(
+      "blob_array_holds_descriptor",
+      [](nb::handle array) {
+        auto values = ImportArrayFrom(array);
+        auto any_descriptor = [](const auto& binary) {
+          for (int64_t i = 0; i < binary.length(); ++i) {
+            if (binary.IsValid(i) && BlobDescriptor::LooksLikeDescriptor(binary.GetView(i))) {
+              return true;
+            }
+          }
+          return false;
+        };
+        switch (values->type_id()) {
+          case arrow::Type::BINARY:
+          case arrow::Type::STRING:
+            return any_descriptor(static_cast<const arrow::BinaryArray&>(*values));
+          case arrow::Type::LARGE_BINARY:
+          case arrow::Type::LARGE_STRING:
+            return any_descriptor(static_cast<const arrow::LargeBinaryArray&>(*values));
+          default:
+            throw nb::type_error("expected a binary or string array");
+        }
+      },
+      nb::arg("array"));
 
   m.def(
       "blob_ranges_of",
