@@ -27,8 +27,8 @@ import numpy as np
 import pyarrow as pa
 
 from paimon_rowid import BlobDescriptor, CatalogFactory, Schema
-from paimon_rowid.ranges import plan_row_id_ranges, process_row_id_ranges
-from paimon_rowid.row_ids import read_by_row_id, update_by_row_id
+from paimon_rowid.row_id_ranges import plan_row_id_ranges, process_row_id_ranges
+from paimon_rowid.row_id_jobs import read_by_row_id, update_by_row_id
 
 DIM = 8
 TARGET = "demo.docs"

@@ -145,7 +145,7 @@ def main() -> None:
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)
 
-    from paimon_rowid.ranges import plan_row_id_ranges
+    from paimon_rowid.row_id_ranges import plan_row_id_ranges
     total = sum(r.count() for r in plan_row_id_ranges(
         CatalogFactory.create(CATALOG_OPTIONS).get_table(TARGET)))
     embedded, batches = [], []

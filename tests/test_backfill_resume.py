@@ -30,7 +30,7 @@ def table(warehouse):
 
 def _processor(wh, calls, fail_after=None):
     from paimon_rowid import CatalogFactory
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
 
     def process(ranges):
         if fail_after is not None and len(calls) == fail_after:
@@ -49,7 +49,7 @@ def _processor(wh, calls, fail_after=None):
 
 def test_rerun_skips_finished_batches(table):
     from paimon_rowid import CatalogFactory, Range
-    from paimon_rowid.ranges import process_row_id_ranges
+    from paimon_rowid.row_id_ranges import process_row_id_ranges
     calls = []
     with pytest.raises(RuntimeError, match="killed"):
         process_row_id_ranges("db.t", {"warehouse": table}, rows_per_commit=10,

@@ -169,7 +169,7 @@ def test_descriptor_inputs_are_copied(oracle, warehouse):
 @pytest.mark.slow
 def test_sparse_read_reads_only_the_requested_payloads(warehouse):
     """~1 GiB of blobs; 100 random rows by row id read little more than their payloads."""
-    from paimon_rowid.row_ids import read_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id
     table = _create_ours(warehouse, "big", options={**DE, "blob.target-file-size": "128 mb"})
     rows, size = 1024, 1 << 20  # 1 GiB in few large payloads (writing it takes ~5 s)
     for start in range(0, rows, 256):

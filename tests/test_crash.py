@@ -22,7 +22,7 @@ POINTS = ["before_manifest", "after_manifest", "after_manifest_lists", "after_sn
 WRITER = textwrap.dedent("""
     import sys, pyarrow as pa
     from paimon_rowid import CatalogFactory
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     wh, kind, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if kind == "append":
         t = CatalogFactory.create({"warehouse": wh}).get_table("db.t")
@@ -92,24 +92,38 @@ def test_sigkill_during_commit(table, kind, point):
     assert t.latest_snapshot()["nextRowId"] == len(ids)
 
 
+# The source is a stream that ends only once every updater has read its rows: an update pins
+# its base snapshot before reading its source, so all updaters plan on the same snapshot and
+# then race to commit (a barrier of marker files; no test hook in the engine).
 UPDATER = textwrap.dedent("""
-    import sys, pyarrow as pa
-    from paimon_rowid.row_ids import update_by_row_id
+    import os, sys, time, pyarrow as pa
+    from paimon_rowid.row_id_jobs import update_by_row_id
     wh, ids, value = sys.argv[1], [int(i) for i in sys.argv[2].split(",")], int(sys.argv[3])
-    update_by_row_id("db.t", pa.table({"_ROW_ID": ids, "v": [value] * len(ids)}),
+    barrier, parties = sys.argv[4], int(sys.argv[5])
+    rows = pa.record_batch({"_ROW_ID": pa.array(ids, pa.int64()), "v": [value] * len(ids)})
+    def source():
+        yield rows
+        open(os.path.join(barrier, str(os.getpid())), "w").close()
+        deadline = time.monotonic() + 60
+        while len(os.listdir(barrier)) < parties and time.monotonic() < deadline:
+            time.sleep(0.01)
+    update_by_row_id("db.t", pa.RecordBatchReader.from_batches(rows.schema, source()),
                      {"warehouse": wh}, update_cols=["v"])
 """)
 
 
 def _updaters(wh, jobs):
+    import tempfile
+
     import paimon_rowid
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(paimon_rowid.__file__))
-    env["PAIMON_ROWID_TEST_PAUSE_BEFORE_COMMIT_MS"] = "400"  # both plan on the same snapshot
-    procs = [subprocess.Popen([sys.executable, "-c", UPDATER, wh, ids, str(value)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for ids, value in jobs]
-    return [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    with tempfile.TemporaryDirectory() as barrier:
+        procs = [subprocess.Popen([sys.executable, "-c", UPDATER, wh, ids, str(value), barrier,
+                                   str(len(jobs))], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for ids, value in jobs]
+        return [(p.wait(timeout=120), p.stderr.read()) for p in procs]
 
 
 def test_two_processes_update_disjoint_rows_of_one_group(table):

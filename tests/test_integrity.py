@@ -224,7 +224,7 @@ def test_user_exception_in_a_write_keeps_its_type(warehouse):
 
 @pytest.mark.parametrize("job", ["update", "read", "table-update"])
 def test_user_exception_in_a_row_id_job_keeps_its_type(warehouse, job):
-    from paimon_rowid.row_ids import read_by_row_id, update_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id, update_by_row_id
     table = create_table(warehouse, "t", SCHEMA, DE)
     write(table, _rows(5))
     before = _files(warehouse)

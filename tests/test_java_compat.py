@@ -698,7 +698,7 @@ def our_tables(native, java, tmp_path_factory):
         ids += [results[1]["snapshot_id"], results[2]["snapshot_id"]]
         ids.append(_our_append(warehouse, identifier, _our_rows(70, 5, seed=106)))
         # OUR update_by_row_id on groups written by us and by Java, then OUR tag.
-        from paimon_rowid.row_ids import update_by_row_id
+        from paimon_rowid.row_id_jobs import update_by_row_id
         table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
         ours = neutral_to_arrow(update_rows([1, 31, 56, 61, 72], OUR_UPDATE_COLUMNS, seed=107),
                                 table.read_schema(["_ROW_ID"] + OUR_UPDATE_COLUMNS))
@@ -802,7 +802,7 @@ def test_our_timestamp9_elsewhere(native, oracle, tmp_path):
     import pyarrow as pa
 
     from paimon_rowid import CatalogFactory
-    from paimon_rowid.row_ids import read_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id
     warehouse = str(tmp_path / "warehouse")
     catalog = CatalogFactory.create({"warehouse": warehouse})
     catalog.create_database("db", True)
@@ -861,7 +861,7 @@ def test_our_blob_tables_read_in_java(native, java, tmp_path):
     import pyarrow as pa
 
     from paimon_rowid import CatalogFactory, Schema
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     warehouse = str(tmp_path / "warehouse")
     catalog = CatalogFactory.create({"warehouse": warehouse})
     catalog.create_database("db", True)

@@ -269,7 +269,7 @@ def test_worker_index_cache_tells_same_shaped_tables_apart(warehouse):
     a's directories) to a job on table b: b's update wrote its files into a's directory and
     committed names that do not exist in b."""
     from paimon_rowid._lib import native
-    from paimon_rowid.ray import row_ids
+    from paimon_rowid.ray import row_id_jobs as row_ids
     a, b = _twin_tables(warehouse)
     bytes_a = native().RowIdIndex.build(a._native, 2).serialize()
     bytes_b = native().RowIdIndex.build(b._native, 2).serialize()
@@ -331,3 +331,88 @@ def test_update_takes_pypaimon_map_arguments(ray_session, warehouse):
                              {"warehouse": warehouse}, update_cols=["x"],
                              ray_remote_args={"concurrency": bad})
     assert _state(warehouse) == before_files
+
+
+# ---------------------------------------------------------------------------- races
+
+def _data_files(warehouse):
+    return {f for f in files(warehouse) if f.endswith(".parquet")}
+
+
+def _ray_update_held(warehouse, tmp_path, ids, value):
+    """Starts a Ray update of column x whose apply tasks wait (after writing their files,
+    before returning) while a hold file exists; returns (thread, outcome dict, hold path)
+    once the update's files are on disk, so another writer can commit in between."""
+    import threading
+
+    from paimon_rowid.ray import update_by_row_id
+    from paimon_rowid.ray.row_id_jobs import TEST_HOLD_APPLY_ENV
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    before = _data_files(warehouse)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = update_by_row_id(
+                "db.t", pa.table({"_ROW_ID": ids, "x": [value] * len(ids)}),
+                {"warehouse": warehouse}, update_cols=["x"],
+                ray_remote_args={"runtime_env": {"env_vars": {TEST_HOLD_APPLY_ENV: str(hold)}}})
+        except BaseException as error:  # noqa: BLE001 - handed to the test
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    import time
+    deadline = time.monotonic() + 90
+    while _data_files(warehouse) == before and thread.is_alive():
+        assert time.monotonic() < deadline, "the Ray update wrote nothing"
+        time.sleep(0.05)
+    return thread, outcome, hold
+
+
+def test_ray_update_rebases_over_a_concurrent_update_of_other_rows(ray_session, warehouse,
+                                                                   tmp_path):
+    """A Ray update and an embedded one of disjoint rows of one file group, same column: the
+    embedded one commits first, the Ray one loses the conflict, rebases and lands too (as two
+    embedded updates do)."""
+    from paimon_rowid import update_by_row_id as embedded_update
+    table = _make_table(warehouse)
+    before = _read_all(table)
+    files_before = _data_files(warehouse)
+    thread, outcome, hold = _ray_update_held(warehouse, tmp_path, [1, 2], -7.0)
+    embedded_update("db.t", pa.table({"_ROW_ID": [5, 6], "x": [-8.0, -8.0]}),
+                    {"warehouse": warehouse}, update_cols=["x"])
+    assert table.latest_snapshot()["id"] == 5
+    hold.unlink()
+    thread.join(120)
+    assert "error" not in outcome, outcome.get("error")
+    assert outcome["result"] == {"num_updated": 2}
+    after = _read_all(table)
+    x = dict(zip(after["_ROW_ID"].to_pylist(), after["x"].to_pylist()))
+    assert (x[1], x[2], x[5], x[6], x[3]) == (-7.0, -7.0, -8.0, -8.0, 3.0)
+    assert after["n"].equals(before["n"])
+    assert table.latest_snapshot()["id"] == 6
+    # One partial file per update: the lost round's file was deleted.
+    assert len(_data_files(warehouse) - files_before) == 2
+
+
+def test_ray_update_conflicting_with_a_concurrent_update_of_the_same_rows(ray_session,
+                                                                          warehouse, tmp_path):
+    """The other writer changed one of these rows: CommitConflictException, and nothing of
+    the Ray update stays behind."""
+    from paimon_rowid import CommitConflictException
+    from paimon_rowid import update_by_row_id as embedded_update
+    table = _make_table(warehouse)
+    files_before = _data_files(warehouse)
+    thread, outcome, hold = _ray_update_held(warehouse, tmp_path, [1, 2], -7.0)
+    embedded_update("db.t", pa.table({"_ROW_ID": [2], "x": [-8.0]}),
+                    {"warehouse": warehouse}, update_cols=["x"])
+    hold.unlink()
+    thread.join(120)
+    assert isinstance(outcome.get("error"), CommitConflictException), outcome
+    assert "same rows" in str(outcome["error"])
+    assert table.latest_snapshot()["id"] == 5
+    x = dict(zip(*[c.to_pylist() for c in _read_all(table).select(["_ROW_ID", "x"]).columns]))
+    assert (x[1], x[2]) == (1.0, -8.0)
+    assert len(_data_files(warehouse) - files_before) == 1  # the embedded update's only

@@ -1,4 +1,4 @@
-"""The embedded row-id jobs (paimon_rowid.row_ids) against pypaimon on one warehouse.
+"""The embedded row-id jobs (paimon_rowid.row_id_jobs) against pypaimon on one warehouse.
 
 (a) Random update workloads (columns of every type incl. nullable, nested and decimal ones;
     random row subsets, whole groups, unsorted sources; several rounds; partitioned and not;
@@ -135,7 +135,7 @@ def runs(tmp_path_factory, oracle, native):
     pypaimon processes in all (set-up, then replay + every read and metadata query)."""
     from oracle import read_ipc
     from paimon_rowid import Schema
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     root = tmp_path_factory.mktemp("rowid-compat")
     out = {}
     setup = []
@@ -268,7 +268,7 @@ def test_update_files_and_snapshots(runs, layout):
 
 
 def _our_read_by_row_id(run, ids, projection, snapshot_id=None):
-    from paimon_rowid.row_ids import read_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id
     options = None if snapshot_id is None else {"scan.snapshot-id": str(snapshot_id)}
     return read_by_row_id(run["identifier"], pa.table({"rid": pa.array(ids, pa.int64())}),
                           {"warehouse": run["ours_wh"]}, projection=projection,
@@ -374,7 +374,7 @@ def test_update_of_a_column_added_after_the_data(warehouse, oracle, native):
     of a partially updated group are NULL (pypaimon PR #9112), in both readers. Under time
     travel to before the ALTER, the new column is not in the (snapshot's) schema."""
     from oracle import write_ipc
-    from paimon_rowid.row_ids import read_by_row_id, update_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id, update_by_row_id
     new_cols = Path(warehouse) / "new-columns.arrow"
     write_ipc(new_cols, pa.schema([("w", pa.string()), ("x", pa.int64())]).empty_table())
     oracle.run_all([

@@ -4,7 +4,7 @@ refused call adds no snapshot and no file (every file under the warehouse is lis
 and after).
 
 Every refusal table runs on three paths (the ``path`` parameter):
-- ``embedded``: ``paimon_rowid.row_ids`` (no Ray);
+- ``embedded``: ``paimon_rowid.row_id_jobs`` (no Ray);
 - ``ray``: ``paimon_rowid.ray`` with the same pyarrow sources (pypaimon's Ray signatures);
 - ``ray-dataset``: ``paimon_rowid.ray`` with each pyarrow source turned into a *lazy*
   ``ray.data.Dataset`` (a map step whose schema is unknown until it runs); only for cases
@@ -123,7 +123,7 @@ def path(request):
 
 def _update(wh, source, cols, target=T, path=EMBEDDED, **kwargs):
     if path == EMBEDDED:
-        from paimon_rowid.row_ids import update_by_row_id
+        from paimon_rowid.row_id_jobs import update_by_row_id
     else:
         from paimon_rowid.ray import update_by_row_id
     return update_by_row_id(target, _source_for(source, path), {"warehouse": wh},
@@ -133,7 +133,7 @@ def _update(wh, source, cols, target=T, path=EMBEDDED, **kwargs):
 def _read(wh, source, projection, target=T, path=EMBEDDED, **kwargs):
     """The embedded result, or the Ray Dataset (lazy: not consumed here)."""
     if path == EMBEDDED:
-        from paimon_rowid.row_ids import read_by_row_id
+        from paimon_rowid.row_id_jobs import read_by_row_id
     else:
         from paimon_rowid.ray import read_by_row_id
     return read_by_row_id(target, _source_for(source, path), {"warehouse": wh},

@@ -168,7 +168,7 @@ def _manifest_bytes(table) -> int:
 
 
 def _check_big_table(table, big, oracle, warehouse, identifier):
-    from paimon_rowid.row_ids import read_by_row_id
+    from paimon_rowid.row_id_jobs import read_by_row_id
     got = _read(table, columns=["id", "name", "_ROW_ID"]).sort_by("id")
     assert got.column("id").to_pylist() == [0, 1, 2]
     assert got.column("name")[1].as_py() == big

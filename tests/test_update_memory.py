@@ -56,7 +56,7 @@ def _read(table):
 
 @pytest.mark.parametrize("budget", ["1 kb", "64 kb", "0"])
 def test_spilled_update_equals_in_memory_update(warehouse, tmp_path, oracle, budget):
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     table = _table(warehouse)
     ids = random.Random(7).sample(range(GROUPS * PER_GROUP), 1800)  # unsorted, every group
     spill = tmp_path / "spill"
@@ -78,7 +78,7 @@ def test_spilled_update_equals_in_memory_update(warehouse, tmp_path, oracle, bud
 
 
 def test_failed_spilled_update_leaves_no_spill_and_no_file(warehouse, tmp_path):
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     _table(warehouse)
     spill = tmp_path / "spill"
     spill.mkdir()
@@ -93,7 +93,7 @@ def test_failed_spilled_update_leaves_no_spill_and_no_file(warehouse, tmp_path):
 
 
 def test_bad_memory_budget_is_a_clear_error(warehouse):
-    from paimon_rowid.row_ids import update_by_row_id
+    from paimon_rowid.row_id_jobs import update_by_row_id
     _table(warehouse)
     with pytest.raises(ValueError, match="memory-budget"):
         update_by_row_id("db.t", _stream([1]), {"warehouse": warehouse,

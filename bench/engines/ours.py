@@ -10,8 +10,8 @@ from bench.engines.base import Engine, RayMixin
 
 try:
     import paimon_rowid
-    from paimon_rowid import row_ids as _row_ids
-    from paimon_rowid.ranges import process_row_id_ranges as _process_row_id_ranges
+    from paimon_rowid import row_id_jobs as _row_ids
+    from paimon_rowid.row_id_ranges import process_row_id_ranges as _process_row_id_ranges
 except ImportError as _error:  # pragma: no cover - reported by the orchestrator
     raise EngineUnavailable(f"paimon_rowid is not importable: {_error}") from _error
 

@@ -7,8 +7,8 @@ Ray: a fresh table with ``blob-as-descriptor=false``; a read of (image, embeddin
 with ``with_row_ranges(ranges)`` and ``embedding IS NULL`` pushed down; the model; one
 update-by-row-id commit of ``embedding``.
 
-- ours: ``paimon_rowid.ranges.process_row_id_ranges`` + our table read +
-  ``paimon_rowid.row_ids.update_by_row_id``;
+- ours: ``paimon_rowid.row_id_ranges.process_row_id_ranges`` + our table read +
+  ``paimon_rowid.row_id_jobs.update_by_row_id``;
 - pypaimon: ``pypaimon.ray.process_row_id_ranges`` (needs no Ray) + its table read + its
   table-level ``update_by_arrow_with_row_id`` + commit (``pypaimon.ray.update_by_row_id``
   needs Ray, which pypaimon's virtualenv lacks).

@@ -1,7 +1,9 @@
 """paimon_rowid: fast reads (and row-id updates) of Apache Paimon append tables with row
 tracking and data evolution, with pypaimon's API shape.
 
-``from paimon_rowid import CatalogFactory, Schema, Range`` replaces the pypaimon imports. The
+``from paimon_rowid import CatalogFactory, Schema, Range`` replaces the pypaimon imports;
+``update_by_row_id``, ``read_by_row_id`` and ``process_row_id_ranges`` are the row-id jobs,
+embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs them on Ray). The
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
@@ -18,6 +20,8 @@ from .exceptions import (
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
 from .read import ReadBuilder, TableRead
+from .row_id_jobs import read_by_row_id, update_by_row_id
+from .row_id_ranges import process_row_id_ranges
 from .scan import Plan, Split, TableScan
 from .schema import DataField, DataType, Schema, TableSchema
 from .table import Table
@@ -28,4 +32,6 @@ __all__ = [
     "PredicateBuilder", "CatalogException", "DatabaseNotExistException",
     "DatabaseAlreadyExistException", "TableNotExistException", "TableAlreadyExistException",
     "CommitConflictException", "BlobDescriptor", "map_with_blobs",
+    # the row-id jobs, embedded (paimon_rowid.ray has the same calls on Ray)
+    "update_by_row_id", "read_by_row_id", "process_row_id_ranges",
 ]

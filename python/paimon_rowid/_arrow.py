@@ -155,3 +155,28 @@ class UserStream:
                 # Chained to the native error on purpose: both are worth seeing.
                 raise self.error.with_traceback(self.error.__traceback__)  # noqa: B904
             raise
+
+
+def source_stream(source: Any, operation: str, what: str) -> UserStream:
+    """The source as one Arrow stream (``.reader``; ``.call`` keeps the user's exceptions).
+    A table name is refused (its _ROW_ID is its own); other unsupported types are TypeError."""
+    if isinstance(source, str):
+        raise ValueError(
+            f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
+            f"pyarrow.Table / pandas.DataFrame carrying {what}.")
+    if type(source).__module__.startswith("ray.data"):
+        # Iterating a Dataset would run the whole Ray pipeline only to fail on its rows.
+        raise TypeError(
+            f"{operation} (embedded) does not take a ray.data.Dataset; use "
+            f"paimon_rowid.ray.{operation}, or pass a pyarrow.Table / pandas.DataFrame / "
+            f"Arrow stream carrying {what}.")
+    try:
+        if isinstance(source, (list, tuple)) and not (
+                source and all(isinstance(b, pa.RecordBatch) for b in source)):
+            raise TypeError(type(source).__name__)  # only a list of record batches is a table
+        return UserStream.of(source)
+    except (TypeError, AttributeError):  # AttributeError: an iterable of non-batches
+        raise TypeError(
+            "source must be a ray.data.Dataset, a Paimon table identifier string, a "
+            "pyarrow.Table, or a pandas.DataFrame (or any Arrow stream); got "
+            f"{type(source).__name__}.") from None

@@ -9,6 +9,8 @@ import threading
 from types import ModuleType
 from typing import Optional
 
+from .exceptions import ERROR_CLASSES
+
 _lock = threading.Lock()
 _module: Optional[ModuleType] = None
 
@@ -27,7 +29,6 @@ def native() -> ModuleType:
                 raise ImportError(
                     "paimon_rowid._native is not available (the C++ extension is not built or "
                     f"not on the path): {error}") from error
-            from .exceptions import ERROR_CLASSES
             module.register_error_classes(dict(ERROR_CLASSES))
             _module = module
     return _module

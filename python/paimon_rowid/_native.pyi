@@ -167,3 +167,76 @@ def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
     does not match, or when a range lies outside every payload); other files are read as
     they are. Every uri is checked first (NotImplementedError for non-local uris, before any
     read). The GIL is released while reading."""
+
+# ---------------------------------------------------------------------------- row-id jobs
+
+class CommitMessage:
+    @property
+    def file_names(self) -> List[str]: ...
+    @property
+    def row_count(self) -> int: ...
+    check_from_snapshot: Optional[int]
+    def is_empty(self) -> bool: ...
+    def serialize(self) -> bytes: ...
+    @staticmethod
+    def deserialize(data: bytes) -> "CommitMessage": ...
+
+class RowIdIndex:
+    """The file groups of one snapshot, sorted by first row id (built once per job, shipped
+    to Ray workers as bytes)."""
+    @staticmethod
+    def build(table: Table, snapshot_id: Optional[int]) -> "RowIdIndex": ...
+    @property
+    def snapshot_id(self) -> int: ...
+    @property
+    def num_groups(self) -> int: ...
+    @property
+    def total_rows(self) -> int: ...
+    def group_ranges(self) -> List[Tuple[int, int]]: ...
+    def valid_ranges(self) -> List[Tuple[int, int]]: ...
+    def route(self, ids: Any, context: str) -> Any:
+        """The owning group of each id (a pyarrow int32 Array); ValueError for foreign ids."""
+    def serialize(self) -> bytes: ...
+    @staticmethod
+    def deserialize(data: bytes) -> "RowIdIndex": ...
+
+class RebaseStep:
+    """What a rebased update round must do: move onto ``latest_index``'s snapshot, checking
+    that none of its rows changed since ``previous_base_id``."""
+    previous_base_id: int
+    latest_index: RowIdIndex
+
+def validate_update_columns(table: Table, cols: List[str], target: str,
+                            operation: str) -> List[str]: ...
+
+def update_by_row_id(table: Table, source: Any, update_cols: List[str], target: str,
+                     threads: int = 0, index: Optional[RowIdIndex] = None,
+                     verify_since: Optional[RowIdIndex] = None
+                     ) -> Tuple[List[CommitMessage], int]:
+    """The apply kernel of one round: routes and writes, commits nothing; (messages, rows)."""
+
+def commit_update(table: Table, round: Any, num_updated: int, commit_user: str,
+                  properties: Dict[str, str] = ..., max_rebases: int = 5
+                  ) -> Tuple[Optional[int], int]:
+    """The one commit path of an update whose rounds run elsewhere: calls
+    ``round(None)``, then ``round(RebaseStep)`` after each lost conflict, for the commit
+    messages; returns (snapshot id or None, rebases). ``round``'s exceptions pass through."""
+
+def update_by_row_id_commit(table: Table, source: Any, update_cols: List[str], target: str,
+                            commit_user: str, threads: int = 0, max_rebases: int = 5,
+                            properties: Dict[str, str] = ...
+                            ) -> Tuple[int, Optional[int], int]:
+    """Embedded update: (rows, snapshot id or None, rebases)."""
+
+def update_file_paths(table: Table, update_cols: List[str], index: RowIdIndex,
+                      groups: List[int]) -> List[str]:
+    """The files an update with the table's file stem writes for ``groups``."""
+
+def delete_files(table: Table, paths: List[str]) -> int:
+    """Deletes the existing files of ``paths`` through the table's FileIO; how many."""
+
+def read_by_row_id(table: Table, source: Any, row_id_col: str, projection: List[str],
+                   index: RowIdIndex, threads: int = 0) -> Any:
+    """An "arrow_array_stream" capsule of (*projection, _ROW_ID)."""
+
+def read_by_row_id_schema(table: Table, projection: List[str]) -> Any: ...

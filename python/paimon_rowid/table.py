@@ -11,12 +11,12 @@ import pyarrow as pa
 
 from ._arrow import capsule_schema
 from ._lib import native
+from .read import ReadBuilder
 from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
+from .write import BatchWriteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._native import Snapshot
-    from .read import ReadBuilder
-    from .write import BatchWriteBuilder
 
 __all__ = ["Table"]
 
@@ -160,14 +160,12 @@ class Table:
         return list(self._native.list_tags())
 
     def new_read_builder(self) -> ReadBuilder:
-        from .read import ReadBuilder
         return ReadBuilder(self)
 
     # -- writing ------------------------------------------------------------------------------
 
     def new_batch_write_builder(self) -> BatchWriteBuilder:
         """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
-        from .write import BatchWriteBuilder
         return BatchWriteBuilder(self)
 
     def __repr__(self) -> str:

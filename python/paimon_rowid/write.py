@@ -25,7 +25,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import UserStream, capsule_schema
+from ._arrow import UserStream, capsule_schema, source_stream
 from ._lib import native
 
 __all__ = ["BatchWriteBuilder", "BatchTableWrite", "BatchTableCommit", "CommitMessage",
@@ -258,19 +258,21 @@ class BatchTableUpdate:
         self._table = table
         self._update_cols: Optional[List[str]] = None
 
-    def with_update_type(self, update_cols: Sequence[str]) -> BatchTableUpdate:
-        from . import _row_id_jobs as jobs
+    def with_update_type(self, update_cols: Sequence[str]) -> "BatchTableUpdate":
         if not update_cols:
             raise ValueError("update_cols must be non-empty.")
-        cols = jobs.dedupe(list(update_cols))
+        # Validated and de-duplicated (order kept) natively, as the row-id jobs do.
         self._update_cols = native().validate_update_columns(
-            self._table._native, cols, self._table.identifier, "update_by_arrow_with_row_id")
+            self._table._native, list(update_cols), self._table.identifier,
+            "update_by_arrow_with_row_id")
         return self
 
     def update_by_arrow_with_row_id(self, data: Any) -> List[CommitMessage]:
-        from .row_ids import update_columns_by_row_id
+        """Routes and writes the update (the row-id update kernel, on a C++ thread pool) and
+        returns its messages; nothing is committed. On error every written file is deleted."""
         if self._update_cols is None:
             raise ValueError("call with_update_type(columns) before update_by_arrow_with_row_id")
-        messages, _ = update_columns_by_row_id(self._table, data, self._update_cols,
-                                               self._table.identifier)
+        stream = source_stream(data, "update_by_row_id", "the target _ROW_ID")
+        messages, _ = stream.call(lambda reader: native().update_by_row_id(
+            self._table._native, reader, self._update_cols, self._table.identifier))
         return [CommitMessage(m) for m in messages]

@@ -108,10 +108,15 @@ void RegisterRowId(nb::module_& m) {
           return Unwrap(ValidateUpdateColumns(*table, cols, target, operation));
         });
 
+  // The apply kernel of one update round: routes `source` with `index` (the driver's, shipped
+  // to a Ray task) and writes one partial-column file per touched group; nothing is committed.
+  // `verify_since` (a rebased round): first checks that no routed row changed since that
+  // index's snapshot (RowIdUpdate::VerifyUnchangedSince).
   m.def(
       "update_by_row_id",
       [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
-         std::string target, int threads, std::optional<IndexPtr> index) {
+         std::string target, int threads, std::optional<IndexPtr> index,
+         std::optional<IndexPtr> verify_since) {
         auto reader = ImportStreamFrom(source);
         return WithoutGil([&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
           std::unique_ptr<RowIdUpdate> update;
@@ -121,6 +126,9 @@ void RegisterRowId(nb::module_& m) {
             ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target));
           }
           ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
+          if (verify_since && *verify_since) {
+            ARROW_RETURN_NOT_OK(update->VerifyUnchangedSince(*verify_since));
+          }
           ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
           std::vector<std::shared_ptr<CommitMessage>> out;
           for (auto& msg : messages) out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
@@ -128,7 +136,82 @@ void RegisterRowId(nb::module_& m) {
         });
       },
       nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
-      nb::arg("threads") = 0, nb::arg("index").none() = nb::none());
+      nb::arg("threads") = 0, nb::arg("index").none() = nb::none(),
+      nb::arg("verify_since").none() = nb::none());
+
+  nb::class_<RebaseStep>(m, "RebaseStep")
+      .def_ro("previous_base_id", &RebaseStep::previous_base_id)
+      .def_prop_ro("latest_index", [](const RebaseStep& s) { return s.latest_index; });
+
+  // The one commit path of an update whose rounds run elsewhere (Ray): CommitWithRebase
+  // calling back `round(step)` (step None first, then a RebaseStep) for each round's commit
+  // messages. An exception `round` raises reaches the caller as itself.
+  m.def(
+      "commit_update",
+      [](std::shared_ptr<Table> table, nb::callable round, int64_t num_updated,
+         std::string commit_user, std::map<std::string, std::string> properties,
+         int max_rebases) {
+        std::optional<nb::python_error> raised;
+        UpdateRound run = [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
+          nb::gil_scoped_acquire gil;
+          try {
+            nb::object result = step ? round(*step) : round(nb::none());
+            std::vector<CommitMessage> messages;
+            for (nb::handle item : result) {
+              messages.push_back(*nb::cast<std::shared_ptr<CommitMessage>>(item));
+            }
+            return messages;
+          } catch (nb::python_error& error) {
+            raised.emplace(std::move(error));
+            return Status::Cancelled("the update round raised a Python exception");
+          } catch (const std::exception& error) {  // nb::cast_error, nb::next_overflow, ...
+            return Status::TypeError("an update round must return commit messages: ",
+                                     error.what());
+          }
+        };
+        Result<UpdateOutcome> outcome;
+        {
+          nb::gil_scoped_release release;
+          CommitOptions options;
+          options.commit_user = std::move(commit_user);
+          options.properties = std::move(properties);
+          outcome = CommitWithRebase(table, std::move(options), max_rebases, num_updated, run);
+        }
+        if (raised) {
+          raised->restore();
+          throw nb::python_error();
+        }
+        auto done = Unwrap(std::move(outcome));
+        return std::make_tuple(done.snapshot_id, done.rebases);
+      },
+      nb::arg("table"), nb::arg("round"), nb::arg("num_updated"), nb::arg("commit_user"),
+      nb::arg("properties") = std::map<std::string, std::string>{}, nb::arg("max_rebases") = 5);
+
+  m.def(
+      "update_file_paths",
+      [](std::shared_ptr<Table> table, std::vector<std::string> cols, IndexPtr index,
+         std::vector<int32_t> groups) {
+        return WithoutGil([&] { return UpdateFilePaths(table, cols, *index, groups); });
+      },
+      nb::arg("table"), nb::arg("update_cols"), nb::arg("index"), nb::arg("groups"),
+      "The partial-column files an update with the table's file stem writes for `groups`.");
+
+  m.def(
+      "delete_files",
+      [](std::shared_ptr<Table> table, std::vector<std::string> paths) {
+        return WithoutGil([&]() -> Result<int64_t> {
+          int64_t deleted = 0;
+          for (const auto& path : paths) {
+            ARROW_ASSIGN_OR_RAISE(bool exists, table->file_io()->Exists(path));
+            if (!exists) continue;
+            ARROW_RETURN_NOT_OK(table->file_io()->DeleteFile(path));
+            ++deleted;
+          }
+          return deleted;
+        });
+      },
+      nb::arg("table"), nb::arg("paths"),
+      "Deletes the files of `paths` that exist, through the table's FileIO; returns how many.");
 
   m.def(
       "update_by_row_id_commit",

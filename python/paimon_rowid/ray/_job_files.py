@@ -1,55 +1,32 @@
-"""The data files one Ray job wrote, found by name, for exactly-once cleanup.
+"""How a Ray job names its data files, so that it cleans up exactly once without listing.
 
-A Ray job (an update, a write) names every data file it writes ``<data-file.prefix><job id>-...``
-by running its writers on a table handle whose ``data-file.prefix`` carries a random job id
-(``with_job_prefix``). A task attempt that dies after writing (worker or node lost; Ray may
-retry it) leaves files that no returned commit message names. Before committing, the driver
-deletes the job's files that the commit does not name; when the job fails, it deletes all of
-them. Files of other writers never carry the job id and are never touched.
+A Ray job (an update round, a write) runs its writers on a table handle whose file stem
+(``paimon-rowid.write.file-stem``, see ``AppendWriter::kFileStemOption``) is a new random job
+id, extended per task, so every file name is a function of the job and of the task's input:
+``<data-file.prefix><job>-g<first row id>-0.parquet`` for an update's file group,
+``<data-file.prefix><job>-t<task>-<n>.parquet`` for the n-th file of a write task.
+
+A task attempt that dies after writing (worker or node lost) is re-run by Ray on the same
+input and writes the same names over the dead attempt's files: a job that succeeds leaves no
+stray file, with no cleanup step at all. A job that fails deletes, by name, the files it can
+derive: an update knows the groups its scatter tasks routed rows to (``update_file_paths``),
+a write the files its tasks reported. Nothing walks the table directory, so this works on
+an object store too; files of other writers never carry the job id and are never touched.
 """
 from __future__ import annotations
 
-import os
 import uuid
-from typing import Any, Iterable, List, Tuple
+from typing import Any
 
-# Table directories that hold metadata, never data files.
-_METADATA_DIRS = {"snapshot", "manifest", "schema", "index", "tag", "branch", "changelog",
-                  "statistics", "consumer", "service"}
-
-
-def new_job(table: Any) -> Tuple[str, str]:
-    """(a new job id, the ``data-file.prefix`` that makes the job's files carry it)."""
-    job_id = uuid.uuid4().hex
-    return job_id, f"{table.options.get('data-file.prefix', 'data-')}{job_id}-"
+#: Table (dynamic) option naming the writer's file stem (C++ ``AppendWriter::kFileStemOption``).
+FILE_STEM_OPTION = "paimon-rowid.write.file-stem"
 
 
-def with_job_prefix(table: Any) -> Tuple[Any, str]:
-    """(a copy of ``table`` whose data files carry a new job id, that job id)."""
-    job_id, prefix = new_job(table)
-    return table.copy({"data-file.prefix": prefix}), job_id
+def new_job_id() -> str:
+    """A new random job id (unique per job, and per round of an update)."""
+    return uuid.uuid4().hex
 
 
-def job_files(table_path: str, job_id: str) -> List[str]:
-    """Every file under the table's data directories whose name carries ``job_id``."""
-    found = []
-    for root, dirs, names in os.walk(table_path):
-        if root == table_path:
-            dirs[:] = [d for d in dirs if d not in _METADATA_DIRS]
-        found.extend(os.path.join(root, n) for n in names if job_id in n)
-    return found
-
-
-def delete_job_files(table_path: str, job_id: str, keep: Iterable[str] = ()) -> List[str]:
-    """Deletes the files of this job whose names are not in ``keep``; returns them."""
-    keep = frozenset(keep)
-    deleted = []
-    for path in job_files(table_path, job_id):
-        if os.path.basename(path) in keep:
-            continue
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            continue
-        deleted.append(path)
-    return deleted
+def with_file_stem(table: Any, stem: str) -> Any:
+    """A copy of ``table`` whose writers name their files from ``stem``."""
+    return table.copy({FILE_STEM_OPTION: stem})

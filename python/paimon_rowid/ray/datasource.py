@@ -10,6 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
+from .._arrow import stream_reader
+from .._lib import native
 from ._compat import read_datasource
 
 
@@ -45,8 +47,6 @@ def _make_datasource(native_table: Any, read_fields: List[str], predicate: Any,
                 rows = sum(sizes[i] for i in members)
 
                 def read_fn(payload=payload):
-                    from .._arrow import stream_reader
-                    from .._lib import native
                     natives = [native().Split.deserialize(b) for b in payload]
                     capsule = native().read(native_table, natives, read_fields, predicate, limit)
                     for batch in stream_reader(capsule):

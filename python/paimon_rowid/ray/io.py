@@ -24,7 +24,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
-from ._job_files import delete_job_files, with_job_prefix
+from ..catalog import CatalogFactory
+from ..schema import DataType
+from ..write import CommitMessage
+from ._job_files import new_job_id, with_file_stem
+from ._runtime import innermost, require_ray
 from .blobs import ARRAY_BLOB_COLUMNS_ATTR, BLOB_COLUMNS_ATTR, MAP_BLOB_COLUMNS_ATTR
 
 __all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
@@ -36,14 +40,12 @@ _PRECLUSTER_MODES = ("auto", "map_groups", "off")
 
 
 def _ray_data():
-    from .row_ids import _ray
-    _ray()
+    require_ray()
     import ray.data
     return ray.data
 
 
 def _load_table(table_identifier: str, catalog_options: Dict[str, Any]):
-    from ..catalog import CatalogFactory
     return CatalogFactory.create(catalog_options).get_table(table_identifier)
 
 
@@ -129,7 +131,6 @@ def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filte
 def _blob_kind(data_type) -> Optional[str]:
     """"BLOB", "ARRAY" (ARRAY<BLOB>) or "MAP" (MAP<K, BLOB>) for columns kept in .blob
     files; None otherwise."""
-    from ..schema import DataType
     root = data_type.root
     if root == "BLOB":
         return "BLOB"
@@ -176,7 +177,6 @@ _TRACKER_ACTOR = None  # the Ray actor class of _MessageTracker, made on first u
 
 
 def _abort(table, serialized: Sequence[bytes]) -> None:
-    from ..write import CommitMessage
     messages = [CommitMessage.from_bytes(m) for m in serialized]
     if messages:
         table.new_batch_write_builder().new_commit().abort(messages)
@@ -201,11 +201,13 @@ def _hold_for_tests() -> None:
         time.sleep(0.02)
 
 
-def _write_blocks(table, tracker, blocks) -> Dict[str, Any]:
-    """Worker side: one native append writer over the task's blocks."""
+def _write_blocks(table, tracker, blocks, stem: str) -> Dict[str, Any]:
+    """Worker side: one native append writer over the task's blocks, its files named from
+    ``stem`` (the job id and the task's index: a re-run of the task after its worker died
+    writes the same names over the dead attempt's files)."""
     import ray
     from ray.data.block import BlockAccessor
-    write = table.new_batch_write_builder().new_write()
+    write = with_file_stem(table, stem).new_batch_write_builder().new_write()
     rows = 0
     try:
         for block in blocks:
@@ -260,17 +262,16 @@ def _make_datasink(table, tracker, job_id: str):
             return "PaimonRowId"
 
         def write(self, blocks, ctx) -> Dict[str, Any]:
-            return _write_blocks(self.table, self.tracker, blocks)
+            return _write_blocks(self.table, self.tracker, blocks,
+                                 f"{self.job_id}-t{int(ctx.task_idx)}")
 
         def on_write_complete(self, write_result) -> None:
             returns = getattr(write_result, "write_returns", write_result)
             serialized = [m for r in returns if r for m in r["messages"]]
             rows = sum(int(r["rows"]) for r in returns if r)
-            from ..write import CommitMessage
+            # Attempts that died after writing were re-run by Ray on the same blocks and wrote
+            # the same names: every file of this write is named by a message.
             messages = [CommitMessage.from_bytes(m) for m in serialized]
-            # Attempts that died after writing (retried by Ray) left files no message names.
-            delete_job_files(self.table.path, self.job_id,
-                             keep={name for m in messages for name in m.file_names})
             if not messages:
                 return
             builder = self.table.new_batch_write_builder()
@@ -283,9 +284,9 @@ def _make_datasink(table, tracker, job_id: str):
             if self.commit_started:
                 return
             import ray
+            # The files every task reported. A task whose every attempt died after writing
+            # reported nothing: its files stay (docs/python-api.md, "Ray jobs and failures").
             _abort(self.table, ray.get(self.tracker.close.remote()))
-            # Also the files of attempts that died before registering their messages.
-            delete_job_files(self.table.path, self.job_id)
 
     return PaimonRowIdDatasink()
 
@@ -299,9 +300,10 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     snapshot). Columns are matched by name and cast to the table's types (pypaimon demands the
     exact schema). ``concurrency`` / ``ray_remote_args`` apply to the write tasks.
 
-    If any task or the commit fails, the error propagates and no file of this write remains.
-    Every data file is named ``<data-file.prefix><job id>-...``; files of task attempts that
-    died after writing (Ray retried them) are deleted before the commit.
+    If any task or the commit fails, the error propagates and no file a task reported remains.
+    Every data file is named from the job id and the write task's index, so a task re-run by
+    Ray after its worker died writes its files over the dead attempt's (nothing stray is
+    left); only a task whose every attempt died after writing leaves its files behind.
     Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster``,
     NotImplementedError for ``overwrite=True``, catalog errors for a missing table, and the
     innermost worker error (e.g. ValueError for a missing column) when a write task fails."""
@@ -318,7 +320,6 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
                                   "paimon_rowid yet")
     from ray.exceptions import RayError
 
-    from .row_ids import _innermost
     global _TRACKER_ACTOR
     if _TRACKER_ACTOR is None:
         _TRACKER_ACTOR = ray.remote(num_cpus=0)(_MessageTracker)
@@ -327,8 +328,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     tracker = _TRACKER_ACTOR.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
         ray.get_runtime_context().get_node_id(), soft=False)).remote()
-    # Every file of this write carries the job id, so files of attempts that died can be found.
-    table, job_id = with_job_prefix(table)
+    job_id = new_job_id()  # every file of this write carries it (ray/_job_files.py)
     try:
         sink = _make_datasink(table, tracker, job_id)
         try:
@@ -338,7 +338,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
             # Surface the worker's own exception (e.g. the writer's ValueError); keep Ray's
             # wrapper when the innermost is Ray's (UserCodeException drops the original
             # exception and only the wrapper's text names it).
-            inner = _innermost(error) if isinstance(error, RayError) else error
+            inner = innermost(error) if isinstance(error, RayError) else error
             if inner is error or isinstance(inner, RayError):
                 raise
             raise inner from error

@@ -8,6 +8,7 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
+#include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -159,6 +160,101 @@ TEST(RowIdUpdateTest, TrueConflictFailsAndLeavesNothing) {
   EXPECT_NE(st.message().find("changed some of the same rows"), std::string::npos);
   EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
   EXPECT_EQ(Names(fx.ReadAll({"name"}))[2], "theirs-2");
+}
+
+// The shape of a Ray update: each round routes the rows afresh with the index it is given
+// (a rebased round: the latest, checked against the previous base) instead of rebasing
+// routed rows. Both writers' rows land; the conflict is still caught.
+Result<UpdateOutcome> CommitLikeRay(WriteFixture& fx, const std::vector<int64_t>& ids,
+                                    const std::string& prefix,
+                                    std::shared_ptr<const RowIdIndex> base_index) {
+  std::shared_ptr<const RowIdIndex> previous;
+  return CommitWithRebase(
+      fx.table(), CommitOptions{}, /*max_rebases=*/3, static_cast<int64_t>(ids.size()),
+      [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
+        std::shared_ptr<const RowIdIndex> index = step ? step->latest_index : base_index;
+        ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t", index));
+        ARROW_RETURN_NOT_OK(update->Add(NameUpdates(ids, prefix)));
+        if (step) {
+          EXPECT_EQ(step->previous_base_id, previous->snapshot_id());
+          ARROW_RETURN_NOT_OK(update->VerifyUnchangedSince(previous));
+        }
+        previous = index;
+        return update->Finish(1);
+      });
+}
+
+TEST(RowIdUpdateTest, RoundsRoutedAfreshRebaseOverOtherRows) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto base = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
+                  .ValueOrDie();
+  auto theirs = MakeUpdate(fx, {7}, "theirs-");
+  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  auto outcome = CommitLikeRay(fx, {1, 2}, "ours-", base);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->rebases, 1);
+  EXPECT_EQ(outcome->snapshot_id, 3);
+  EXPECT_EQ(outcome->num_updated, 2);
+  auto names = Names(fx.ReadAll({"name"}));
+  EXPECT_EQ(names[1], "ours-1");
+  EXPECT_EQ(names[7], "theirs-7");
+}
+
+TEST(RowIdUpdateTest, RoundsRoutedAfreshDetectTrueConflicts) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto base = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
+                  .ValueOrDie();
+  auto theirs = MakeUpdate(fx, {2}, "theirs-");
+  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  auto before = WriteFixture::Files(fx.table_path());
+  auto st = CommitLikeRay(fx, {1, 2}, "ours-", base).status();
+  ASSERT_NE(GetErrorKind(st), nullptr) << st.ToString();
+  EXPECT_EQ(*GetErrorKind(st), ErrorKind::kCommitConflict);
+  EXPECT_NE(st.message().find("changed some of the same rows"), std::string::npos);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
+}
+
+TEST(RowIdUpdateTest, RoundErrorsReachTheCallerAndNothingIsCommitted) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto st = CommitWithRebase(fx.table(), CommitOptions{}, 3, 1,
+                             [](const RebaseStep*) -> Result<std::vector<CommitMessage>> {
+                               return Status::IOError("worker lost");
+                             })
+                .status();
+  EXPECT_TRUE(st.IsIOError());
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 1);
+}
+
+TEST(RowIdUpdateTest, FileStemNamesTheFilesOfAnUpdate) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 10));
+  auto stemmed = fx.table()->Copy({{AppendWriter::kFileStemOption, "job42"}}).ValueOrDie();
+  auto update = RowIdUpdate::Make(stemmed, {"name"}, "db.t").ValueOrDie();
+  ASSERT_TRUE(update->Add(NameUpdates({3, 12}, "n-")).ok());
+  auto messages = update->Finish(1).ValueOrDie();
+  ASSERT_EQ(messages.size(), 2u);
+  auto index = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
+                   .ValueOrDie();
+  auto paths = UpdateFilePaths(stemmed, {"name"}, *index, {0, 1}).ValueOrDie();
+  ASSERT_EQ(paths.size(), 2u);
+  for (size_t g = 0; g < 2; ++g) {
+    const std::string& name = messages[g].new_files[0].file_name;
+    EXPECT_EQ(name, "data-job42-g" + std::to_string(g * 10) + "-0.parquet");
+    EXPECT_EQ(paths[g].substr(paths[g].size() - name.size()), name);
+    EXPECT_TRUE(fx.table()->file_io()->Exists(paths[g]).ValueOrDie()) << paths[g];
+  }
+  // A rerun (a retried task) writes the same names.
+  auto again = RowIdUpdate::Make(stemmed, {"name"}, "db.t").ValueOrDie();
+  ASSERT_TRUE(again->Add(NameUpdates({3}, "m-")).ok());
+  EXPECT_EQ(again->Finish(1).ValueOrDie()[0].new_files[0].file_name,
+            messages[0].new_files[0].file_name);
+  // Without a stem the paths are unknown.
+  EXPECT_TRUE(UpdateFilePaths(fx.table(), {"name"}, *index, {0}).status().IsInvalid());
+  EXPECT_TRUE(UpdateFilePaths(stemmed, {"name"}, *index, {5}).status().IsIndexError());
 }
 
 // A budget of one byte makes every routed batch spill; the result must not change and the

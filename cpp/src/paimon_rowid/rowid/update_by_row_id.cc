@@ -389,35 +389,68 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   return out;
 }
 
+namespace {
+
+// A reader of the update columns of `table` pinned at `index`'s snapshot.
+Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
+                                            const std::vector<std::string>& cols,
+                                            std::shared_ptr<const RowIdIndex> index) {
+  ARROW_ASSIGN_OR_RAISE(
+      auto pinned, table.Copy({{options::kScanSnapshotId, std::to_string(index->snapshot_id())},
+                               {options::kScanTagName, std::nullopt}}));
+  return RowIdRead::Make(std::move(pinned), cols, std::move(index));
+}
+
+// The values `read` gives for `ids`, ordered by row id.
+Result<std::shared_ptr<arrow::Table>> ValuesOf(const RowIdRead& read,
+                                               const std::vector<std::shared_ptr<arrow::Array>>& ids) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+  ARROW_ASSIGN_OR_RAISE(auto sorted,
+                        cp::SortIndices(*table->GetColumnByName(system_fields::kRowId)));
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted));
+  return taken.table();
+}
+
+// OK when the update columns of `ids` hold the same values in `before`'s snapshot and in
+// `after`'s; else the conflict error every rebase reports.
+Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
+                      const std::vector<std::shared_ptr<arrow::Array>>& ids,
+                      const std::vector<std::string>& cols) {
+  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids));
+  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids));
+  if (old_values->Equals(*new_values)) return Status::OK();
+  std::string columns;
+  for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                       "update_by_row_id conflicts with snapshot " +
+                           std::to_string(after.index()->snapshot_id()) +
+                           ", which changed some of the same rows in column(s) " + columns +
+                           " since snapshot " + std::to_string(before.index()->snapshot_id()) +
+                           "; re-run the update on the latest data");
+}
+
+}  // namespace
+
 Status RowIdUpdate::Rebase() {
+  ARROW_ASSIGN_OR_RAISE(auto latest, impl_->table->LatestSnapshot());
+  if (!latest) return Status::Invalid("cannot rebase an update without snapshots");
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
+                        RowIdIndex::Build(impl_->table, *latest));
+  return Rebase(std::move(latest_index));
+}
+
+Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
   Impl& impl = *impl_;
-  ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->LatestSnapshot());
-  if (!latest || !impl.base || !impl.routed) {
+  if (!latest_index || !impl.base || !impl.routed || !impl.index) {
     return Status::Invalid("cannot rebase an update without snapshots");
   }
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
-                        RowIdIndex::Build(impl.table, *latest));
-  auto reader_at = [&](const Snapshot& snap,
-                       std::shared_ptr<const RowIdIndex> index) -> Result<std::shared_ptr<RowIdRead>> {
-    ARROW_ASSIGN_OR_RAISE(auto pinned,
-                          impl.table->Copy({{options::kScanSnapshotId, std::to_string(snap.id)},
-                                            {options::kScanTagName, std::nullopt}}));
-    return RowIdRead::Make(pinned, impl.cols, std::move(index));
-  };
-  ARROW_ASSIGN_OR_RAISE(auto before_read, reader_at(*impl.base, impl.index));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, reader_at(*latest, latest_index));
-  auto values_of = [](RowIdRead* read, const std::vector<std::shared_ptr<arrow::Array>>& ids)
-      -> Result<std::shared_ptr<arrow::Table>> {
-    ARROW_ASSIGN_OR_RAISE(auto reader, read->Read(ids));
-    ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
-    ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId)));
-    ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted));
-    return taken.table();
-  };
+  ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->SnapshotById(latest_index->snapshot_id()));
+  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, impl.index));
+  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, latest_index));
   // One old group at a time, so the rebase holds no more than the routing does: the rows'
-  // current values at the base and at the latest snapshot must be equal for every update
-  // column (else a concurrent commit changed these rows: a true conflict); then the rows are
-  // re-routed with the latest index (group boundaries may have moved).
+  // values must be unchanged (else a true conflict); then they are re-routed with the latest
+  // index (group boundaries may have moved).
   auto rerouted = std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget,
                                                  impl.spill_dir);
   rerouted->Reset(latest_index->groups().size());
@@ -425,17 +458,8 @@ Status RowIdUpdate::Rebase() {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     impl.routed->Release(g);
-    ARROW_ASSIGN_OR_RAISE(auto before, values_of(before_read.get(), rows->column(0)->chunks()));
-    ARROW_ASSIGN_OR_RAISE(auto after, values_of(after_read.get(), rows->column(0)->chunks()));
-    if (!before->Equals(*after)) {
-      std::string columns;
-      for (const auto& c : impl.cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
-      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                           "update_by_row_id conflicts with snapshot " + std::to_string(latest->id) +
-                               ", which changed some of the same rows in column(s) " + columns +
-                               " since snapshot " + std::to_string(impl.base->id) +
-                               "; re-run the update on the latest data");
-    }
+    ARROW_RETURN_NOT_OK(CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(),
+                                       impl.cols));
     arrow::TableBatchReader batches(*rows);
     std::shared_ptr<arrow::RecordBatch> batch;
     while (true) {
@@ -450,22 +474,32 @@ Status RowIdUpdate::Rebase() {
   return Status::OK();
 }
 
-Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
-                                   std::string commit_user, int threads, int max_rebases,
-                                   std::map<std::string, std::string> properties) {
-  UpdateOutcome outcome;
-  outcome.num_updated = update->num_rows();
-  CommitOptions options;
-  options.commit_user = std::move(commit_user);
-  options.properties = std::move(properties);
-  ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, options));
-  // Test-only: widen the window between planning and committing so that concurrent updates
-  // in the tests really overlap.
-  if (const char* pause = std::getenv("PAIMON_ROWID_TEST_PAUSE_BEFORE_COMMIT_MS")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(pause)));
+Status RowIdUpdate::VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since_index) {
+  Impl& impl = *impl_;
+  if (!since_index || !impl.index || !impl.routed) {
+    return Status::Invalid("cannot verify an update without snapshots");
   }
+  if (since_index->snapshot_id() == impl.index->snapshot_id()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, since_index));
+  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, impl.index));
+  for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
+    if (!impl.routed->touched(g)) continue;
+    ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
+    ARROW_RETURN_NOT_OK(CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(),
+                                       impl.cols));
+  }
+  return Status::OK();
+}
+
+Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
+                                       int max_rebases, int64_t num_updated,
+                                       const UpdateRound& round) {
+  UpdateOutcome outcome;
+  outcome.num_updated = num_updated;
+  ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, std::move(options)));
+  std::optional<RebaseStep> step;
   while (true) {
-    ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
+    ARROW_ASSIGN_OR_RAISE(auto messages, round(step ? &*step : nullptr));
     if (messages.empty()) return outcome;
     auto committed = committer->Commit(messages);
     if (committed.ok()) {
@@ -483,10 +517,52 @@ Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Ta
               " rebases onto newer snapshots): other writers kept committing to the same file "
               "groups first. Last conflict: " + committed.status().message());
     }
-    // The committer deleted this attempt's files; move onto the latest snapshot and redo.
-    ARROW_RETURN_NOT_OK(update->Rebase());
+    // The committer deleted this round's files; the next round moves onto the latest snapshot.
+    const std::optional<int64_t>& base = messages.front().check_from_snapshot;
+    if (!base) return committed.status();
+    ARROW_ASSIGN_OR_RAISE(auto latest, table->LatestSnapshot());
+    if (!latest) return committed.status();
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
+                          RowIdIndex::Build(table, *latest));
+    step = RebaseStep{*base, std::move(latest_index)};
     ++outcome.rebases;
   }
+}
+
+Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> table,
+                                                 const std::vector<std::string>& update_cols,
+                                                 const RowIdIndex& index,
+                                                 const std::vector<int32_t>& groups) {
+  if (!table->options().Get(AppendWriter::kFileStemOption)) {
+    return Status::Invalid("update file paths are known only with ",
+                           AppendWriter::kFileStemOption);
+  }
+  std::vector<std::string> paths;
+  paths.reserve(groups.size());
+  for (int32_t g : groups) {
+    if (g < 0 || static_cast<size_t>(g) >= index.groups().size()) {
+      return Status::IndexError("no file group ", g, " in the row-id index");
+    }
+    const RowIdIndex::Group& group = index.groups()[static_cast<size_t>(g)];
+    ARROW_ASSIGN_OR_RAISE(auto writer,
+                          AppendWriter::MakeForRowIds(table, update_cols, group.partition,
+                                                      group.bucket_dir, group.range.from));
+    paths.push_back(writer->row_id_file_path());
+  }
+  return paths;
+}
+
+Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
+                                   std::string commit_user, int threads, int max_rebases,
+                                   std::map<std::string, std::string> properties) {
+  CommitOptions options;
+  options.commit_user = std::move(commit_user);
+  options.properties = std::move(properties);
+  return CommitWithRebase(std::move(table), std::move(options), max_rebases, update->num_rows(),
+                          [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
+                            if (step) ARROW_RETURN_NOT_OK(update->Rebase(step->latest_index));
+                            return update->Finish(threads);
+                          });
 }
 
 }  // namespace paimon_rowid

@@ -21,6 +21,7 @@
 // Thread-safety: one thread drives an RowIdUpdate; Finish uses a pool internally.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,7 @@
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 
 namespace paimon_rowid {
@@ -87,8 +89,17 @@ class RowIdUpdate {
   /// conflict: if any updated row has, in L, a value of an update column that differs from
   /// the base snapshot's, a concurrent commit changed the same rows and columns and the
   /// result is a kCommitConflict error naming them; otherwise the rows are re-routed with
-  /// L's index (group boundaries may have moved) and L becomes the base.
+  /// L's index (group boundaries may have moved) and L becomes the base. The overload taking
+  /// `latest_index` uses that index (of L, built by the caller) instead of building one.
   Status Rebase();
+  Status Rebase(std::shared_ptr<const RowIdIndex> latest_index);
+
+  /// The check of Rebase for an update whose rows were routed with the latest index from the
+  /// start (a rebased round on Ray: the driver ships L's index to the tasks): every added
+  /// row's update-column values must be equal at `since_index`'s snapshot and at this
+  /// update's base, else a kCommitConflict error as from Rebase. Reads only the update
+  /// columns of the touched rows, twice.
+  Status VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since_index);
 
  private:
   RowIdUpdate();
@@ -96,15 +107,48 @@ class RowIdUpdate {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Finishes `update` and commits it as one APPEND snapshot. An update that loses a conflict
-/// only because a concurrent commit wrote the same columns of the same groups on OTHER rows
-/// is rebased (Rebase) and retried, up to `max_rebases` times, so both writers' rows are
-/// kept; a true conflict fails clearly. On failure nothing of the update stays on disk.
 struct UpdateOutcome {
   int64_t num_updated = 0;
   std::optional<int64_t> snapshot_id;  // nullopt when nothing was written
   int rebases = 0;
 };
+
+/// What a rebased round of an update must do: move from the snapshot the previous round was
+/// based on onto `latest_index`'s snapshot, verifying that none of its rows changed between
+/// the two (RowIdUpdate::Rebase / VerifyUnchangedSince).
+struct RebaseStep {
+  int64_t previous_base_id = 0;
+  std::shared_ptr<const RowIdIndex> latest_index;
+};
+
+/// One round of an update: writes the partial-column files and returns their commit
+/// messages, each carrying the snapshot it is based on (check_from_snapshot). `step` is null
+/// for the first round. On error the round has deleted the files it wrote.
+using UpdateRound = std::function<Result<std::vector<CommitMessage>>(const RebaseStep* step)>;
+
+/// The one commit path of update_by_row_id, for every driver (embedded, Ray, CLI): runs
+/// `round`, commits its messages as one APPEND snapshot with `options` (commit user,
+/// snapshot properties), and when the commit loses a data-evolution conflict only because a
+/// concurrent commit wrote the same columns of the same groups, builds the latest snapshot's
+/// index and runs a rebased round, up to `max_rebases` times: both writers' rows are kept,
+/// and a true conflict (the same rows changed) fails clearly. On failure nothing of any round
+/// stays on disk (the committer deletes each lost round's files). `num_updated` is returned
+/// in the outcome as given.
+Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
+                                       int max_rebases, int64_t num_updated,
+                                       const UpdateRound& round);
+
+/// The paths of the partial-column files an update of `update_cols` writes for `groups` of
+/// `index` when `table` carries AppendWriter::kFileStemOption (one file per group, named
+/// from the stem and the group's first row id): what a failed Ray round deletes, by name,
+/// without listing any directory.
+Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> table,
+                                                 const std::vector<std::string>& update_cols,
+                                                 const RowIdIndex& index,
+                                                 const std::vector<int32_t>& groups);
+
+/// Finishes `update` and commits it through CommitWithRebase (rounds: Finish, then
+/// Rebase + Finish).
 Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
                                    std::string commit_user, int threads = 0,
                                    int max_rebases = 5,

@@ -314,6 +314,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
   impl.parquet.compression_level = static_cast<int>(level);
   impl.prefix = opts.GetOr(options::kDataFilePrefix, "data-");
+  if (auto stem = opts.Get(kFileStemOption)) impl.uuid = *stem;
   ARROW_ASSIGN_OR_RAISE(bool suffix_compression,
                         opts.GetBool("file.suffix.include.compression", false));
   if (suffix_compression && codec != "none") {
@@ -322,6 +323,10 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   impl.default_partition_name =
       opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
   return out;
+}
+
+std::string AppendWriter::RowIdFileStem(const std::string& stem, int64_t first_row_id) {
+  return stem + "-g" + std::to_string(first_row_id);
 }
 
 Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
@@ -344,6 +349,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
   impl.partition_index.clear();
   impl.target_file_size = std::numeric_limits<int64_t>::max();
   impl.fixed = Impl::FixedTarget{std::move(partition), std::move(bucket_dir), first_row_id};
+  if (table->options().Get(kFileStemOption)) impl.uuid = RowIdFileStem(impl.uuid, first_row_id);
   return writer;
 }
 
@@ -352,6 +358,13 @@ const std::shared_ptr<arrow::Schema>& AppendWriter::write_schema() const {
 }
 
 std::vector<std::string> AppendWriter::written_paths() const { return impl_->paths; }
+
+std::string AppendWriter::row_id_file_path() const {
+  const Impl& impl = *impl_;
+  std::string dir = impl.fixed ? impl.fixed->dir : std::string();
+  return JoinPath(dir, impl.prefix + impl.uuid + "-" + std::to_string(impl.file_counter) +
+                           impl.extension);
+}
 
 Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
     const arrow::RecordBatch& batch) const {

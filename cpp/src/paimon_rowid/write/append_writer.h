@@ -52,6 +52,14 @@ namespace paimon_rowid {
 
 class AppendWriter {
  public:
+  /// Table (dynamic) option: the stem of this writer's file names, in place of a random
+  /// UUID, so that a rerun of the same write (a Ray task retried after its worker died)
+  /// writes the same names over the dead attempt's files instead of leaving them behind. A
+  /// row-id writer's stem is RowIdFileStem(stem, first_row_id). File names are
+  /// `<data-file.prefix><stem>-<n><extension>`. The caller must make the stem unique per job.
+  static constexpr const char* kFileStemOption = "paimon-rowid.write.file-stem";
+  static std::string RowIdFileStem(const std::string& stem, int64_t first_row_id);
+
   /// `write_cols`: the columns of a partial-column append (they must include the partition
   /// keys); nullopt (or every column in table order) writes full rows.
   static Result<std::unique_ptr<AppendWriter>> Make(
@@ -82,6 +90,9 @@ class AppendWriter {
   /// Deletes every file this writer wrote (also after PrepareCommit, for messages that are
   /// not going to be committed). Idempotent.
   Status Abort();
+
+  /// A MakeForRowIds writer: the path of the one file it writes (known before it is written).
+  std::string row_id_file_path() const;
 
   /// Paths of all files written so far (for tests and diagnostics).
   std::vector<std::string> written_paths() const;

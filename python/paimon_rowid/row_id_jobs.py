@@ -18,15 +18,11 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
-from . import _row_id_jobs as jobs
-from ._arrow import stream_reader
+from . import _job_checks as jobs
+from ._arrow import source_stream, stream_reader
 from ._lib import native
 
-__all__ = ["update_by_row_id", "read_by_row_id", "update_columns_by_row_id"]
-
-# An update that loses a data-evolution conflict only because a concurrent commit changed
-# OTHER rows of the same groups/columns is re-planned on the new snapshot this many times.
-MAX_REBASES = 5
+__all__ = ["update_by_row_id", "read_by_row_id"]
 
 
 def _threads(num_partitions: Optional[int]) -> int:
@@ -48,20 +44,13 @@ def _with_update_options(table, catalog_options: Mapping[str, Any]):
     return table.copy(tuning) if tuning else table
 
 
-def update_columns_by_row_id(table, source: Any, update_cols: List[str], target: str,
-                             threads: int = 0, index: Any = None):
-    """Routes and writes an update; returns (native commit messages, rows). Nothing is
-    committed; on error every written file has been deleted."""
-    stream = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
-    return stream.call(lambda reader: native().update_by_row_id(
-        table._native, reader, list(update_cols), target, threads, index))
-
-
 def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any], *,
                      update_cols: List[str], num_partitions: Optional[int] = None,
-                     ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
+                     ray_remote_args: Optional[Dict[str, Any]] = None,
+                     snapshot_properties: Optional[Mapping[str, str]] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows whose ``_ROW_ID`` the source carries and makes
-    exactly one commit. Returns ``{"num_updated": n}`` (source rows). An empty source makes
+    exactly one commit, whose snapshot carries ``snapshot_properties`` (default: the progress
+    of the running ``process_row_id_ranges(resume_key=...)`` batch). Returns ``{"num_updated": n}`` (source rows). An empty source makes
     no commit. Failed updates leave no files behind.
 
     Beyond pypaimon: when the commit loses a conflict only because another writer changed the
@@ -74,11 +63,11 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     RecordBatchReader or ``__arrow_c_stream__`` object) larger than memory can be applied."""
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     table = _with_update_options(table, catalog_options)
-    stream = jobs.source_reader(source, "update_by_row_id", "the target _ROW_ID")
-    from .ranges import backfill_properties
+    stream = source_stream(source, "update_by_row_id", "the target _ROW_ID")
+    properties = jobs.snapshot_properties(target, snapshot_properties)
     rows, _snapshot_id, _rebases = stream.call(lambda reader: native().update_by_row_id_commit(
         table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
-        MAX_REBASES, backfill_properties(target)))
+        jobs.MAX_REBASES, properties))
     return {"num_updated": int(rows)}
 
 
@@ -93,7 +82,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
     source is empty."""
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
-    stream = jobs.source_reader(row_ids, "read_by_row_id", "the target row ids")
+    stream = source_stream(row_ids, "read_by_row_id", "the target row ids")
     reader = stream.reader
     if row_id_col not in reader.schema.names:
         raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")

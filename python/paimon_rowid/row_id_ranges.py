@@ -11,22 +11,17 @@ commits and a rerun skips finished batches without reading any of their data (se
 """
 from __future__ import annotations
 
-import contextvars
 import json
-from typing import Any, Callable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Mapping, Optional
 
+from . import _job_checks as jobs
 from ._lib import native
+from .catalog import CatalogFactory
 from .range import Range
 
-__all__ = ["process_row_id_ranges", "plan_row_id_ranges", "backfill_properties",
-           "completed_ranges"]
+__all__ = ["process_row_id_ranges", "plan_row_id_ranges", "completed_ranges"]
 
 PROPERTY_PREFIX = "paimon-rowid.backfill."
-
-# (target, property key, ranges done including the running batch) while a batch runs.
-_ACTIVE: contextvars.ContextVar[Optional[Tuple[str, str, List[Range]]]] = \
-    contextvars.ContextVar("paimon_rowid_active_backfill", default=None)
-
 
 def plan_row_id_ranges(table) -> List[Range]:
     """The file groups of the table's latest snapshot as inclusive ranges, ascending."""
@@ -47,16 +42,6 @@ def completed_ranges(table, resume_key: str) -> List[Range]:
     first hit)."""
     done = native().backfill_done_ranges(table._native, PROPERTY_PREFIX + resume_key)
     return [Range(a, b) for a, b in done]
-
-
-def backfill_properties(target: str) -> dict:
-    """Snapshot properties an update of ``target`` made inside a resumable batch must carry
-    (empty outside one). Used by update_by_row_id, embedded and on Ray."""
-    active = _ACTIVE.get()
-    if active is None or active[0] != target:
-        return {}
-    _, key, done = active
-    return {key: _encode(done)}
 
 
 def _covered(r: Range, done: List[Range]) -> bool:
@@ -84,7 +69,6 @@ def process_row_id_ranges(target: str, catalog_options: Mapping[str, Any], *,
         raise ValueError("processor must be callable.")
     if resume_key is not None and (not isinstance(resume_key, str) or not resume_key):
         raise ValueError("resume_key must be a non-empty string.")
-    from .catalog import CatalogFactory
     table = CatalogFactory.create(catalog_options).get_table(target)
     if not table.row_tracking_enabled:
         raise ValueError(
@@ -97,11 +81,8 @@ def process_row_id_ranges(target: str, catalog_options: Mapping[str, Any], *,
         if not resume_key:
             processor(list(batch))
             return
-        token = _ACTIVE.set((target, PROPERTY_PREFIX + resume_key, done + batch))
-        try:
+        with jobs.batch_properties(target, {PROPERTY_PREFIX + resume_key: _encode(done + batch)}):
             processor(list(batch))
-        finally:
-            _ACTIVE.reset(token)
         latest = completed_ranges(CatalogFactory.create(catalog_options).get_table(target),
                                   resume_key)
         done[:] = latest or done

@@ -3,15 +3,17 @@
 Routing avoids a sort-based shuffle of the source: each source block is routed in C++ to
 contiguous buckets of file groups (binary search over the shipped index) by one scatter task,
 and one apply task per bucket gathers its parts and runs the C++ update kernel. The number of
-scatter tasks in flight is capped. Files are unique per attempt; metadata travels only in task
-return values; the driver makes the one commit.
+scatter tasks in flight is capped. Metadata travels only in task return values; the driver
+commits through the engine's one commit path (``_native.commit_update``, the C++
+``CommitWithRebase`` the embedded update uses too): a commit that loses a conflict to a
+concurrent update of other rows runs the pipeline again on the new snapshot, its tasks
+checking first that none of its rows changed meanwhile.
 
 Exactly once under task retries and node loss: every file an apply attempt writes is named
-``<data-file.prefix><job id>-...`` (the table's ``data-file.prefix`` with this job's random id
-appended). An attempt that dies after writing (worker or node lost, Ray retries the task)
-leaves files no message names; before committing, the driver deletes every file of this job
-that is not in the messages it commits, and when the job fails it waits for every apply task
-and deletes every file of this job. Files of other writers are never touched.
+from the round's random job id and the file group (``ray/_job_files.py``), so an attempt that
+dies after writing is re-run by Ray on the same rows and writes the same names over its
+files. A round that fails waits for every apply task and deletes, by name, the file of each
+group its rows were routed to. Files of other writers are never touched.
 
 read_by_row_id stays lazy (the source runs when the result is consumed): its result is a Ray
 Data read whose planning routes the source's ids to buckets with the same kind of scatter
@@ -29,37 +31,17 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
-from .. import _row_id_jobs as jobs
+from .. import _job_checks as jobs
+from .._arrow import stream_reader
 from .._lib import native
 from ._compat import read_datasource
-from ._job_files import delete_job_files, new_job
+from ._job_files import new_job_id, with_file_stem
+from ._runtime import innermost, require_ray
 
-MIN_RAY = (2, 50)
 # Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), an
 # apply task waits after its files are written and before it returns, so a node can be
 # killed while the update is in flight.
 TEST_HOLD_APPLY_ENV = "PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"
-
-
-def _ray():
-    import ray
-    version = tuple(int(p) for p in ray.__version__.split(".")[:2] if p.isdigit())
-    if version < MIN_RAY:
-        raise RuntimeError(
-            f"this Ray operation requires ray>=2.50; installed ray is {ray.__version__}.")
-    return ray
-
-
-def _innermost(error: BaseException) -> BaseException:
-    """Ray wraps worker errors; callers see the innermost exception, like pypaimon."""
-    seen = set()
-    while id(error) not in seen:
-        seen.add(id(error))
-        nxt = getattr(error, "cause", None) or error.__cause__
-        if nxt is None or not isinstance(nxt, BaseException):
-            break
-        error = nxt
-    return error
 
 
 def _to_dataset(ray, source: Any, operation: str, what: str):
@@ -131,19 +113,24 @@ def _index(index_bytes: bytes):
     key = hashlib.blake2b(index_bytes, digest_size=32).digest()
     idx = _INDEX_CACHE.get(key)
     if idx is None:
-        _INDEX_CACHE.clear()
+        if len(_INDEX_CACHE) >= 4:  # a rebased round uses two indexes; older jobs' go
+            _INDEX_CACHE.clear()
         idx = native().RowIdIndex.deserialize(index_bytes)
         _INDEX_CACHE[key] = idx
     return idx
 
 
-def _bucket_of(index, ids: pa.Array, buckets: int, context: str) -> pa.Array:
+def _bucket_of(index, ids: pa.Array, buckets: int, context: str):
+    """(bucket of each id, the distinct groups the ids belong to)."""
     owners = index.route(ids, context).to_numpy()
-    return pa.array((owners.astype("int64") * buckets // max(1, index.num_groups)).astype("int32"))
+    bucket = pa.array((owners.astype("int64") * buckets // max(1, index.num_groups))
+                      .astype("int32"))
+    return bucket, sorted(set(owners.tolist()))
 
 
 def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: int):
-    """Routes one source block; returns one table per bucket (possibly empty)."""
+    """Routes one source block: one table per bucket (possibly empty), then the groups its
+    rows belong to (what a failed round deletes the files of)."""
     import pyarrow.compute as pc
     block = block.select(columns)
     ids = block.column(0).combine_chunks()
@@ -152,25 +139,26 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
     if ids.null_count:
         raise ValueError("_ROW_ID is null; planner snapshot is stale or matched rows come from "
                          "a different table.")
-    bucket = _bucket_of(_index(index_bytes), ids, buckets,
-                        "planner snapshot is stale or matched rows come from a different table.")
-    parts = []
-    for b in range(buckets):
-        parts.append(block.filter(pc.equal(bucket, b)))
-    return parts if buckets > 1 else parts[0]
+    bucket, groups = _bucket_of(_index(index_bytes), ids, buckets,
+                                "planner snapshot is stale or matched rows come from a "
+                                "different table.")
+    return [block.filter(pc.equal(bucket, b)) for b in range(buckets)] + [groups]
 
 
-def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
-           columns: List[str], file_prefix: str, *parts: pa.Table):
-    """Runs the C++ update kernel on one bucket; returns (serialized messages, rows). Every
-    file it writes is named ``file_prefix...``."""
+def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: Mapping[str, Any],
+           target: str, columns: List[str], job_id: str, *parts: pa.Table):
+    """Runs the C++ update kernel on one bucket; returns (serialized messages, rows). Its
+    files are named from ``job_id`` and their groups (ray/_job_files.py). ``verify_bytes`` (a
+    rebased round): the index of the previous round's base; the kernel first checks that
+    none of these rows changed since then."""
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return [], 0
-    table = jobs.load_table(target, catalog_options).copy({"data-file.prefix": file_prefix})
+    table = with_file_stem(jobs.load_table(target, catalog_options), job_id)
     data = pa.concat_tables(tables, promote_options="permissive")
+    verify = _index(verify_bytes) if verify_bytes is not None else None
     messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
-                                               _index(index_bytes))
+                                               _index(index_bytes), verify)
     hold = os.environ.get(TEST_HOLD_APPLY_ENV)
     deadline = time.monotonic() + 60
     while hold and os.path.exists(hold) and time.monotonic() < deadline:
@@ -182,10 +170,18 @@ def _apply(index_bytes: bytes, catalog_options: Mapping[str, Any], target: str,
 
 def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], *,
                      update_cols: List[str], num_partitions: Optional[int] = None,
-                     ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, int]:
+                     ray_remote_args: Optional[Dict[str, Any]] = None,
+                     snapshot_properties: Optional[Mapping[str, str]] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows addressed by the source's ``_ROW_ID`` with one
-    commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``."""
-    ray = _ray()
+    commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``.
+
+    The commit is the embedded update's (one C++ commit path): when it loses a conflict only
+    because another writer changed the same columns of the same file groups on *other* rows,
+    the pipeline runs again on the new snapshot (its tasks first check that none of these rows
+    changed) and commits again; if the other writer changed these rows,
+    ``CommitConflictException`` is raised. ``snapshot_properties`` go into the snapshot made
+    (default: the progress of the running ``process_row_id_ranges(resume_key=...)`` batch)."""
+    ray = require_ray()
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     ds, names = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
     # Execute the source exactly once: its schema, row count and blocks all come from the
@@ -201,74 +197,118 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         raise ValueError(f"source is missing columns {missing}; it must carry _ROW_ID and "
                          f"{update_cols}.")
     snapshot = table.latest_snapshot()
-    if materialized.count() == 0:
+    num_rows = materialized.count()
+    if num_rows == 0:
         return {"num_updated": 0}
     if jobs.table_is_empty(snapshot):
         raise jobs.foreign_ids_error(target)
-    index = native().RowIdIndex.build(table._native, snapshot.id)
-    buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
-    index_ref = ray.put(index.serialize())
-    columns = [jobs.ROW_ID] + update_cols
-    remote_args, concurrency = _task_options(ray_remote_args)
-    scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
-    apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
-    job_id, file_prefix = new_job(table)
+    pipeline = _UpdatePipeline(ray, table, target, catalog_options, [jobs.ROW_ID] + update_cols,
+                               materialized.to_arrow_refs(), num_partitions, ray_remote_args)
+    base_index = native().RowIdIndex.build(table._native, snapshot.id)
+    rounds: List[Any] = []  # the index ref of each round, for the next round's check
 
-    apply_refs = []
-    messages: List[Any] = []
-    rows = 0
-    try:
-        block_refs = materialized.to_arrow_refs()
-        # Scatter with a cap on tasks in flight (2 per CPU), one output per bucket.
-        cap = concurrency or max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
-        parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
-        in_flight: List[Any] = []
-        for ref in block_refs:
-            out = scatter.options(num_returns=buckets).remote(ref, index_ref, columns, buckets)
-            outs = out if buckets > 1 else [out]
-            for b, part in enumerate(outs):
-                parts_by_bucket[b].append(part)
-            in_flight.append(outs[0])
-            if len(in_flight) >= cap:
-                _, in_flight = ray.wait(in_flight, num_returns=1)
-        pending: List[Any] = []
-        for parts in parts_by_bucket:
-            if not parts:
+    def run_round(step):
+        if step is None:
+            index_ref = pipeline.run(base_index, None)
+        else:
+            index_ref = pipeline.run(step.latest_index, rounds[-1])
+        rounds.append(index_ref)
+        return pipeline.messages
+
+    properties = jobs.snapshot_properties(target, snapshot_properties)
+    native().commit_update(table._native, run_round, num_rows, str(uuid.uuid4()), properties,
+                           jobs.MAX_REBASES)
+    return {"num_updated": int(pipeline.rows)}
+
+
+class _UpdatePipeline:
+    """One round of a Ray update: scatter the source blocks to buckets of file groups with an
+    index, apply each bucket with the C++ kernel, collect the commit messages. Every round has
+    its own job id: the files of a round the commit did not take are deleted by the
+    committer, those of task attempts that died by the round itself."""
+
+    def __init__(self, ray, table, target: str, catalog_options: Mapping[str, Any],
+                 columns: List[str], block_refs: List[Any], num_partitions: Optional[int],
+                 ray_remote_args: Optional[Mapping[str, Any]]) -> None:
+        self._ray = ray
+        self._table = table
+        self._target = target
+        self._catalog_options = dict(catalog_options)
+        self._columns = columns
+        self._blocks = block_refs
+        self._num_partitions = num_partitions
+        remote_args, self._concurrency = _task_options(ray_remote_args)
+        self._scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
+        self._apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
+        self.messages: List[Any] = []
+        self.rows = 0
+
+    def run(self, index, verify_ref) -> Any:
+        """Runs the round on ``index`` (checking against ``verify_ref``'s index when given);
+        fills ``messages`` and ``rows``; returns the ref of the shipped index."""
+        ray = self._ray
+        buckets = _resolve_partitions(ray, self._num_partitions, index.num_groups)
+        index_ref = ray.put(index.serialize())
+        job_id = new_job_id()
+        groups_refs: List[Any] = []
+        apply_refs: List[Any] = []
+        try:
+            # Scatter with a cap on tasks in flight (2 per CPU): one output per bucket, then
+            # the groups the block's rows belong to.
+            cap = self._concurrency or max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+            parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
+            in_flight: List[Any] = []
+            for ref in self._blocks:
+                outs = self._scatter.options(num_returns=buckets + 1).remote(
+                    ref, index_ref, self._columns, buckets)
+                for b in range(buckets):
+                    parts_by_bucket[b].append(outs[b])
+                groups_refs.append(outs[buckets])
+                in_flight.append(outs[buckets])
+                if len(in_flight) >= cap:
+                    _, in_flight = ray.wait(in_flight, num_returns=1)
+            pending: List[Any] = []
+            for parts in parts_by_bucket:
+                if self._concurrency and len(pending) >= self._concurrency:
+                    _, pending = ray.wait(pending, num_returns=1)
+                apply_refs.append(self._apply.remote(
+                    index_ref, verify_ref, self._catalog_options, self._target, self._columns,
+                    job_id, *parts))
+                pending.append(apply_refs[-1])
+            results = ray.get(apply_refs)
+        except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
+            self._abort(index, job_id, groups_refs, apply_refs)
+            inner = innermost(error)
+            if inner is error:
+                raise
+            raise inner from error
+        # Attempts that died after writing were re-run on the same rows by Ray and wrote the
+        # same names: every file of this round is named by a message.
+        self.messages = [native().CommitMessage.deserialize(m)
+                         for serialized, _ in results for m in serialized]
+        self.rows = sum(n for _, n in results)
+        return index_ref
+
+    def _abort(self, index, job_id: str, groups_refs: List[Any], apply_refs: List[Any]) -> None:
+        """After a failure: waits until no apply task of the round runs any more (each ends
+        in a result or an error, retries included), then deletes, by name, the file of every
+        group the scatter tasks routed rows to (those of tasks that succeeded, and those of
+        attempts that died); missing ones are fine."""
+        ray = self._ray
+        if apply_refs:
+            ray.wait(apply_refs, num_returns=len(apply_refs))
+        groups = set()
+        for ref in groups_refs:
+            try:
+                groups.update(ray.get(ref))
+            except Exception:  # noqa: BLE001 - a failed scatter routed nothing anywhere
                 continue
-            if concurrency and len(pending) >= concurrency:
-                _, pending = ray.wait(pending, num_returns=1)
-            apply_refs.append(apply.remote(index_ref, dict(catalog_options), target, columns,
-                                           file_prefix, *parts))
-            pending.append(apply_refs[-1])
-        results = ray.get(apply_refs)
-    except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
-        _abort_job(ray, table.path, job_id, apply_refs)
-        inner = _innermost(error)
-        if inner is error:
-            raise
-        raise inner from error
-    for serialized, n in results:
-        messages.extend(native().CommitMessage.deserialize(m) for m in serialized)
-        rows += n
-    # Attempts that died after writing (retried by Ray) left files no message names.
-    committed = {name for m in messages for name in m.file_names}
-    delete_job_files(table.path, job_id, keep=committed)
-    if not messages:
-        return {"num_updated": int(rows)}
-    from ..ranges import backfill_properties
-    committer = native().Committer(table._native, str(uuid.uuid4()), None,
-                                   backfill_properties(target))
-    committer.commit(messages)  # deletes the files itself when it finally fails
-    return {"num_updated": int(rows)}
-
-
-def _abort_job(ray, table_path: str, job_id: str, apply_refs) -> None:
-    """After a failure: waits until no apply task of this job runs any more (each ends in a
-    result or an error, retries included), then deletes every file of this job: those of
-    tasks that succeeded, and those of attempts that died before returning."""
-    if apply_refs:
-        ray.wait(apply_refs, num_returns=len(apply_refs))
-    delete_job_files(table_path, job_id)
+        if not groups:
+            return
+        table = with_file_stem(self._table, job_id)
+        paths = native().update_file_paths(table._native, self._columns[1:], index,
+                                           sorted(groups))
+        native().delete_files(table._native, paths)
 
 
 # ---------------------------------------------------------------------------- read
@@ -291,8 +331,8 @@ def _route_ids(block: pa.Table, index_bytes: bytes, row_id_col: str, buckets: in
             raise ValueError("_ROW_ID is null; the planner snapshot is stale or the row ids "
                              "come from a different table.")
         index = _index(index_bytes)
-        bucket = _bucket_of(index, ids, buckets, "the planner snapshot is stale or the row ids "
-                            "come from a different table.")
+        bucket, _ = _bucket_of(index, ids, buckets, "the planner snapshot is stale or the "
+                               "row ids come from a different table.")
         parts = [pc.unique(ids.filter(pc.equal(bucket, b))).sort() for b in range(buckets)]
     return [[len(p) for p in parts]] + parts
 
@@ -309,7 +349,6 @@ class _ReadBucket:
 
     def __call__(self, ids: pa.Array) -> pa.Table:
         import ray
-        from .._arrow import stream_reader
         table = jobs.load_table(self._target, self._catalog_options)
         if self._dynamic:
             table = table.copy(self._dynamic)
@@ -414,7 +453,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     """A lazy ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
     ``row_ids[row_id_col]``. Only planning runs here; the source runs when the result is
     consumed (except for the empty-target check)."""
-    ray = _ray()
+    ray = require_ray()
     import ray.data
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)

@@ -1,15 +1,18 @@
-"""Validation and source handling shared by the embedded and the Ray row-id jobs.
+"""Driver-side checks shared by the embedded and the Ray row-id jobs, and the snapshot
+properties an update commits.
 
-Every check mirrors pypaimon's (same exception type, same condition, same order; behaviour
-doc §1.2 and §2.2) so code written against pypaimon sees the same errors.
+Every check mirrors pypaimon's (same exception type, same condition, same order; see
+docs/python-api.md, "Row-id jobs") so code written against pypaimon sees the same errors.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+import contextlib
+import contextvars
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from ._arrow import UserStream
+from ._arrow import capsule_schema
 from ._lib import native
 from .catalog import CatalogFactory
 from .table import Table
@@ -18,6 +21,39 @@ ROW_ID = "_ROW_ID"
 INVARIANT_KEYS = ("data-evolution.enabled", "row-tracking.enabled", "deletion-vectors.enabled")
 TIME_TRAVEL_KEYS = ["scan.snapshot-id", "scan.tag-name", "scan.watermark", "scan.timestamp",
                     "scan.timestamp-millis"]
+# An update that loses a data-evolution conflict only because a concurrent commit changed
+# OTHER rows of the same groups/columns is re-planned on the new snapshot this many times.
+MAX_REBASES = 5
+
+# (target, snapshot properties) of the resumable process_row_id_ranges batch that runs now.
+_BATCH_PROPERTIES: contextvars.ContextVar[Optional[Tuple[str, Dict[str, str]]]] = \
+    contextvars.ContextVar("paimon_rowid_batch_properties", default=None)
+
+
+@contextlib.contextmanager
+def batch_properties(target: str, properties: Dict[str, str]) -> Iterator[None]:
+    """While the block runs, updates of ``target`` that are not given snapshot properties
+    record ``properties`` (process_row_id_ranges' progress, so the seed's processor, which
+    knows nothing of it, records it)."""
+    token = _BATCH_PROPERTIES.set((target, dict(properties)))
+    try:
+        yield
+    finally:
+        _BATCH_PROPERTIES.reset(token)
+
+
+def snapshot_properties(target: str, explicit: Optional[Mapping[str, Any]]) -> Dict[str, str]:
+    """The properties an update of ``target`` commits: ``explicit`` when given, else those of
+    the running resumable batch of ``target`` (``batch_properties``), else none."""
+    if explicit is not None:
+        if not isinstance(explicit, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in explicit.items()):
+            raise TypeError("snapshot_properties must be a mapping of str to str.")
+        return dict(explicit)
+    active = _BATCH_PROPERTIES.get()
+    if active is None or active[0] != target:
+        return {}
+    return dict(active[1])
 
 
 def dedupe(columns: Sequence[str]) -> List[str]:
@@ -42,32 +78,6 @@ def check_table(table: Table, target: str, operation: str) -> None:
     if options.get("deletion-vectors.enabled", "false").lower() == "true":
         raise ValueError(
             f"{operation} does not support deletion-vectors-enabled tables yet: '{target}'.")
-
-
-def source_reader(source: Any, operation: str, what: str,
-                  allow_ray: bool = False) -> UserStream:
-    """The source as one Arrow stream (``.reader``; ``.call`` keeps the user's exceptions).
-    A table name is refused (its _ROW_ID is its own); other unsupported types are TypeError."""
-    if isinstance(source, str):
-        raise ValueError(
-            f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
-            f"pyarrow.Table / pandas.DataFrame carrying {what}.")
-    if type(source).__module__.startswith("ray.data") and not allow_ray:
-        # Iterating a Dataset would run the whole Ray pipeline only to fail on its rows.
-        raise TypeError(
-            f"{operation} (embedded) does not take a ray.data.Dataset; use "
-            f"paimon_rowid.ray.{operation}, or pass a pyarrow.Table / pandas.DataFrame / "
-            f"Arrow stream carrying {what}.")
-    try:
-        if isinstance(source, (list, tuple)) and not (
-                source and all(isinstance(b, pa.RecordBatch) for b in source)):
-            raise TypeError(type(source).__name__)  # only a list of record batches is a table
-        return UserStream.of(source)
-    except (TypeError, AttributeError):  # AttributeError: an iterable of non-batches
-        raise TypeError(
-            "source must be a ray.data.Dataset, a Paimon table identifier string, a "
-            "pyarrow.Table, or a pandas.DataFrame (or any Arrow stream); got "
-            f"{type(source).__name__}.") from None
 
 
 def check_dynamic_options(dynamic_options: Optional[Mapping[str, Any]]) -> None:
@@ -122,7 +132,6 @@ def foreign_ids_error(target: str) -> ValueError:
 
 
 def read_output_schema(table: Table, projection: Sequence[str]) -> pa.Schema:
-    from ._arrow import capsule_schema
     return capsule_schema(native().read_by_row_id_schema(table._native, list(projection)))
 
 

@@ -1,0 +1,105 @@
+"""The Python package's shape (docs/architecture.md, "Python modules"): imports run one way
+with no cycle, no import of the package hides inside a function (except the optional Ray
+integration), and the package never parses bytes or walks directories itself (C++ does)."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, Set
+
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "paimon_rowid"
+
+# Function-local imports of the package that are there on purpose: Ray is an optional extra,
+# so the core imports paimon_rowid.ray only when a Ray call is made.
+LAZY_ALLOWED = {("paimon_rowid.read", "paimon_rowid.ray.datasource")}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> Set[str]:
+    """The package modules an ``from ... import ...`` names (submodules included)."""
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = module.split(".")
+        keep = len(parts) - node.level + (1 if is_package else 0)
+        base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+    if not base.startswith("paimon_rowid"):
+        return set()
+    submodules = {f"{base}.{alias.name}" for alias in node.names}
+    # "from . import x" names submodules only; "from .m import x" imports m itself too.
+    return submodules if node.module is None else {base} | submodules
+
+
+def _imports() -> Dict[str, Dict[str, Set[str]]]:
+    """module -> {"top": modules imported at module level, "lazy": inside functions}."""
+    found: Dict[str, Dict[str, Set[str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(), str(path))
+        top: Set[str] = set()
+        lazy: Set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                names = _resolve(module, path.name == "__init__.py", node)
+            elif isinstance(node, ast.Import):
+                names = {a.name for a in node.names if a.name.startswith("paimon_rowid")}
+            else:
+                continue
+            (top if node.col_offset == 0 else lazy).update(names)
+        found[module] = {"top": top, "lazy": lazy}
+    modules = set(found)
+    for entry in found.values():
+        for kind in entry:
+            entry[kind] = {m for m in entry[kind] if m in modules}
+    return found
+
+
+def test_no_import_cycle():
+    graph = {m: e["top"] - {m} for m, e in _imports().items()}
+    # A package imports its submodules' parents implicitly; only edges between modules count.
+    state: Dict[str, int] = {}
+    path: list = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt.startswith(node + "."):
+                continue  # a package importing its own submodule
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_no_hidden_function_local_imports():
+    hidden = sorted((m, target) for m, e in _imports().items() for target in e["lazy"]
+                    if (m, target) not in LAZY_ALLOWED)
+    assert not hidden, f"function-local imports of the package: {hidden}"
+
+
+def test_python_does_not_walk_directories():
+    offenders = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                       if "os.walk" in p.read_text())
+    assert not offenders, f"os.walk in {offenders}: job files are known by name"
+
+
+def test_row_id_jobs_are_exported_at_the_top_level():
+    import paimon_rowid
+    from paimon_rowid import row_id_jobs, row_id_ranges
+    assert paimon_rowid.update_by_row_id is row_id_jobs.update_by_row_id
+    assert paimon_rowid.read_by_row_id is row_id_jobs.read_by_row_id
+    assert paimon_rowid.process_row_id_ranges is row_id_ranges.process_row_id_ranges
+    for name in ("update_by_row_id", "read_by_row_id", "process_row_id_ranges"):
+        assert name in paimon_rowid.__all__
