@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 if importlib.util.find_spec("paimon_rowid") is None:
     sys.path.insert(0, str(REPO / "python"))
 
-from oracle import Oracle, OracleUnavailable, default_venv, ensure_oracle  # noqa: E402
+from oracle import OracleUnavailable, default_venv, ensure_oracle  # noqa: E402
+
 
 def native_available() -> bool:
     try:

@@ -1,8 +1,10 @@
-"""The Python layer's wiring over a stand-in native module (pure Python, runs without the C++
-extension): option normalisation, projection rules, how predicates and row ranges reach
+"""The Python layer's wiring over a stand-in native module (catalogs, tables, plans and reads
+are faked; the pure type-mapping and row-range functions are the real module's): option
+normalisation, projection rules, how predicates and row ranges reach
 ``_native.plan`` / ``_native.read``, and the Arrow stream / iterator / pandas outputs."""
 from __future__ import annotations
 
+import importlib
 import json
 import pickle
 import types
@@ -40,6 +42,10 @@ class FakeSplit:
 def make_fake(calls):
     fake = types.ModuleType("paimon_rowid._native")
     fake.registered = None
+    # Pure functions the Python layer delegates to (the type mapping, predicate -> row
+    # ranges) come from the real module; the fake stands in for tables, plans and reads.
+    real = importlib.import_module("paimon_rowid._native")
+    fake.__getattr__ = lambda name: getattr(real, name)
 
     def register_error_classes(classes):
         fake.registered = classes
@@ -64,11 +70,11 @@ def make_fake(calls):
                     options[key] = value
             return Table(self.identifier, options)
 
-        def latest_snapshot_json(self):
-            return json.dumps({"id": 3})
+        def latest_snapshot(self):
+            return {"id": 3}
 
-        def resolve_snapshot_json(self):
-            return json.dumps({"id": int(self._options.get("scan.snapshot-id", 3))})
+        def resolve_snapshot(self):
+            return {"id": int(self._options.get("scan.snapshot-id", 3))}
 
     class Catalog:
         def __init__(self, options):

@@ -3,7 +3,6 @@ and descriptors, rolled .blob files, blob updates with placeholders), bytes read
 read, descriptor inputs, VECTOR round trips and errors, and the Python BLOB helpers."""
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -230,8 +229,8 @@ def _vector_rows(start: int, count: int, nulls: bool = True) -> pa.Table:
     ids = list(range(start, start + count))
     return pa.table({
         "id": ids,
-        "emb": pa.array([None if nulls and i % 5 == 0 else [i * 0.5, -1.0, 2.0, float(i)] for i in ids],
-                        pa.list_(pa.float32(), 4)),
+        "emb": pa.array([None if nulls and i % 5 == 0 else [i * 0.5, -1.0, 2.0, float(i)]
+                         for i in ids], pa.list_(pa.float32(), 4)),
         "small": pa.array([[i % 100, -(i % 100)] for i in ids], pa.list_(pa.int8(), 2))},
         schema=VECTOR_SCHEMA)
 
@@ -320,3 +319,50 @@ def test_map_with_blobs_in_process(warehouse):
         map_with_blobs(descriptors, ["pic"], lambda s, b: None)
     with pytest.raises(ValueError, match="raw bytes"):
         map_with_blobs(data, ["pic"], lambda s, b: 1)
+
+
+def test_blob_descriptor_parsing_errors_and_inputs(tmp_path):
+    from paimon_rowid import BlobDescriptor
+    from paimon_rowid.blob import resolve_blobs
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"0123456789")
+    raw = BlobDescriptor(str(path), 2, 3).serialize()
+    # Any bytes-like input, as bytes() would take it.
+    for data in (bytearray(raw), memoryview(raw), memoryview(b"xx" + raw)[2:]):
+        assert BlobDescriptor.deserialize(data) == BlobDescriptor(str(path), 2, 3)
+        assert BlobDescriptor.is_descriptor(data)
+    assert not BlobDescriptor.is_descriptor("text") and not BlobDescriptor.is_descriptor(None)
+    # Version 1: no magic.
+    v1 = b"\x01" + raw[9:]
+    assert BlobDescriptor.deserialize(v1).version == 1 and not BlobDescriptor.is_descriptor(v1)
+    for bad, message in [(b"", "invalid BlobDescriptor: empty"),
+                         (b"\x03" + raw[1:], "invalid BlobDescriptor: version 3 is newer than 2"),
+                         (raw[:5], "invalid BlobDescriptor: missing the BLOBDESC magic"),
+                         (b"\x02" + b"x" * 8 + raw[9:], "invalid BlobDescriptor: missing the "
+                                                       "BLOBDESC magic"),
+                         (raw[:12], "invalid BlobDescriptor: too short"),
+                         (raw[:-1], "invalid BlobDescriptor: too short"),
+                         (raw[:-8] + (-1).to_bytes(8, "little", signed=True),
+                          "offset and length must be >= 0, got 2, -1")]:
+        with pytest.raises(ValueError) as info:
+            BlobDescriptor.deserialize(bad)
+        assert str(info.value) == message
+    not_utf8 = bytearray(BlobDescriptor("a", 0, 0).serialize())
+    not_utf8[13] = 0xFF  # the uri's only byte
+    with pytest.raises(UnicodeDecodeError):
+        BlobDescriptor.deserialize(bytes(not_utf8))
+    # Remote uris are refused before any byte is read, whatever comes first.
+    remote = BlobDescriptor("s3://bucket/x.blob", 0, 1)
+    with pytest.raises(NotImplementedError, match="only local files are supported"):
+        remote.read()
+    batch = pa.table({"c": pa.array([raw, BlobDescriptor(str(path), 9, 5).serialize(),
+                                     remote.serialize()], pa.large_binary())})
+    with pytest.raises(NotImplementedError):
+        resolve_blobs(batch, ["c"], parallelism=1)
+    # Raw bytes anywhere fail before any read (ValueError, not the OSError of row 1).
+    batch = pa.table({"c": pa.array([BlobDescriptor(str(path), 9, 5).serialize(), b"raw"],
+                                    pa.large_binary())})
+    with pytest.raises(ValueError, match="got raw bytes"):
+        resolve_blobs(batch, ["c"], parallelism=2)
+    assert resolve_blobs(pa.table({"c": pa.array([raw, None], pa.large_binary())}), ["c"]) == \
+        {"c": [b"234", None]}

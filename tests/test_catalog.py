@@ -10,9 +10,15 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from paimon_rowid import (CatalogException, CatalogFactory, DatabaseAlreadyExistException,
-                          DatabaseNotExistException, Schema, TableAlreadyExistException,
-                          TableNotExistException)
+from paimon_rowid import (
+    CatalogException,
+    CatalogFactory,
+    DatabaseAlreadyExistException,
+    DatabaseNotExistException,
+    Schema,
+    TableAlreadyExistException,
+    TableNotExistException,
+)
 
 pytestmark = pytest.mark.native
 
@@ -180,6 +186,6 @@ def test_pypaimon_reads_our_schema(catalog, warehouse, oracle):
 def test_no_files_outside_warehouse_on_errors(tmp_path):
     warehouse = tmp_path / "wh"
     catalog = CatalogFactory.create({"warehouse": str(warehouse)})
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - any error, as long as nothing is created
         catalog.get_table("db.t")
     assert not any(p for p in tmp_path.iterdir() if p.name != "wh")

@@ -127,15 +127,15 @@ def run_cases(cases: List[dict], timeout_s: float = CASE_TIMEOUT_S) -> Dict[str,
         proc = subprocess.Popen([sys.executable, "-X", "faulthandler", str(WORKER)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env)
-        lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        lines: queue.Queue[Optional[str]] = queue.Queue()
         stderr_tail: List[str] = []
 
-        def pump_stdout():
+        def pump_stdout(proc=proc, lines=lines):
             for line in proc.stdout:
                 lines.put(line.rstrip("\n"))
             lines.put(None)
 
-        def pump_stderr():
+        def pump_stderr(proc=proc, stderr_tail=stderr_tail):
             for line in proc.stderr:
                 stderr_tail.append(line)
                 del stderr_tail[:-40]

@@ -207,8 +207,7 @@ class Boom(Exception):
 
 def _failing_reader(schema, good_batches):
     def batches():
-        for batch in good_batches:
-            yield batch
+        yield from good_batches
         raise Boom("the user's generator failed")
     return pa.RecordBatchReader.from_batches(schema, batches())
 

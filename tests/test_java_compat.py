@@ -25,8 +25,14 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
-from java import (JAVA_PAIMON_VERSION, JavaOracleError, JavaOracleUnavailable,
-                  arrow_to_neutral, ensure_java_oracle, neutral_to_arrow)
+from java import (
+    JAVA_PAIMON_VERSION,
+    JavaOracleError,
+    JavaOracleUnavailable,
+    arrow_to_neutral,
+    ensure_java_oracle,
+    neutral_to_arrow,
+)
 
 pytestmark = [pytest.mark.native, pytest.mark.java]
 
@@ -794,6 +800,7 @@ def test_our_timestamp9_elsewhere(native, oracle, tmp_path):
     and pypaimon reads them the same."""
     _our_write_api()
     import pyarrow as pa
+
     from paimon_rowid import CatalogFactory
     from paimon_rowid.row_id_jobs import read_by_row_id
     warehouse = str(tmp_path / "warehouse")
@@ -852,6 +859,7 @@ def test_our_blob_tables_read_in_java(native, java, tmp_path):
     _our_write_api()
     import numpy as np
     import pyarrow as pa
+
     from paimon_rowid import CatalogFactory, Schema
     from paimon_rowid.row_id_jobs import update_by_row_id
     warehouse = str(tmp_path / "warehouse")

@@ -192,7 +192,7 @@ class JavaBlobTables:
 
 
 @pytest.fixture(scope="module")
-def java_blob_tables(native, java, tmp_path_factory):
+def java_blob_tables(native, java, tmp_path_factory):  # noqa: F811 (java: a fixture)
     root = tmp_path_factory.mktemp("java_blob")
     warehouse = str(root / "warehouse")
     docs = DocSource(str(root / "doc_sources"), seed=5)

@@ -188,6 +188,7 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
     """write_paimon of one block (one write task, on a worker node); that node removed once
     the task wrote its file and before it reports it."""
     import ray
+
     from paimon_rowid import CatalogFactory
     from paimon_rowid.ray import write_paimon
     identifier = SCENARIOS["write-retries"]

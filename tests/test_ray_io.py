@@ -192,7 +192,7 @@ def _fail_late_fn():
         deadline = time.time() + 30
         written = []
         while time.time() < deadline and not written:
-            for root, _, names in os.walk(table_dir):
+            for _root, _, names in os.walk(table_dir):
                 written.extend(n for n in names if n.startswith("data-"))
             time.sleep(0.05)
         if mode == "source":

@@ -195,3 +195,39 @@ def _nested_ids(type_json):
         if key in type_json:
             out.extend(_nested_ids(type_json[key]))
     return out
+
+
+def test_unsupported_types_name_the_innermost_type():
+    with pytest.raises(ValueError, match=r"^Unsupported pyarrow type: uint16$"):
+        Schema.from_pyarrow_schema(pa.schema([("a", pa.struct([("x", pa.list_(pa.uint16()))]))]))
+    with pytest.raises(ValueError, match=r"^Unsupported pyarrow type: extension<arrow.uuid>$"):
+        Schema.from_pyarrow_schema(pa.schema([("u", pa.uuid())]))
+
+    class Tensor(pa.ExtensionType):  # unknown to C++: crosses as storage + field metadata
+        def __init__(self):
+            super().__init__(pa.list_(pa.float32()), "test.tensor")
+
+        def __arrow_ext_serialize__(self):
+            return b""
+
+        @classmethod
+        def __arrow_ext_deserialize__(cls, storage_type, serialized):
+            return Tensor()
+
+    with pytest.raises(ValueError, match=r"^Unsupported pyarrow type: extension<test.tensor>$"):
+        Schema.from_pyarrow_schema(pa.schema([("t", pa.map_(pa.string(), Tensor()))]))
+
+
+def test_paimon_to_arrow_errors():
+    with pytest.raises(ValueError, match="^Unsupported data type: 'NOPE'$"):
+        DataType("NOPE").to_arrow()
+    # Heads of nested types are matched in any case.
+    assert DataType({"type": "array not null", "element": "int"}).to_arrow() == \
+        pa.list_(pa.int32())
+
+
+def test_names_cross_to_the_native_mapping_intact():
+    # Names keep NUL bytes (the catalog refuses them later, naming the problem).
+    schema = Schema.from_pyarrow_schema(pa.schema([("a\0b", pa.struct([("x\0y", pa.int8())]))]))
+    assert schema.fields[0].name == "a\0b"
+    assert schema.fields[0].type.json["fields"][0]["name"] == "x\0y"

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 import pyarrow as pa
 import pytest
@@ -230,7 +230,7 @@ def test_bad_input_leaves_nothing(warehouse, case):
     write.write_arrow(good)  # files exist now ...
     with pytest.raises(error):
         write.write_arrow(bad)  # ... and are deleted by the failure
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - the writer is unusable after a failure
         write.prepare_commit()
     write.close()
     assert table.latest_snapshot()["id"] == 1
@@ -315,7 +315,7 @@ def test_merged_manifests_read_by_pypaimon(oracle, warehouse):
     from paimon_rowid.row_id_jobs import update_by_row_id
     table = _create(warehouse, options={**DE, "manifest.merge-min-count": "4"})
     expected = 0
-    for step in range(9):
+    for _ in range(9):
         _write(table, _simple_rows(expected, 3))
         expected += 3
     update_by_row_id("db.t", pa.table({"_ROW_ID": [1, 13, 25], "name": ["u1", "u13", "u25"]}),
@@ -360,7 +360,8 @@ _APPENDER = textwrap.dedent("""
     import sys
     import pyarrow as pa
     from paimon_rowid import CatalogFactory
-    warehouse, worker, commits, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    warehouse = sys.argv[1]
+    worker, commits, rows = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     table = CatalogFactory.create({"warehouse": warehouse}).get_table("db.t")
     for c in range(commits):
         first = (worker * commits + c) * rows
@@ -403,7 +404,7 @@ def test_concurrent_appenders(warehouse):
     # One manifest per commit, plus one each time the trailing run of small manifests of a
     # base list reaches manifest.merge-min-count (30) and is merged: snapshots 31, 60, 89.
     merges, run = 0, 0
-    for snapshot_id in range(2, workers * commits + 1):
+    for _snapshot_id in range(2, workers * commits + 1):
         run += 1  # the previous snapshot's delta manifest joins the base list
         if run >= 30:
             merges, run = merges + 1, 1
@@ -467,3 +468,30 @@ def test_tags_read_by_pypaimon(oracle, warehouse):
     ours = _read(table.copy({"scan.tag-name": "v1"}), ["id"])
     assert sorted(theirs["id"].to_pylist()) == sorted(ours["id"].to_pylist()) == [1, 2]
     assert table.delete_tag("v1") and not table.delete_tag("v1")
+
+
+def test_snapshot_is_a_typed_native_object(warehouse):
+    table = _create(warehouse)
+    assert table.latest_snapshot() is None
+    _write(table, _simple_rows(0, 100))
+    _write(table, _simple_rows(100, 50))
+    snap = table.latest_snapshot()
+    # pypaimon's attribute names, read-only.
+    assert (snap.id, snap.schema_id, snap.commit_kind) == (2, 0, "APPEND")
+    assert snap.total_record_count == 150 and snap.delta_record_count == 50
+    assert snap.next_row_id == 150 and snap.properties == {}
+    assert snap.commit_identifier == 9223372036854775807 and snap.time_millis > 0
+    assert snap.commit_user and snap.watermark is None
+    with pytest.raises(AttributeError):
+        snap.id = 3
+    # The Java JSON key names keep working: absent keys are KeyError / the default.
+    assert snap["totalRecordCount"] == 150 and snap.get("watermark", -1) == -1
+    assert "properties" not in snap and "id" in snap
+    with pytest.raises(KeyError):
+        snap["properties"]
+    first = table.snapshot(1)
+    assert first.id == 1 and first.next_row_id == 100 and first != snap
+    assert table.copy({"scan.snapshot-id": "1"}).resolve_snapshot() == first
+    assert pickle.loads(pickle.dumps(snap)) == snap
+    with pytest.raises(ValueError, match="Snapshot id '7' doesn't exist."):
+        table.snapshot(7)

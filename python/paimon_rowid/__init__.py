@@ -9,9 +9,14 @@ native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Pyt
 """
 from .blob import BlobDescriptor, map_with_blobs
 from .catalog import Catalog, CatalogFactory
-from .exceptions import (CatalogException, CommitConflictException,
-                         DatabaseAlreadyExistException, DatabaseNotExistException,
-                         TableAlreadyExistException, TableNotExistException)
+from .exceptions import (
+    CatalogException,
+    CommitConflictException,
+    DatabaseAlreadyExistException,
+    DatabaseNotExistException,
+    TableAlreadyExistException,
+    TableNotExistException,
+)
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
 from .read import ReadBuilder, TableRead

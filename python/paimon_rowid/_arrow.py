@@ -134,7 +134,7 @@ class UserStream:
                        if wrap else reader)
 
     @classmethod
-    def of(cls, data: Any) -> "UserStream":
+    def of(cls, data: Any) -> UserStream:
         in_memory = isinstance(data, (pa.Table, pa.RecordBatch)) or (
             type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas"))
         return cls(to_record_batch_reader(data), wrap=not in_memory)
@@ -152,7 +152,8 @@ class UserStream:
             return fn(self.reader, *args)
         except BaseException:
             if self.error is not None:
-                raise self.error.with_traceback(self.error.__traceback__)
+                # Chained to the native error on purpose: both are worth seeing.
+                raise self.error.with_traceback(self.error.__traceback__)  # noqa: B904
             raise
 
 

@@ -113,18 +113,18 @@ def resolve_read_table(table: Table, target: str, projection: Sequence[str],
         if snapshot is None:
             raise ValueError("could not resolve the time-travel snapshot from dynamic_options.")
         if not table.row_tracking_enabled:
-            raise ValueError(f"the resolved snapshot ({snapshot['id']}) predates row-tracking; "
+            raise ValueError(f"the resolved snapshot ({snapshot.id}) predates row-tracking; "
                              "read_by_row_id needs it.")
     if snapshot is not None:
         # Pin the resolved snapshot: routing and reading both use it.
         overrides = {k: None for k in TIME_TRAVEL_KEYS if k in table.options}
-        overrides["scan.snapshot-id"] = str(snapshot["id"])
+        overrides["scan.snapshot-id"] = str(snapshot.id)
         table = table.copy(overrides)
     return table, snapshot
 
 
 def table_is_empty(snapshot: Optional[Mapping[str, Any]]) -> bool:
-    return snapshot is None or int(snapshot.get("totalRecordCount") or 0) == 0
+    return snapshot is None or (snapshot.total_record_count or 0) == 0
 
 
 def foreign_ids_error(target: str) -> ValueError:

@@ -18,7 +18,7 @@ class Catalog:
     def warehouse(self) -> str: ...
     def list_databases(self) -> List[str]: ...
     def list_tables(self, database: str) -> List[str]: ...
-    def get_table(self, identifier: str) -> "Table": ...
+    def get_table(self, identifier: str) -> Table: ...
     def create_database(self, name: str, ignore_if_exists: bool) -> None: ...
     def drop_database(self, name: str, ignore_if_not_exists: bool, cascade: bool) -> None: ...
     def create_table(self, identifier: str, schema_json: str, ignore_if_exists: bool) -> None:
@@ -33,11 +33,52 @@ class Table:
     def schema_json(self) -> str:
         """The schema in force (the travelled snapshot's schema under time travel)."""
     def options(self) -> Dict[str, str]: ...
-    def copy(self, overrides: Dict[str, Optional[str]]) -> "Table":
+    def copy(self, overrides: Dict[str, Optional[str]]) -> Table:
         """None removes a key; changing 'bucket' raises ValueError."""
-    def latest_snapshot_json(self) -> Optional[str]: ...
-    def resolve_snapshot_json(self) -> Optional[str]:
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        """ValueError "Snapshot id 'n' doesn't exist." when absent."""
+    def latest_snapshot(self) -> Optional[Snapshot]: ...
+    def resolve_snapshot(self) -> Optional[Snapshot]:
         """The snapshot selected by the options (scan.snapshot-id / scan.tag-name) or latest."""
+
+class Snapshot:
+    """One snapshot file (meta/snapshot.h), read-only. Attributes use pypaimon's names;
+    absent optional keys are None. ``s[key]`` / ``s.get(key)`` / ``key in s`` answer the Java
+    JSON key names ("id", "nextRowId", "totalRecordCount", "properties", ...): KeyError /
+    the default when the file has no such key. Picklable (as its JSON text)."""
+    version: int
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    changelog_manifest_list: Optional[str]
+    index_manifest: Optional[str]
+    commit_user: str
+    commit_identifier: int
+    commit_kind: str
+    time_millis: int
+    total_record_count: Optional[int]
+    delta_record_count: Optional[int]
+    changelog_record_count: Optional[int]
+    watermark: Optional[int]
+    statistics: Optional[str]
+    next_row_id: Optional[int]
+    writer_version: Optional[str]
+    operation: Optional[str]
+    @property
+    def properties(self) -> Dict[str, str]:
+        """A copy of the snapshot's properties ({} when it has none)."""
+    def __getitem__(self, key: str) -> Any: ...
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def __contains__(self, key: str) -> bool: ...
+    def to_json(self) -> str:
+        """The snapshot file's JSON (Java's key order)."""
+
+def backfill_done_ranges(table: Table, property_key: str) -> List[Tuple[int, int]]:
+    """The inclusive ranges recorded under snapshot property ``property_key`` (JSON text
+    "[[from, to], ...]") in the newest snapshot carrying it, walking snapshots newest first
+    and stopping at snapshot 1 or an expired snapshot ([] then). ValueError when the recorded
+    value is malformed. The GIL is released while snapshots are read."""
 
 # A predicate is a nested tuple:
 #   ("and", [pred, ...]) | ("or", [pred, ...]) |
@@ -61,7 +102,7 @@ class Split:
         """Inclusive row-id ranges the split is restricted to (None = whole split)."""
     def serialize(self) -> bytes: ...
     @staticmethod
-    def deserialize(data: bytes) -> "Split": ...
+    def deserialize(data: bytes) -> Split: ...
 
 class Plan:
     @property
@@ -73,6 +114,23 @@ def plan(table: Table, predicate: Optional[Predicate],
     """Plans the snapshot selected by the table's options. row_ranges are inclusive
     (from, to) pairs, already sorted and merged; an empty list plans nothing."""
 
+def row_ranges_of(predicate: Optional[Predicate]) -> Optional[List[Tuple[int, int]]]:
+    """The inclusive _ROW_ID ranges (sorted, merged) the predicate confines a read to, as the
+    planner derives them (equal / is_in / between leaves, AND intersects, OR unites), or None
+    when it does not restrict row ids. No I/O."""
+
+def fields_from_arrow(ipc_schema: bytes) -> str:
+    """The Paimon fields (JSON text of a list of DataField objects, ids assigned as
+    pypaimon's Schema.from_pyarrow_schema does) of an Arrow schema given as an IPC schema
+    message (``pa.Schema.serialize()``; unlike a C schema capsule it keeps NUL bytes in
+    names). ValueError "Unsupported pyarrow type: T" for Arrow types without a Paimon type
+    (the innermost one is named)."""
+
+def arrow_type_of(type_json: str) -> Any:
+    """The Arrow type of a Paimon type given as its schema-JSON text (a JSON string such as
+    '"BIGINT NOT NULL"' or an object), as an "arrow_schema" PyCapsule of the type
+    (pyarrow: ``pa.field(obj).type``). ValueError when the type is malformed."""
+
 def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
          predicate: Optional[Predicate], limit: Optional[int]) -> Any:
     """Reads the splits with the given output fields (table fields and _ROW_ID /
@@ -82,11 +140,33 @@ def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
     """The output schema of read() as an "arrow_schema" PyCapsule."""
 
+def blob_descriptor_serialize(uri: str, offset: int, length: int) -> bytes:
+    """Version-2 BlobDescriptor bytes (codec/blob_file.h)."""
+
+def blob_descriptor_deserialize(data: Any) -> Tuple[str, int, int, int]:
+    """(uri, offset, length, version) of version 0/1/2 descriptor bytes (any object
+    ``bytes()`` accepts). ValueError "invalid BlobDescriptor: ..." (or "offset and length
+    must be >= 0, ...") when malformed; UnicodeDecodeError when the uri is not UTF-8."""
+
+def blob_looks_like_descriptor(data: Any) -> bool:
+    """pypaimon's detection rule: >= 9 bytes, version 0 or 2, then the BLOBDESC magic."""
+
+def blob_array_holds_descriptor(array: Any) -> bool:
+    """True when any valid value of a binary / string array (``__arrow_c_array__``) looks
+    like a serialized BlobDescriptor (blob_looks_like_descriptor). TypeError for other
+    types."""
+
+def blob_ranges_of(values: Sequence[Any]) -> List[Tuple[str, int, int]]:
+    """The (uri, offset, length) of each serialized descriptor, in order, all checked before
+    returning: ValueError "expected serialized BlobDescriptor values (read with
+    'blob-as-descriptor'='true'), got raw bytes" for a value that is not one."""
+
 def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
     """The bytes of each (uri, offset, length) range, in order. Ranges into ``.blob`` files
     are verified against the CRC of the entry holding them (OSError naming the file when it
     does not match, or when a range lies outside every payload); other files are read as
-    they are. The GIL is released while reading."""
+    they are. Every uri is checked first (NotImplementedError for non-local uris, before any
+    read). The GIL is released while reading."""
 
 # ---------------------------------------------------------------------------- row-id jobs
 

@@ -8,7 +8,6 @@ A BLOB column read with ``blob-as-descriptor=true`` (``table.copy({...})`` or
 """
 from __future__ import annotations
 
-import struct
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -18,19 +17,7 @@ from ._lib import native
 
 __all__ = ["BlobDescriptor", "map_with_blobs", "resolve_blobs"]
 
-_MAGIC = 0x424C4F4244455343  # "BLOBDESC"
-_HEAD = struct.Struct("<BQi")  # version, magic, uri length
-_TAIL = struct.Struct("<qq")   # offset, length
-
-
-def _local_path(uri: str) -> str:
-    if uri.startswith("file://"):
-        return uri[len("file://"):]
-    if uri.startswith("file:"):
-        return uri[len("file:"):]
-    if "://" in uri:
-        raise NotImplementedError(f"cannot read BLOB uri {uri!r}: only local files are supported")
-    return uri
+_BytesLike = (bytes, bytearray, memoryview)
 
 
 class BlobDescriptor:
@@ -38,7 +25,8 @@ class BlobDescriptor:
 
     Bytes (version 2, little endian): ``version:u8 = 2``, ``magic:u64 = "BLOBDESC"``,
     ``uri_len:i32``, ``uri``, ``offset:i64``, ``length:i64``; version 1 (no magic) is parsed
-    too. Equal to pypaimon's ``BlobDescriptor`` byte for byte."""
+    too. Equal to pypaimon's ``BlobDescriptor`` byte for byte. The bytes are encoded, decoded
+    and dereferenced by the native core (``codec/blob_file.h``, ``read/blob_reader.h``)."""
 
     __slots__ = ("_uri", "_offset", "_length", "_version")
 
@@ -68,42 +56,21 @@ class BlobDescriptor:
 
     def serialize(self) -> bytes:
         """Version-2 bytes (what readers return and writers accept)."""
-        uri = self._uri.encode("utf-8")
-        return _HEAD.pack(2, _MAGIC, len(uri)) + uri + _TAIL.pack(self._offset, self._length)
+        return native().blob_descriptor_serialize(self._uri, self._offset, self._length)
 
     @classmethod
-    def deserialize(cls, data: Union[bytes, bytearray, memoryview]) -> "BlobDescriptor":
+    def deserialize(cls, data: Union[bytes, bytearray, memoryview]) -> BlobDescriptor:
         """Parses version 1 or 2 bytes; ValueError when malformed."""
-        raw = bytes(data)
-        if not raw:
-            raise ValueError("invalid BlobDescriptor: empty")
-        version = raw[0]
-        if version > 2:
-            raise ValueError(f"invalid BlobDescriptor: version {version} is newer than 2")
-        pos = 1
-        if version > 1:
-            if len(raw) < 9 or struct.unpack_from("<Q", raw, 1)[0] != _MAGIC:
-                raise ValueError("invalid BlobDescriptor: missing the BLOBDESC magic")
-            pos = 9
-        if len(raw) < pos + 4:
-            raise ValueError("invalid BlobDescriptor: too short")
-        (uri_len,) = struct.unpack_from("<i", raw, pos)
-        pos += 4
-        if uri_len < 0 or len(raw) < pos + uri_len + 16:
-            raise ValueError("invalid BlobDescriptor: too short")
-        uri = raw[pos:pos + uri_len].decode("utf-8")
-        offset, length = _TAIL.unpack_from(raw, pos + uri_len)
+        uri, offset, length, version = native().blob_descriptor_deserialize(data)
         return cls(uri, offset, length, version)
 
     @staticmethod
     def is_descriptor(data: Any) -> bool:
         """pypaimon's detection rule: >= 9 bytes, version 0 or 2, then the magic. Writers
         treat such BLOB input values as references and copy the referenced bytes."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
+        if not isinstance(data, _BytesLike):
             return False
-        raw = bytes(data[:9])
-        return (len(raw) == 9 and raw[0] in (0, 2)
-                and struct.unpack_from("<Q", raw, 1)[0] == _MAGIC)
+        return native().blob_looks_like_descriptor(data)
 
     def read(self) -> bytes:
         """The referenced bytes. Only local files (plain paths and ``file:`` URIs) are
@@ -111,7 +78,7 @@ class BlobDescriptor:
         one positioned read of ``length + 16`` bytes; an ARRAY/MAP element also reads the
         file's index and its whole row); OSError when the bytes are damaged, or the range
         lies outside every payload of the ``.blob`` file or past the end of another file."""
-        return _read_ranges([self])[0]
+        return native().read_blob_ranges([(self._uri, self._offset, self._length)])[0]
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, BlobDescriptor) and self._uri == other._uri
@@ -124,34 +91,20 @@ class BlobDescriptor:
         return f"BlobDescriptor(uri={self._uri!r}, offset={self._offset}, length={self._length})"
 
 
-def _read_ranges(descriptors: Sequence[BlobDescriptor]) -> List[bytes]:
-    """The bytes of the descriptors, read and verified by the native reader in one call (a
-    .blob file's index and a row's entry are read once for all its elements)."""
-    for d in descriptors:
-        _local_path(d.uri)  # NotImplementedError for remote uris, before any read
-    return native().read_blob_ranges([(d.uri, d.offset, d.length) for d in descriptors])
-
-
-def _as_descriptor(value: bytes) -> BlobDescriptor:
-    if not BlobDescriptor.is_descriptor(value):
-        raise ValueError("expected serialized BlobDescriptor values (read with "
-                         "'blob-as-descriptor'='true'), got raw bytes")
-    return BlobDescriptor.deserialize(value)
-
-
 def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor) -> List[Optional[bytes]]:
-    """The payloads of serialized descriptors (None stays None), in order: consecutive
-    values go to the native reader in one call per worker thread, which keeps the elements
+    """The payloads of serialized descriptors (None stays None), in order. Every value is
+    checked and decoded first (ValueError for raw bytes, before any read); then consecutive
+    ranges go to the native reader in one call per worker thread, which keeps the elements
     of one ARRAY/MAP row (ranges inside one entry) together."""
     present = [i for i, v in enumerate(values) if v is not None]
-    descriptors = [_as_descriptor(values[i]) for i in present]
     out: List[Optional[bytes]] = [None] * len(values)
-    if not descriptors:
+    if not present:
         return out
+    ranges = native().blob_ranges_of([values[i] for i in present])
     workers = max(1, getattr(pool, "_max_workers", 1))
-    step = max(1, -(-len(descriptors) // workers))
-    chunks = [descriptors[i:i + step] for i in range(0, len(descriptors), step)]
-    fetched = [b for part in pool.map(_read_ranges, chunks) for b in part]
+    step = max(1, -(-len(ranges) // workers))
+    chunks = [ranges[i:i + step] for i in range(0, len(ranges), step)]
+    fetched = [b for part in pool.map(native().read_blob_ranges, chunks) for b in part]
     for i, data in zip(present, fetched):
         out[i] = data
     return out
@@ -223,9 +176,9 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
     ``batch_size`` rows, fetches the payloads of the descriptor ``columns`` with
     ``parallelism`` threads and calls ``fn(scalar_batch, {col: [cell, ...]}, **fn_kwargs)``
     (cells as in ``resolve_blobs``: bytes, lists of bytes for ARRAY<BLOB>, lists of
-    ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch without ``columns``. Returns
-    the list of ``fn``'s results (ValueError if ``fn`` returns None). Memory: one batch of
-    payloads at a time."""
+    ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch
+    without ``columns``. Returns the list of ``fn``'s results (ValueError if ``fn`` returns
+    None). Memory: one batch of payloads at a time."""
     columns = list(columns)
     if not columns:
         raise ValueError("columns must name at least one BLOB descriptor column")

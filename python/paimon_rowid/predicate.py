@@ -11,8 +11,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 import pyarrow as pa
 
 from ._arrow import literal_array
+from ._lib import native
 from .range import Range
-from .schema import ROW_ID, DataField
+from .schema import DataField
 
 __all__ = ["Predicate", "PredicateBuilder", "row_ranges_of"]
 
@@ -34,7 +35,7 @@ class Predicate:
 
     def __init__(self, method: str, field: Optional[str] = None, index: Optional[int] = None,
                  literals: Optional[List[Any]] = None,
-                 children: Optional[List["Predicate"]] = None,
+                 children: Optional[List[Predicate]] = None,
                  arrow_type: Optional[pa.DataType] = None) -> None:
         self.method = method
         self.field = field
@@ -192,34 +193,9 @@ def row_ranges_of(predicate: Optional[Predicate]) -> Optional[List[Range]]:
 
     ``_ROW_ID`` ``equal`` / ``is_in`` / ``between`` leaves give ranges; AND intersects them
     (ignoring children that say nothing), OR unites them (unknown if any child says nothing).
-    A null literal matches nothing. Cost: O(literals log literals)."""
+    A null literal matches nothing. Computed by the planner's own rule
+    (``RowRangesFromPredicate``, scan/predicate.h). Cost: O(literals log literals)."""
     if predicate is None:
         return None
-    if predicate.method == "and":
-        result: Optional[List[Range]] = None
-        for child in predicate.children:
-            sub = row_ranges_of(child)
-            if sub is None:
-                continue
-            result = sub if result is None else Range.and_(result, sub)
-            if not result:
-                return []
-        return result
-    if predicate.method == "or":
-        parts: List[Range] = []
-        for child in predicate.children:
-            sub = row_ranges_of(child)
-            if sub is None:
-                return None
-            parts.extend(sub)
-        return Range.sort_and_merge_overlap(parts, merge=True, adjacent=True)
-    if predicate.field != ROW_ID.name:
-        return None
-    literals = [v for v in (predicate.literals or []) if v is not None]
-    if predicate.method in ("equal", "is_in"):
-        return Range.to_ranges(sorted({int(v) for v in literals}))
-    if predicate.method == "between":
-        if len(literals) < 2 or int(literals[0]) > int(literals[1]):
-            return []
-        return [Range(int(literals[0]), int(literals[1]))]
-    return None
+    ranges = native().row_ranges_of(predicate.to_native())
+    return None if ranges is None else [Range(lo, hi) for lo, hi in ranges]

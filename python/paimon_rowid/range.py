@@ -25,7 +25,7 @@ class Range:
         raise AttributeError("Range is immutable")
 
     @staticmethod
-    def of(value: RangeLike) -> "Range":
+    def of(value: RangeLike) -> Range:
         """Accepts a ``Range`` or a ``(from, to)`` pair (inclusive)."""
         if isinstance(value, Range):
             return value
@@ -42,7 +42,7 @@ class Range:
     def contains(self, value: int) -> bool:
         return self.from_ <= value <= self.to
 
-    def overlaps(self, other: "Range") -> bool:
+    def overlaps(self, other: Range) -> bool:
         return Range.intersect(self.from_, self.to, other.from_, other.to)
 
     def count(self) -> int:
@@ -56,7 +56,7 @@ class Range:
 
     # -- list operations ------------------------------------------------------------------------
 
-    def exclude(self, ranges: Iterable["Range"]) -> List["Range"]:
+    def exclude(self, ranges: Iterable[Range]) -> List[Range]:
         """The parts of this range not covered by ``ranges``, ascending. O(k log k)."""
         ranges = list(ranges)
         if not ranges:
@@ -76,7 +76,7 @@ class Range:
         return result
 
     @staticmethod
-    def to_ranges(values: Iterable[int]) -> List["Range"]:
+    def to_ranges(values: Iterable[int]) -> List[Range]:
         """Sorts the ids and returns their maximal runs of consecutive values. O(n log n).
 
         Duplicates are kept inside a run's bounds (as pypaimon does, a duplicate ends a run)."""
@@ -94,7 +94,7 @@ class Range:
         return result
 
     @staticmethod
-    def and_(ranges1: Iterable["Range"], ranges2: Iterable["Range"]) -> List["Range"]:
+    def and_(ranges1: Iterable[Range], ranges2: Iterable[Range]) -> List[Range]:
         """Intersection of two range lists (each assumed non-overlapping). O(n log n + m log m)."""
         a = sorted(ranges1, key=lambda r: r.from_)
         b = sorted(ranges2, key=lambda r: r.from_)
@@ -115,13 +115,13 @@ class Range:
         return result
 
     @staticmethod
-    def merge_sorted_as_possible(ranges: Iterable["Range"]) -> List["Range"]:
+    def merge_sorted_as_possible(ranges: Iterable[Range]) -> List[Range]:
         """Sorts and merges overlapping and adjacent ranges. O(n log n)."""
         return Range.sort_and_merge_overlap(ranges, merge=True, adjacent=True)
 
     @staticmethod
-    def sort_and_merge_overlap(ranges: Iterable["Range"], merge: bool = True,
-                               adjacent: bool = True) -> List["Range"]:
+    def sort_and_merge_overlap(ranges: Iterable[Range], merge: bool = True,
+                               adjacent: bool = True) -> List[Range]:
         """Sorts by start; with ``merge`` also merges overlapping ranges, and with ``adjacent``
         ranges that touch end to end (``to + 1 == from_``). O(n log n)."""
         ordered = sorted(ranges, key=lambda r: r.from_)
@@ -145,7 +145,7 @@ class Range:
             return NotImplemented
         return self.from_ == other.from_ and self.to == other.to
 
-    def __lt__(self, other: "Range") -> bool:
+    def __lt__(self, other: Range) -> bool:
         if not isinstance(other, Range):
             return NotImplemented
         return (self.from_, self.to) < (other.from_, other.to)

@@ -29,7 +29,7 @@ class ReadBuilder:
         self._predicate: Optional[Predicate] = None
         self._limit: Optional[int] = None
 
-    def with_projection(self, projection: Optional[Sequence[str]]) -> "ReadBuilder":
+    def with_projection(self, projection: Optional[Sequence[str]]) -> ReadBuilder:
         """Selects top-level columns, in the given order (a repeated name once);
         ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` are accepted on row-tracking tables. None resets
         to all table fields. Unknown names raise ValueError naming them (pypaimon drops them
@@ -51,14 +51,14 @@ class ReadBuilder:
         self._projection = chosen
         return self
 
-    def with_filter(self, predicate: Optional[Predicate]) -> "ReadBuilder":
+    def with_filter(self, predicate: Optional[Predicate]) -> ReadBuilder:
         """Keeps only rows matching ``predicate`` (exactly; it also prunes files and groups)."""
         if predicate is not None and not isinstance(predicate, Predicate):
             raise TypeError(f"with_filter expects a Predicate, got {type(predicate).__name__}")
         self._predicate = predicate
         return self
 
-    def with_limit(self, limit: Optional[int]) -> "ReadBuilder":
+    def with_limit(self, limit: Optional[int]) -> ReadBuilder:
         """Stops after ``limit`` rows (which rows is unspecified)."""
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or limit < 0):
@@ -91,7 +91,7 @@ class ReadBuilder:
     def new_scan(self) -> TableScan:
         return TableScan(self._table, self._predicate, self._limit)
 
-    def new_read(self) -> "TableRead":
+    def new_read(self) -> TableRead:
         return TableRead(self._table, [f.name for f in self.read_type()], self._predicate,
                          self._limit)
 

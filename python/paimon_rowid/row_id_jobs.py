@@ -91,7 +91,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
         if any(batch.num_rows for batch in reader):
             raise jobs.foreign_ids_error(target)
         return schema.empty_table()
-    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    index = native().RowIdIndex.build(table._native, snapshot.id)
     capsule = stream.call(lambda reader: native().read_by_row_id(
         table._native, reader, row_id_col, projection, index, _threads(num_partitions)))
     result = stream.call(lambda _: stream_reader(capsule).read_all())

@@ -28,7 +28,7 @@ def plan_row_id_ranges(table) -> List[Range]:
     snapshot = table.latest_snapshot()
     if snapshot is None:
         return []
-    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    index = native().RowIdIndex.build(table._native, snapshot.id)
     return [Range(lo, hi) for lo, hi in index.group_ranges()]
 
 
@@ -38,21 +38,10 @@ def _encode(ranges: List[Range]) -> str:
 
 def completed_ranges(table, resume_key: str) -> List[Range]:
     """Ranges recorded as done for ``resume_key``: the progress property of the newest
-    snapshot that carries it (snapshots are read newest first, stopping at the first hit)."""
-    snapshot = table.latest_snapshot()
-    key = PROPERTY_PREFIX + resume_key
-    while snapshot is not None:
-        value = (snapshot.get("properties") or {}).get(key)
-        if value is not None:
-            return [Range(a, b) for a, b in json.loads(value)]
-        previous = int(snapshot["id"]) - 1
-        if previous < 1:
-            return []
-        try:
-            snapshot = json.loads(table._native.snapshot_json(previous))
-        except ValueError:  # expired
-            return []
-    return []
+    snapshot that carries it (snapshots are read newest first, natively, stopping at the
+    first hit)."""
+    done = native().backfill_done_ranges(table._native, PROPERTY_PREFIX + resume_key)
+    return [Range(a, b) for a, b in done]
 
 
 def _covered(r: Range, done: List[Range]) -> bool:

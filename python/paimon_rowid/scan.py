@@ -52,7 +52,7 @@ class Split:
         return self._native.serialize()
 
     @staticmethod
-    def deserialize(data: bytes) -> "Split":
+    def deserialize(data: bytes) -> Split:
         return Split(native().Split.deserialize(data))
 
     def __reduce__(self):
@@ -89,7 +89,7 @@ class TableScan:
         self._limit = limit
         self._row_ranges: Optional[List[Range]] = None
 
-    def with_row_ranges(self, row_ranges: Optional[Iterable[RangeLike]]) -> "TableScan":
+    def with_row_ranges(self, row_ranges: Optional[Iterable[RangeLike]]) -> TableScan:
         """Restricts the scan to inclusive row-id ranges (``Range`` or ``(from, to)`` pairs);
         they are sorted and merged, adjacent ones included. Only on data-evolution tables.
         An empty list plans nothing. Mutates and returns the scan. O(k log k)."""

@@ -7,19 +7,24 @@ atomic types are SQL strings (``"BIGINT NOT NULL"``, ``"DECIMAL(10, 2)"``,
 "element": ...}``, ``{"type": "MAP", "key": ..., "value": ...}``, ``{"type": "ROW", "fields":
 [...]}``, ``{"type": "VECTOR", "element": "FLOAT", "length": n}``).
 
-The Arrow -> Paimon mapping follows pypaimon's ``PyarrowFieldParser.to_paimon_type`` and the
-Paimon -> Arrow mapping its ``from_paimon_type``, so a schema declared through either library
-produces the same table. Everything here is pure Python and costs O(number of fields).
+The Arrow <-> Paimon type mapping is the native core's (``types/data_type.h``: it follows
+pypaimon's ``PyarrowFieldParser.to_paimon_type`` / ``from_paimon_type``, so a schema declared
+through either library produces the same table, and it is the mapping the reader and writer
+use). Arrow types cross as Arrow C schema capsules. Everything here costs O(number of fields).
 """
 from __future__ import annotations
 
 import json
 import re
 import time
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
+
+from ._arrow import CapsuleSchema
+from ._lib import native
 
 __all__ = ["DataType", "DataField", "Schema", "TableSchema", "ROW_ID", "SEQUENCE_NUMBER",
            "SYSTEM_FIELD_NAMES", "normalize_options"]
@@ -70,18 +75,23 @@ class DataType:
         return not head.upper().rstrip().endswith(_NOT_NULL)
 
     @property
-    def fields(self) -> List["DataField"]:
+    def fields(self) -> List[DataField]:
         """Nested fields of a ROW type (empty for other types)."""
         if isinstance(self._json, dict) and self.root == "ROW":
             return [DataField.from_json(f) for f in self._json.get("fields", [])]
         return []
 
-    def copy(self, nullable: bool) -> "DataType":
+    def copy(self, nullable: bool) -> DataType:
         return DataType(_with_nullability(self._json, nullable))
 
     def to_arrow(self) -> pa.DataType:
-        """The Arrow type pypaimon (and our reader) uses for this Paimon type."""
-        return _paimon_to_arrow(self._json)
+        """The Arrow type pypaimon (and our reader) uses for this Paimon type; ValueError
+        ``Unsupported data type: ...`` when the JSON form is not a valid type."""
+        try:
+            capsule = native().arrow_type_of(json.dumps(self._json))
+        except ValueError as error:
+            raise ValueError(f"Unsupported data type: {self._json!r}") from error
+        return pa.field(CapsuleSchema(capsule)).type
 
     def __str__(self) -> str:
         return _sql_string(self._json)
@@ -111,7 +121,7 @@ class DataField:
     default_value: Optional[str] = None
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "DataField":
+    def from_json(data: Mapping[str, Any]) -> DataField:
         for key in ("id", "name", "type"):
             if key not in data:
                 raise ValueError(f"Missing '{key}' in field JSON: {data!r}")
@@ -191,20 +201,16 @@ class Schema:
     def from_pyarrow_schema(pa_schema: pa.Schema, partition_keys: Optional[List[str]] = None,
                             primary_keys: Optional[List[str]] = None,
                             options: Optional[Dict[str, Any]] = None,
-                            comment: Optional[str] = None) -> "Schema":
+                            comment: Optional[str] = None) -> Schema:
         """Converts an Arrow schema; field ids are assigned as pypaimon/Java do: a running
         counter from 0, each top-level column takes the next id, then the fields nested in its
         type are numbered depth-first (a ROW field after its own nested fields)."""
         if not isinstance(pa_schema, pa.Schema):
             raise TypeError(f"pa_schema must be a pyarrow.Schema, got {type(pa_schema).__name__}")
-        counter = _Counter()
-        fields = []
-        for pa_field in pa_schema:
-            top_id = counter.next()
-            type_json = _assign_nested_ids(_arrow_to_paimon(pa_field.type, pa_field.nullable),
-                                           counter)
-            fields.append(DataField(top_id, pa_field.name, DataType(type_json),
-                                    _description(pa_field)))
+        # As an IPC schema message, not a C schema capsule: names keep any NUL byte.
+        ipc_schema = pa_schema.serialize().to_pybytes()
+        fields = [DataField.from_json(f)
+                  for f in json.loads(native().fields_from_arrow(ipc_schema))]
         return Schema(fields, partition_keys, primary_keys, options, comment)
 
     @property
@@ -215,7 +221,7 @@ class Schema:
         return pa.schema([f.to_arrow() for f in self.fields])
 
     def to_table_schema(self, schema_id: int = 0,
-                        time_millis: Optional[int] = None) -> "TableSchema":
+                        time_millis: Optional[int] = None) -> TableSchema:
         return TableSchema(schema_id, list(self.fields), list(self.partition_keys),
                            list(self.primary_keys), dict(self.options), self.comment,
                            highest_field_id(self.fields),
@@ -241,7 +247,7 @@ class TableSchema:
     version: int = SCHEMA_VERSION
 
     @staticmethod
-    def from_json(text: Union[str, bytes]) -> "TableSchema":
+    def from_json(text: Union[str, bytes]) -> TableSchema:
         try:
             data = json.loads(text)
         except ValueError as error:
@@ -308,120 +314,7 @@ def highest_field_id(fields: Sequence[DataField]) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Arrow -> Paimon
-# ---------------------------------------------------------------------------------------------
-
-class _Counter:
-    def __init__(self) -> None:
-        self.value = -1
-
-    def next(self) -> int:
-        self.value += 1
-        return self.value
-
-
-_TIMESTAMP_PRECISION = {"s": 0, "ms": 3, "us": 6, "ns": 9}
-
-
-def _description(pa_field: pa.Field) -> Optional[str]:
-    if pa_field.metadata and b"description" in pa_field.metadata:
-        return pa_field.metadata[b"description"].decode("utf-8")
-    return None
-
-
-def _atomic(name: str, nullable: bool) -> str:
-    return name if nullable else name + _NOT_NULL
-
-
-def _nested_head(name: str, nullable: bool) -> str:
-    return name if nullable else name + _NOT_NULL
-
-
-def _arrow_to_paimon(t: pa.DataType, nullable: bool) -> TypeJson:
-    """Arrow type -> Paimon type JSON; nested ROW fields get ``id: None`` (assigned later)."""
-    T = pa.types
-    if T.is_int8(t):
-        return _atomic("TINYINT", nullable)
-    if T.is_int16(t):
-        return _atomic("SMALLINT", nullable)
-    if T.is_int32(t):
-        return _atomic("INT", nullable)
-    if T.is_int64(t):
-        return _atomic("BIGINT", nullable)
-    if T.is_float32(t):
-        return _atomic("FLOAT", nullable)
-    if T.is_float64(t):
-        return _atomic("DOUBLE", nullable)
-    if T.is_boolean(t):
-        return _atomic("BOOLEAN", nullable)
-    if T.is_string(t) or T.is_large_string(t):
-        return _atomic("STRING", nullable)
-    if T.is_fixed_size_binary(t):
-        return _atomic(f"BINARY({t.byte_width})", nullable)
-    if T.is_binary(t):
-        return _atomic("BYTES", nullable)
-    if T.is_large_binary(t):
-        return _atomic("BLOB", nullable)
-    if T.is_decimal(t):
-        return _atomic(f"DECIMAL({t.precision}, {t.scale})", nullable)
-    if T.is_timestamp(t):
-        precision = _TIMESTAMP_PRECISION[t.unit]
-        if t.tz is None:
-            return _atomic(f"TIMESTAMP({precision})", nullable)
-        return _atomic(f"TIMESTAMP({precision}) WITH LOCAL TIME ZONE", nullable)
-    if T.is_date32(t):
-        return _atomic("DATE", nullable)
-    if T.is_time(t):
-        return _atomic("TIME(0)", nullable)
-    if T.is_fixed_size_list(t):
-        return {"type": _nested_head("VECTOR", nullable),
-                "element": _arrow_to_paimon(t.value_type, t.value_field.nullable),
-                "length": t.list_size}
-    if T.is_list(t) or T.is_large_list(t):
-        return {"type": _nested_head("ARRAY", nullable),
-                "element": _arrow_to_paimon(t.value_type, t.value_field.nullable)}
-    if T.is_map(t):
-        return {"type": _nested_head("MAP", nullable),
-                "key": _arrow_to_paimon(t.key_type, t.key_field.nullable),
-                "value": _arrow_to_paimon(t.item_type, t.item_field.nullable)}
-    if T.is_struct(t):
-        if _is_variant_struct(t):
-            return _atomic("VARIANT", nullable)
-        return {"type": _nested_head("ROW", nullable),
-                "fields": [{"id": None, "name": t.field(i).name,
-                            "type": _arrow_to_paimon(t.field(i).type, t.field(i).nullable)}
-                           for i in range(t.num_fields)]}
-    raise ValueError(f"Unsupported pyarrow type: {t}")
-
-
-def _is_variant_struct(t: pa.StructType) -> bool:
-    if t.num_fields != 2 or {t.field(i).name for i in range(2)} != {"value", "metadata"}:
-        return False
-    return all(pa.types.is_binary(t.field(n).type) and not t.field(n).nullable
-               for n in ("value", "metadata"))
-
-
-def _assign_nested_ids(type_json: TypeJson, counter: _Counter) -> TypeJson:
-    """Numbers ROW fields depth-first; a field's own id is taken after its nested fields'
-    (the order pypaimon's ``reassign_field_id`` and Java's ``ReassignFieldId`` produce)."""
-    if not isinstance(type_json, dict):
-        return type_json
-    out = dict(type_json)
-    if "fields" in out:
-        new_fields = []
-        for nested in out["fields"]:
-            nested_type = _assign_nested_ids(nested["type"], counter)
-            new_fields.append({"id": counter.next(), "name": nested["name"],
-                               "type": nested_type})
-        out["fields"] = new_fields
-    for key in ("element", "key", "value"):
-        if key in out:
-            out[key] = _assign_nested_ids(out[key], counter)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Paimon -> Arrow and SQL strings
+# JSON-form helpers and SQL strings
 # ---------------------------------------------------------------------------------------------
 
 def _strip_not_null(text: str) -> str:
@@ -434,76 +327,21 @@ def _strip_not_null(text: str) -> str:
     return stripped
 
 
+def _with_not_null(name: str, nullable: bool) -> str:
+    return name if nullable else name + _NOT_NULL
+
+
 def _with_nullability(type_json: TypeJson, nullable: bool) -> TypeJson:
     if isinstance(type_json, str):
-        return _atomic(_strip_not_null(type_json), nullable)
+        return _with_not_null(_strip_not_null(type_json), nullable)
     out = dict(type_json)
-    out["type"] = _nested_head(_strip_not_null(out["type"]).split("<")[0], nullable)
+    out["type"] = _with_not_null(_strip_not_null(out["type"]).split("<")[0], nullable)
     out.pop("nullable", None)
     return out
 
 
 def _copy_json(value: TypeJson) -> TypeJson:
     return json.loads(json.dumps(value)) if isinstance(value, dict) else value
-
-
-def _timestamp_unit(precision: int) -> str:
-    if precision == 0:
-        return "s"
-    if precision <= 3:
-        return "ms"
-    if precision <= 6:
-        return "us"
-    return "ns"
-
-
-def _paimon_to_arrow(type_json: TypeJson) -> pa.DataType:
-    if isinstance(type_json, dict):
-        head = _strip_not_null(type_json["type"]).upper()
-        if head.startswith("ARRAY"):
-            element = DataType(type_json["element"])
-            return pa.list_(pa.field("item", element.to_arrow(), nullable=element.nullable))
-        if head.startswith("VECTOR"):
-            return pa.list_(DataType(type_json["element"]).to_arrow(), int(type_json["length"]))
-        if head.startswith("MAP"):
-            value = DataType(type_json["value"])
-            return pa.map_(pa.field("key", DataType(type_json["key"]).to_arrow(), nullable=False),
-                           pa.field("value", value.to_arrow(), nullable=value.nullable))
-        if head.startswith("ROW"):
-            return pa.struct([DataField.from_json(f).to_arrow().remove_metadata()
-                              for f in type_json.get("fields", [])])
-        if head.startswith("MULTISET"):
-            raise ValueError(f"Unsupported data type: {type_json!r}")
-        return _paimon_to_arrow(type_json["type"])
-    text = _strip_not_null(type_json).upper()
-    simple = {
-        "BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
-        "INTEGER": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(),
-        "DOUBLE": pa.float64(), "STRING": pa.string(), "BYTES": pa.binary(),
-        "BLOB": pa.large_binary(), "DATE": pa.date32(),
-    }
-    if text in simple:
-        return simple[text]
-    if text.startswith(("CHAR", "VARCHAR")):
-        return pa.string()
-    if text.startswith(("BINARY", "VARBINARY")):
-        return pa.binary()
-    if text == "VARIANT":
-        return pa.struct([pa.field("value", pa.binary(), nullable=False),
-                          pa.field("metadata", pa.binary(), nullable=False)])
-    match = re.fullmatch(r"(?:DECIMAL|NUMERIC|DEC)(?:\((\d+)(?:,\s*(\d+))?\))?", text)
-    if match:
-        precision = int(match.group(1) or 10)
-        scale = int(match.group(2) or 0)
-        return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision,
-                                                                                     scale)
-    match = re.fullmatch(r"TIMESTAMP(_LTZ)?(?:\((\d+)\))?( WITH LOCAL TIME ZONE)?", text)
-    if match:
-        ltz = bool(match.group(1) or match.group(3))
-        return pa.timestamp(_timestamp_unit(int(match.group(2) or 6)), tz="UTC" if ltz else None)
-    if re.fullmatch(r"TIME(?:\(\d+\))?", text):
-        return pa.time32("ms")
-    raise ValueError(f"Unsupported data type: {type_json!r}")
 
 
 def _sql_string(type_json: TypeJson) -> str:

@@ -5,8 +5,7 @@ parsed once per handle); nothing here reads data or manifests except :meth:`late
 """
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
@@ -15,6 +14,9 @@ from ._lib import native
 from .read import ReadBuilder
 from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 from .write import BatchWriteBuilder
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._native import Snapshot
 
 __all__ = ["Table"]
 
@@ -106,7 +108,7 @@ class Table:
 
     # -- derivation and snapshots -------------------------------------------------------------
 
-    def copy(self, options: Mapping[str, Any]) -> "Table":
+    def copy(self, options: Mapping[str, Any]) -> Table:
         """A new handle with ``options`` overlaid; a value of None removes the key. Changing
         ``bucket`` raises ValueError. A time-travel key (``scan.snapshot-id`` /
         ``scan.tag-name``) makes the handle read that snapshot with its schema. Cheap: reads
@@ -125,16 +127,20 @@ class Table:
                 overrides[key] = str(value)
         return Table(self._native.copy(overrides))
 
-    def latest_snapshot(self) -> Optional[Dict[str, Any]]:
-        """The latest snapshot as a dict (``id``, ``nextRowId``, ...), or None. Reads the
-        snapshot directory hints and one snapshot file."""
-        text = self._native.latest_snapshot_json()
-        return None if text is None else json.loads(text)
+    def latest_snapshot(self) -> Optional[Snapshot]:
+        """The latest snapshot, or None. A read-only native object: pypaimon's attribute names
+        (``id``, ``schema_id``, ``commit_kind``, ``total_record_count``, ``next_row_id``,
+        ``properties`` ...); ``snapshot["nextRowId"]`` also answers the Java JSON key names.
+        Reads the snapshot directory hints and one snapshot file."""
+        return self._native.latest_snapshot()
 
-    def resolve_snapshot(self) -> Optional[Dict[str, Any]]:
+    def resolve_snapshot(self) -> Optional[Snapshot]:
         """The snapshot a read of this handle uses (time travel or latest), or None."""
-        text = self._native.resolve_snapshot_json()
-        return None if text is None else json.loads(text)
+        return self._native.resolve_snapshot()
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        """Snapshot ``snapshot_id``; ValueError when it does not exist (or has expired)."""
+        return self._native.snapshot(int(snapshot_id))
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ class CommitMessage:
         self._native = native_message
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "CommitMessage":
+    def from_bytes(cls, data: bytes) -> CommitMessage:
         return cls(native().CommitMessage.deserialize(bytes(data)))
 
     def to_bytes(self) -> bytes:
@@ -103,7 +103,7 @@ class BatchTableWrite:
         self._prepared = False
         self._closed = False
 
-    def with_write_type(self, write_cols: Sequence[str]) -> "BatchTableWrite":
+    def with_write_type(self, write_cols: Sequence[str]) -> BatchTableWrite:
         """Writes only ``write_cols`` (a partial-column append: other columns of these new rows
         read as NULL). Must be called before the first write."""
         if self._writer is not None:
@@ -171,7 +171,7 @@ class BatchTableWrite:
             self._writer.abort()
         self._writer = None
 
-    def __enter__(self) -> "BatchTableWrite":
+    def __enter__(self) -> BatchTableWrite:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -215,7 +215,7 @@ class BatchTableCommit:
     def close(self) -> None:
         pass
 
-    def __enter__(self) -> "BatchTableCommit":
+    def __enter__(self) -> BatchTableCommit:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -234,7 +234,7 @@ class BatchWriteBuilder:
     def commit_user(self) -> str:
         return self._commit_user
 
-    def overwrite(self, static_partition: Optional[dict] = None) -> "BatchWriteBuilder":
+    def overwrite(self, static_partition: Optional[dict] = None) -> BatchWriteBuilder:
         raise NotImplementedError("overwrite is not supported by paimon_rowid yet")
 
     def new_write(self) -> BatchTableWrite:
@@ -243,7 +243,7 @@ class BatchWriteBuilder:
     def new_commit(self) -> BatchTableCommit:
         return BatchTableCommit(self._table, self._commit_user)
 
-    def new_update(self) -> "BatchTableUpdate":
+    def new_update(self) -> BatchTableUpdate:
         """Column updates of existing rows addressed by ``_ROW_ID`` (data-evolution tables)."""
         return BatchTableUpdate(self._table)
 

@@ -1,32 +1,158 @@
-// BLOB payload fetches for paimon_rowid.blob: the C++ reader verifies each payload against its
-// .blob entry's CRC (read/blob_reader.h), so descriptors resolved in Python are checked exactly
-// like payloads read by a table read.
+// BLOB descriptors and payload fetches for paimon_rowid.blob. The descriptor bytes are encoded
+// and decoded by codec/blob_file.h, and payloads are read by read/blob_reader.h, which checks
+// each one against its .blob entry's CRC, so descriptors resolved in Python are checked
+// exactly like payloads read by a table read. Python only holds the values.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "arrow/array.h"
 #include "common.h"
+#include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 
 namespace paimon_rowid::python {
+namespace {
+
+using RangeTuple = std::tuple<nb::object, int64_t, int64_t>;
+
+// The bytes of any object `bytes(obj)` accepts (bytes, bytearray, memoryview, ...), viewed
+// without a copy when the object exports a contiguous buffer. Holds the GIL-owned references
+// that keep the view alive.
+class BytesView {
+ public:
+  explicit BytesView(nb::handle obj) {
+    if (PyObject_GetBuffer(obj.ptr(), &buffer_, PyBUF_SIMPLE) == 0) {
+      has_buffer_ = true;
+      view_ = std::string_view(static_cast<const char*>(buffer_.buf),
+                               static_cast<size_t>(buffer_.len));
+      return;
+    }
+    PyErr_Clear();
+    copy_ = nb::steal(PyBytes_FromObject(obj.ptr()));
+    if (!copy_.is_valid()) throw nb::python_error();
+    view_ = std::string_view(PyBytes_AS_STRING(copy_.ptr()),
+                             static_cast<size_t>(PyBytes_GET_SIZE(copy_.ptr())));
+  }
+  ~BytesView() {
+    if (has_buffer_) PyBuffer_Release(&buffer_);
+  }
+  BytesView(const BytesView&) = delete;
+  BytesView& operator=(const BytesView&) = delete;
+
+  std::string_view view() const { return view_; }
+
+ private:
+  Py_buffer buffer_{};
+  bool has_buffer_ = false;
+  nb::object copy_;
+  std::string_view view_;
+};
+
+// A Python str from UTF-8 bytes; UnicodeDecodeError (a ValueError) when they are not UTF-8.
+nb::object Utf8(const std::string& text) {
+  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
+                                       "strict");
+  if (str == nullptr) throw nb::python_error();
+  return nb::steal(str);
+}
+
+bool IsBytesLike(nb::handle obj) {
+  return PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr()) || PyMemoryView_Check(obj.ptr());
+}
+
+BlobDescriptor Parse(std::string_view bytes) {
+  return Unwrap(BlobDescriptor::Deserialize(bytes));
+}
+
+}  // namespace
 
 void RegisterBlob(nb::module_& m) {
-  m.def("read_blob_ranges",
-        [](const std::vector<std::tuple<std::string, int64_t, int64_t>>& ranges) {
-          std::vector<BlobRange> in;
-          in.reserve(ranges.size());
-          for (const auto& [uri, offset, length] : ranges) in.push_back({uri, offset, length});
-          auto buffers = WithoutGil([&] { return ReadBlobRanges(*FileIO::Local(), in); });
-          nb::list out;
-          for (const auto& b : buffers) {
-            out.append(nb::bytes(reinterpret_cast<const char*>(b->data()),
-                                 static_cast<size_t>(b->size())));
+  m.def(
+      "blob_descriptor_serialize",
+      [](const std::string& uri, int64_t offset, int64_t length) {
+        const std::string bytes = BlobDescriptor{uri, offset, length}.Serialize();
+        return nb::bytes(bytes.data(), bytes.size());
+      },
+      nb::arg("uri"), nb::arg("offset"), nb::arg("length"));
+
+  m.def(
+      "blob_descriptor_deserialize",
+      [](nb::handle data) {
+        BytesView bytes(data);
+        BlobDescriptor d = Parse(bytes.view());
+        return std::make_tuple(Utf8(d.uri), d.offset, d.length, static_cast<int>(d.version));
+      },
+      nb::arg("data"));
+
+  m.def(
+      "blob_looks_like_descriptor",
+      [](nb::handle data) {
+        BytesView bytes(data);
+        return BlobDescriptor::LooksLikeDescriptor(bytes.view());
+      },
+      nb::arg("data"));
+
+  m.def(
+      "blob_array_holds_descriptor",
+      [](nb::handle array) {
+        auto values = ImportArrayFrom(array);
+        auto any_descriptor = [](const auto& binary) {
+          for (int64_t i = 0; i < binary.length(); ++i) {
+            if (binary.IsValid(i) && BlobDescriptor::LooksLikeDescriptor(binary.GetView(i))) {
+              return true;
+            }
           }
-          return out;
-        },
-        nb::arg("ranges"));
+          return false;
+        };
+        switch (values->type_id()) {
+          case arrow::Type::BINARY:
+          case arrow::Type::STRING:
+            return any_descriptor(static_cast<const arrow::BinaryArray&>(*values));
+          case arrow::Type::LARGE_BINARY:
+          case arrow::Type::LARGE_STRING:
+            return any_descriptor(static_cast<const arrow::LargeBinaryArray&>(*values));
+          default:
+            throw nb::type_error("expected a binary or string array");
+        }
+      },
+      nb::arg("array"));
+
+  m.def(
+      "blob_ranges_of",
+      [](nb::sequence values) {
+        std::vector<RangeTuple> out;
+        out.reserve(nb::len(values));
+        for (nb::handle value : values) {
+          if (!IsBytesLike(value) || !BlobDescriptor::LooksLikeDescriptor(BytesView(value).view())) {
+            throw nb::value_error(
+                "expected serialized BlobDescriptor values (read with "
+                "'blob-as-descriptor'='true'), got raw bytes");
+          }
+          BlobDescriptor d = Parse(BytesView(value).view());
+          out.emplace_back(Utf8(d.uri), d.offset, d.length);
+        }
+        return out;
+      },
+      nb::arg("values"));
+
+  m.def(
+      "read_blob_ranges",
+      [](const std::vector<std::tuple<std::string, int64_t, int64_t>>& ranges) {
+        std::vector<BlobRange> in;
+        in.reserve(ranges.size());
+        for (const auto& [uri, offset, length] : ranges) in.push_back({uri, offset, length});
+        auto buffers = WithoutGil([&] { return ReadBlobRanges(*FileIO::Local(), in); });
+        nb::list out;
+        for (const auto& b : buffers) {
+          out.append(nb::bytes(reinterpret_cast<const char*>(b->data()),
+                               static_cast<size_t>(b->size())));
+        }
+        return out;
+      },
+      nb::arg("ranges"));
 }
 
 }  // namespace paimon_rowid::python

@@ -120,6 +120,16 @@ nb::object ExportSchemaCapsule(const arrow::Schema& schema) {
   return nb::steal(PyCapsule_New(c_schema, "arrow_schema", ReleaseSchemaCapsule));
 }
 
+nb::object ExportTypeCapsule(const arrow::DataType& type) {
+  auto* c_schema = new ArrowSchema();
+  Status st = arrow::ExportType(type, c_schema);
+  if (!st.ok()) {
+    delete c_schema;
+    RaiseStatus(st);
+  }
+  return nb::steal(PyCapsule_New(c_schema, "arrow_schema", ReleaseSchemaCapsule));
+}
+
 std::shared_ptr<arrow::Array> ImportArrayFrom(nb::handle obj) {
   if (!nb::hasattr(obj, "__arrow_c_array__")) {
     throw nb::type_error("expected an object implementing __arrow_c_array__ (e.g. pyarrow.Array)");

@@ -52,6 +52,8 @@ void RegisterErrorClasses(nb::dict classes);
 nb::object ExportStreamCapsule(std::shared_ptr<arrow::RecordBatchReader> reader);
 /// An "arrow_schema" capsule.
 nb::object ExportSchemaCapsule(const arrow::Schema& schema);
+/// An "arrow_schema" capsule describing one data type (pyarrow: pa.field(obj).type).
+nb::object ExportTypeCapsule(const arrow::DataType& type);
 /// Imports an array from any object with __arrow_c_array__ (consuming its capsules).
 std::shared_ptr<arrow::Array> ImportArrayFrom(nb::handle obj);
 /// Imports a record batch stream from any object with __arrow_c_stream__.

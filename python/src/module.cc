@@ -17,6 +17,7 @@
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
+#include "paimon_rowid/scan/predicate.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -72,11 +73,16 @@ void RegisterWrite(nb::module_& m);
 void RegisterRowId(nb::module_& m);
 // Defined in blob.cc: verified BLOB payload fetches by descriptor.
 void RegisterBlob(nb::module_& m);
+// Defined in types.cc: the Arrow <-> Paimon type mapping.
+void RegisterTypes(nb::module_& m);
+// Defined in snapshot.cc: the Snapshot class and snapshot-property lookups.
+void RegisterSnapshot(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
 
   m.def("register_error_classes", &RegisterErrorClasses);
+  RegisterSnapshot(m);
 
   nb::class_<Table>(m, "Table")
       .def_prop_ro("identifier", [](const Table& t) { return t.identifier().FullName(); })
@@ -93,20 +99,13 @@ NB_MODULE(_native, m) {
            nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
       .def("delete_tag", [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
       .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
-      .def("snapshot_json",
-           [](const Table& t, int64_t id) { return Unwrap(t.SnapshotById(id)).ToJson(); })
-      .def("latest_snapshot_json",
-           [](const Table& t) -> std::optional<std::string> {
-             auto snap = Unwrap(t.LatestSnapshot());
-             if (!snap) return std::nullopt;
-             return snap->ToJson();
-           })
-      .def("resolve_snapshot_json",
-           [](const Table& t) -> std::optional<std::string> {
-             auto snap = Unwrap(t.ResolveSnapshot());
-             if (!snap) return std::nullopt;
-             return snap->ToJson();
-           })
+      .def("snapshot",
+           [](const Table& t, int64_t id) { return WithoutGil([&] { return t.SnapshotById(id); }); },
+           nb::arg("snapshot_id"))
+      .def("latest_snapshot",
+           [](const Table& t) { return WithoutGil([&] { return t.LatestSnapshot(); }); })
+      .def("resolve_snapshot",
+           [](const Table& t) { return WithoutGil([&] { return t.ResolveSnapshot(); }); })
       // Pickling (for Ray workers): a table is its identifier, directory and options.
       .def("__getstate__",
            [](const Table& t) {
@@ -209,6 +208,19 @@ NB_MODULE(_native, m) {
       nb::arg("table"), nb::arg("predicate").none(), nb::arg("row_ranges").none());
 
   m.def(
+      "row_ranges_of",
+      [](nb::object predicate) -> std::optional<RangeList> {
+        auto pred = ConvertPredicate(predicate);
+        if (!pred) return std::nullopt;
+        auto ranges = RowRangesFromPredicate(*pred);
+        if (!ranges) return std::nullopt;
+        RangeList out;
+        for (const auto& r : *ranges) out.emplace_back(r.from, r.to);
+        return out;
+      },
+      nb::arg("predicate").none());
+
+  m.def(
       "read",
       [](std::shared_ptr<Table> table, std::vector<std::shared_ptr<DataSplit>> splits,
          std::vector<std::string> fields, nb::object predicate, std::optional<int64_t> limit) {
@@ -228,6 +240,7 @@ NB_MODULE(_native, m) {
   RegisterWrite(m);
   RegisterRowId(m);
   RegisterBlob(m);
+  RegisterTypes(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

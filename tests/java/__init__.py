@@ -164,7 +164,7 @@ def _compile(root: Path, classpath: str) -> Path:
     return classes
 
 
-def ensure_java_oracle() -> "JavaOracle":
+def ensure_java_oracle() -> JavaOracle:
     """Fetches (once, cached) and compiles the harness; see the module docstring."""
     java = _require_tool("java")
     root = cache_dir()
@@ -301,7 +301,7 @@ class JavaOracle:
         return [result if isinstance(result, JavaOracleError) else _load_dump(cmd, result)
                 for cmd, result in zip(cmds, self.run_batch(cmds))]
 
-    def dump(self, warehouse: str, identifier: str, **spec) -> "Dump":
+    def dump(self, warehouse: str, identifier: str, **spec) -> Dump:
         return self.dump_many(warehouse, identifier, [spec])[0]
 
 

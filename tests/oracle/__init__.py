@@ -2,8 +2,9 @@
 
 pypaimon 2.1.0 pins pyarrow<20 while we pin pyarrow 22, so it lives in its own virtualenv
 (``$PAIMON_ROWID_ORACLE_VENV``, default ``.venv-oracle`` at the repository root, as
-``scripts/setup.sh`` makes it) and is driven through ``driver.py`` subprocesses that share the warehouse directory with the test process. Tables
-cross the process boundary as Arrow IPC files; commands and results as JSON.
+``scripts/setup.sh`` makes it) and is driven through ``driver.py`` subprocesses that share the
+warehouse directory with the test process. Tables cross the process boundary as Arrow IPC
+files; commands and results as JSON.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def _installed_version(python: Path) -> Optional[str]:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def ensure_oracle(venv: Optional[Path] = None) -> "Oracle":
+def ensure_oracle(venv: Optional[Path] = None) -> Oracle:
     """Returns an Oracle over ``venv``, creating the venv and installing pypaimon when it is
     missing (needs the package index once). Raises OracleUnavailable with the reason."""
     venv = Path(venv) if venv is not None else default_venv()

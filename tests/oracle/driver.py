@@ -42,9 +42,8 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import pyarrow as pa  # noqa: E402
-
 import literals  # noqa: E402
+import pyarrow as pa  # noqa: E402
 
 
 def _catalog(cmd):
@@ -311,7 +310,8 @@ def cmd_add_columns(cmd):
 COMMANDS = {
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
-    "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files, "batch": cmd_batch,
+    "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files,
+    "batch": cmd_batch,
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
     "add_columns": cmd_add_columns,
 }

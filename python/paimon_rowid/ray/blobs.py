@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ..blob import BlobDescriptor, resolve_blobs
+from .._lib import native
+from ..blob import resolve_blobs
 
 __all__ = ["map_with_blobs"]
 
@@ -34,22 +34,12 @@ BLOB_COLUMNS_ATTR = "_paimon_blob_columns"
 ARRAY_BLOB_COLUMNS_ATTR = "_paimon_array_blob_columns"
 MAP_BLOB_COLUMNS_ATTR = "_paimon_map_blob_columns"
 
-# The first 9 bytes of a serialized descriptor (version byte + magic), for the versions
-# BlobDescriptor.is_descriptor accepts (0 and 2).
-_HEADER_V2 = BlobDescriptor("", 0, 0).serialize()[:9]
-_HEADERS = (_HEADER_V2, b"\x00" + _HEADER_V2[1:])
-
 
 def _binary_holds_descriptor(array: pa.Array) -> bool:
-    """Vectorised ``any(BlobDescriptor.is_descriptor(v) for v in array)``."""
+    """``any(BlobDescriptor.is_descriptor(v) for v in array)``, natively, in one pass."""
     if len(array) == 0 or array.null_count == len(array):
         return False
-    heads = pc.binary_slice(array, 0, len(_HEADER_V2))
-    hit = None
-    for header in _HEADERS:
-        match = pc.equal(heads, pa.scalar(header, heads.type))
-        hit = match if hit is None else pc.or_(hit, match)
-    return bool(pc.any(hit).as_py())
+    return native().blob_array_holds_descriptor(array)
 
 
 def _holds_descriptor(array: pa.Array, nested: bool = False) -> bool:

@@ -206,7 +206,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         raise jobs.foreign_ids_error(target)
     pipeline = _UpdatePipeline(ray, table, target, catalog_options, [jobs.ROW_ID] + update_cols,
                                materialized.to_arrow_refs(), num_partitions, ray_remote_args)
-    base_index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    base_index = native().RowIdIndex.build(table._native, snapshot.id)
     rounds: List[Any] = []  # the index ref of each round, for the next round's check
 
     def run_round(step):
@@ -467,10 +467,10 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
         if ds.limit(1).count() > 0:
             raise jobs.foreign_ids_error(target)
         return ray.data.from_arrow(out_schema.empty_table())
-    index = native().RowIdIndex.build(table._native, int(snapshot["id"]))
+    index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
-    pinned = {"scan.snapshot-id": str(snapshot["id"])}
+    pinned = {"scan.snapshot-id": str(snapshot.id)}
     for key in jobs.TIME_TRAVEL_KEYS:
         if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
             pinned[key] = None

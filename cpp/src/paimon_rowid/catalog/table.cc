@@ -193,6 +193,23 @@ Result<Snapshot> Table::SnapshotById(int64_t id) const {
   return parsed.MoveValueUnsafe();
 }
 
+Result<std::optional<std::string>> Table::NewestSnapshotProperty(const std::string& key) const {
+  ARROW_ASSIGN_OR_RAISE(std::optional<Snapshot> snapshot, LatestSnapshot());
+  while (snapshot) {
+    auto it = snapshot->properties.find(key);
+    if (it != snapshot->properties.end()) return std::optional<std::string>(it->second);
+    const int64_t previous = snapshot->id - 1;
+    if (previous < 1) break;
+    auto older = SnapshotById(previous);
+    if (!older.ok()) {
+      if (older.status().IsInvalid()) break;  // expired (or not a snapshot): the walk ends
+      return older.status();
+    }
+    snapshot = std::move(older).MoveValueUnsafe();
+  }
+  return std::nullopt;
+}
+
 Result<std::optional<Snapshot>> Table::ResolveSnapshot() const {
   if (travelled_) return travelled_;
   return LatestSnapshot();

@@ -62,6 +62,13 @@ class Table {
   /// The snapshot selected by the options: scan.snapshot-id, scan.tag-name, else latest.
   /// nullopt when the table has no snapshot (and no time travel was requested).
   Result<std::optional<Snapshot>> ResolveSnapshot() const;
+  /// The value of snapshot property `key` in the newest snapshot that carries it: snapshots
+  /// are read newest first from the latest one, stopping at the first that has the key.
+  /// nullopt when no snapshot does, or when the walk reaches snapshot 1 or a snapshot that
+  /// cannot be read as one (expired: SnapshotById is Invalid) before finding the key; other
+  /// errors (I/O) are returned. Cost: one snapshot file read per snapshot walked, so a
+  /// property written by a recent commit is found in a few reads.
+  Result<std::optional<std::string>> NewestSnapshotProperty(const std::string& key) const;
 
   // ---- tags
   /// Invalid "Tag 'x' doesn't exist." when absent.

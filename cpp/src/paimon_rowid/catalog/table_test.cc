@@ -244,6 +244,23 @@ TEST_F(TableTest, CopyOverlaysAndRemovesOptions) {
   EXPECT_RAISES(Invalid, travelled->Copy({{"scan.tag-name", "t1"}}));  // two keys
 }
 
+TEST_F(TableTest, NewestSnapshotPropertyWalksNewestFirst) {
+  EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), std::nullopt);
+  auto with_property = [&](int64_t id, const std::string& value) {
+    Snapshot s = table_->SnapshotById(id).ValueOrDie();
+    s.properties["k"] = value;
+    ASSERT_TRUE(io()->WriteFile(table_->SnapshotPath(id), s.ToJson()).ok());
+  };
+  with_property(1, "one");
+  EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), "one");  // walked 3, 2, 1
+  with_property(2, "two");
+  EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), "two");  // the newest one wins
+  EXPECT_EQ(table_->NewestSnapshotProperty("other").ValueOrDie(), std::nullopt);
+  // An expired snapshot ends the walk: older properties are not looked at.
+  ASSERT_TRUE(io()->DeleteFile(table_->SnapshotPath(2)).ok());
+  EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), std::nullopt);
+}
+
 TEST_F(TableTest, PathHelpers) {
   const std::string& p = table_->path();
   EXPECT_EQ(table_->SnapshotPath(5), p + "/snapshot/snapshot-5");

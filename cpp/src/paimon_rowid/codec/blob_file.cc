@@ -275,7 +275,7 @@ Result<std::string> LocalPathOfUri(const std::string& uri) {
   if (uri.rfind("file:", 0) == 0) return uri.substr(5);
   const size_t colon = uri.find("://");
   if (colon != std::string::npos) {
-    return Status::NotImplemented("cannot read BLOB descriptor uri '", uri,
+    return Status::NotImplemented("cannot read BLOB uri '", uri,
                                   "': only local files are supported");
   }
   return uri;
@@ -303,10 +303,7 @@ bool BlobDescriptor::LooksLikeDescriptor(std::string_view bytes) {
 }
 
 Result<BlobDescriptor> BlobDescriptor::Deserialize(std::string_view bytes) {
-  auto too_short = [&] {
-    return Status::Invalid("invalid BlobDescriptor: ", bytes.size(), " bytes is too short");
-  };
-  if (bytes.empty()) return too_short();
+  if (bytes.empty()) return Status::Invalid("invalid BlobDescriptor: empty");
   BlobDescriptor out;
   const auto version = static_cast<uint8_t>(bytes[0]);
   if (version > 2) {
@@ -316,24 +313,23 @@ Result<BlobDescriptor> BlobDescriptor::Deserialize(std::string_view bytes) {
   out.version = static_cast<int8_t>(version);
   size_t pos = 1;
   if (version > 1) {
-    if (bytes.size() < pos + 8) return too_short();
-    if (LoadLE<uint64_t>(bytes.data() + pos) != kBlobDescriptorMagic) {
+    if (bytes.size() < pos + 8 || LoadLE<uint64_t>(bytes.data() + pos) != kBlobDescriptorMagic) {
       return Status::Invalid("invalid BlobDescriptor: missing the BLOBDESC magic");
     }
     pos += 8;
   }
-  if (bytes.size() < pos + 4) return too_short();
+  if (bytes.size() < pos + 4) return Status::Invalid("invalid BlobDescriptor: too short");
   const int32_t uri_length = LoadLE<int32_t>(bytes.data() + pos);
   pos += 4;
   if (uri_length < 0 || bytes.size() < pos + static_cast<size_t>(uri_length) + 16) {
-    return too_short();
+    return Status::Invalid("invalid BlobDescriptor: too short");
   }
   out.uri = std::string(bytes.substr(pos, uri_length));
   pos += uri_length;
   out.offset = LoadLE<int64_t>(bytes.data() + pos);
   out.length = LoadLE<int64_t>(bytes.data() + pos + 8);
   if (out.offset < 0 || out.length < 0) {
-    return Status::Invalid("invalid BlobDescriptor: negative offset or length");
+    return Status::Invalid("offset and length must be >= 0, got ", out.offset, ", ", out.length);
   }
   return out;
 }

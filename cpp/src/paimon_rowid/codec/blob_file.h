@@ -135,7 +135,10 @@ struct BlobDescriptor {
 
   /// Version 2 bytes: version, magic "BLOBDESC", uriLen, uri, offset, length (all LE).
   std::string Serialize() const;
-  /// Parses version 1 or 2 bytes; Invalid when malformed.
+  /// Parses version 0, 1 or 2 bytes (versions below 2 carry no magic). Invalid when
+  /// malformed, with the message the Python API shows: "invalid BlobDescriptor: empty",
+  /// "... version N is newer than 2", "... missing the BLOBDESC magic", "... too short", or
+  /// "offset and length must be >= 0, got O, L". The uri bytes are not checked for UTF-8.
   static Result<BlobDescriptor> Deserialize(std::string_view bytes);
   /// pypaimon's detection rule for input values: >= 9 bytes, version 0 or 2 (<= 2, not 1)
   /// and the magic at byte 1. A payload that happens to start like this is taken as one.
@@ -143,7 +146,8 @@ struct BlobDescriptor {
 };
 
 /// "file:///a/b" / "file:/a/b" -> "/a/b"; a plain path is returned unchanged; other schemes
-/// are NotImplemented (descriptor uris this engine can resolve are local files).
+/// are NotImplemented "cannot read BLOB uri 'U': only local files are supported" (descriptor
+/// uris this engine can resolve are local files).
 Result<std::string> LocalPathOfUri(const std::string& uri);
 
 inline constexpr uint64_t kBlobDescriptorMagic = 0x424C4F4244455343ULL;  // "BLOBDESC"

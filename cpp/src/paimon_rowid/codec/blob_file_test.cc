@@ -214,6 +214,28 @@ TEST(BlobDescriptorTest, RoundTripAndDetection) {
   EXPECT_RAISES(Invalid, BlobDescriptor::Deserialize(bytes.substr(0, 20)));
 }
 
+TEST(BlobDescriptorTest, DeserializeErrorsNameTheProblem) {
+  const std::string bytes = BlobDescriptor{"/a/b.blob", 4, 123}.Serialize();
+  auto message = [](std::string_view b) {
+    return BlobDescriptor::Deserialize(b).status().message();
+  };
+  EXPECT_EQ(message(""), "invalid BlobDescriptor: empty");
+  EXPECT_EQ(message("\x03" + bytes.substr(1)), "invalid BlobDescriptor: version 3 is newer than 2");
+  EXPECT_EQ(message(bytes.substr(0, 5)), "invalid BlobDescriptor: missing the BLOBDESC magic");
+  EXPECT_EQ(message(bytes.substr(0, 11)), "invalid BlobDescriptor: too short");
+  EXPECT_EQ(message(bytes.substr(0, bytes.size() - 1)), "invalid BlobDescriptor: too short");
+  std::string negative = bytes;
+  negative[negative.size() - 1] = '\xff';  // length's sign byte
+  EXPECT_EQ(message(negative).substr(0, 35), "offset and length must be >= 0, got");
+  // Versions 0 and 1 carry no magic.
+  std::string v1 = "\x01" + bytes.substr(9);
+  ASSERT_OK_AND_ASSIGN(old, BlobDescriptor::Deserialize(v1));
+  EXPECT_EQ(old.version, 1);
+  EXPECT_EQ(old.uri, "/a/b.blob");
+  EXPECT_EQ(LocalPathOfUri("s3://x/y").status().message(),
+            "cannot read BLOB uri 's3://x/y': only local files are supported");
+}
+
 // ---- ARRAY<BLOB> / MAP<K, BLOB> payloads ----------------------------------------------------
 
 std::string Hex(std::string_view bytes) {

@@ -58,4 +58,18 @@ TEST(RowRangeTest, SortMergeIntersect) {
   EXPECT_FALSE(AnyOverlap({}, 0, 100));
 }
 
+TEST(RowRangeTest, ParseJson) {
+  auto ranges = ParseRowRangesJson("[[0, 19], [40, 40]]");
+  ASSERT_TRUE(ranges.ok()) << ranges.status().ToString();
+  ASSERT_EQ(ranges->size(), 2u);
+  EXPECT_EQ((*ranges)[0], (RowRange{0, 19}));
+  EXPECT_EQ((*ranges)[1], (RowRange{40, 40}));
+  EXPECT_TRUE(ParseRowRangesJson("[]").ValueOrDie().empty());
+  for (const char* bad : {"", "{}", "[[1]]", "[[1, 2, 3]]", "[[1, \"2\"]]", "[[1.5, 2]]",
+                          "[[0, 18446744073709551615]]", "not json"}) {
+    EXPECT_TRUE(ParseRowRangesJson(bad).status().IsInvalid()) << bad;
+  }
+  EXPECT_EQ(ParseRowRangesJson("[[3, 2]]").status().message(), "Invalid range: from (3) > to (2)");
+}
+
 }  // namespace paimon_rowid

@@ -1,6 +1,9 @@
 #include "paimon_rowid/common/row_range.h"
 
 #include <algorithm>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
 
 namespace paimon_rowid {
 
@@ -44,6 +47,35 @@ std::vector<RowRange> IntersectRanges(const std::vector<RowRange>& ranges, int64
 bool AnyOverlap(const std::vector<RowRange>& ranges, int64_t lo, int64_t hi) {
   auto it = FirstEndingAtOrAfter(ranges, lo);
   return it != ranges.end() && it->from <= hi;
+}
+
+Result<std::vector<RowRange>> ParseRowRangesJson(std::string_view text) {
+  const auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto malformed = [&] {
+    return Status::Invalid("row ranges must be a JSON array of [from, to] integer pairs, got '",
+                           text, "'");
+  };
+  if (!value.is_array()) return malformed();
+  std::vector<RowRange> out;
+  out.reserve(value.size());
+  for (const auto& pair : value) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
+        !pair[1].is_number_integer()) {
+      return malformed();
+    }
+    for (const auto& bound : pair) {
+      if (bound.is_number_unsigned() &&
+          bound.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        return malformed();
+      }
+    }
+    RowRange range{pair[0].get<int64_t>(), pair[1].get<int64_t>()};
+    if (range.from > range.to) {
+      return Status::Invalid("Invalid range: from (", range.from, ") > to (", range.to, ")");
+    }
+    out.push_back(range);
+  }
+  return out;
 }
 
 }  // namespace paimon_rowid

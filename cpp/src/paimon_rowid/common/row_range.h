@@ -2,7 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "paimon_rowid/common/status.h"
 
 namespace paimon_rowid {
 
@@ -23,5 +27,10 @@ std::vector<RowRange> IntersectRanges(const std::vector<RowRange>& ranges, int64
 
 /// True when any of the sorted, merged `ranges` overlaps [lo, hi] (binary search).
 bool AnyOverlap(const std::vector<RowRange>& ranges, int64_t lo, int64_t hi);
+
+/// Parses the JSON text of inclusive ranges, "[[from, to], ...]" (the form the Python API
+/// records backfill progress in), in the given order. Invalid when the text is not such an
+/// array of integer pairs or a pair has from > to.
+Result<std::vector<RowRange>> ParseRowRangesJson(std::string_view text);
 
 }  // namespace paimon_rowid

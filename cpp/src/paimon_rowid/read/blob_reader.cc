@@ -364,14 +364,22 @@ Result<std::shared_ptr<arrow::Buffer>> ReadRange(RangeSource* src, const BlobRan
 
 Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
     const FileIO& io, const std::vector<BlobRange>& ranges) {
-  std::map<std::string, RangeSource> sources;
-  std::vector<std::shared_ptr<arrow::Buffer>> out;
-  out.reserve(ranges.size());
+  // Every range is checked before the first read, so a bad one fails the call up front.
+  std::vector<std::string> paths;
+  paths.reserve(ranges.size());
   for (const auto& range : ranges) {
     if (range.offset < 0 || range.length < 0) {
       return Status::Invalid("BLOB descriptor ", range.uri, " has a negative offset or length");
     }
     ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(range.uri));
+    paths.push_back(std::move(path));
+  }
+  std::map<std::string, RangeSource> sources;
+  std::vector<std::shared_ptr<arrow::Buffer>> out;
+  out.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const BlobRange& range = ranges[i];
+    const std::string& path = paths[i];
     auto it = sources.find(path);
     if (it == sources.end()) {
       RangeSource src;

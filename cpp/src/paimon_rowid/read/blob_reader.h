@@ -69,7 +69,8 @@ struct BlobRange {
 /// and its CRC checked; consecutive ranges inside one entry (the elements of an ARRAY<BLOB>
 /// or MAP<K, BLOB> row) reuse the verified entry. IOError when an entry is corrupt, when a
 /// range lies outside every payload of a .blob file, or outside any other file;
-/// NotImplemented for non-local uris. Other files are read as they are.
+/// NotImplemented for non-local uris and Invalid for a negative offset or length, both
+/// checked for every range before the first byte is read. Other files are read as they are.
 Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
     const FileIO& io, const std::vector<BlobRange>& ranges);
 

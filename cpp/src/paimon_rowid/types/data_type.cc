@@ -515,26 +515,28 @@ Result<DataTypePtr> TypeFromJson(const json& value, int depth) {
     return Status::Invalid("a data type must be a JSON string or object, got ", value.type_name());
   }
   ARROW_ASSIGN_OR_RAISE(std::string type, GetString(value, "type", "data type"));
-  if (StartsWith(type, "ARRAY")) {
+  // The head's keyword is matched in any case (pypaimon upper-cases it too).
+  const std::string head = Upper(type);
+  if (StartsWith(head, "ARRAY")) {
     ARROW_ASSIGN_OR_RAISE(auto element, ChildType(value, "element", depth));
     return DataType::Array(element, NestedTypeNullable(type, 5));
   }
-  if (StartsWith(type, "MULTISET")) {
+  if (StartsWith(head, "MULTISET")) {
     ARROW_ASSIGN_OR_RAISE(auto element, ChildType(value, "element", depth));
     return DataType::Multiset(element, NestedTypeNullable(type, 8));
   }
-  if (StartsWith(type, "VECTOR")) {
+  if (StartsWith(head, "VECTOR")) {
     ARROW_ASSIGN_OR_RAISE(auto element, ChildType(value, "element", depth));
     ARROW_ASSIGN_OR_RAISE(int64_t length, GetInt(value, "length", "VECTOR type"));
     ARROW_RETURN_NOT_OK(CheckVector(element, length));
     return DataType::Vector(element, static_cast<int32_t>(length), NestedTypeNullable(type, 6));
   }
-  if (StartsWith(type, "MAP")) {
+  if (StartsWith(head, "MAP")) {
     ARROW_ASSIGN_OR_RAISE(auto key, ChildType(value, "key", depth));
     ARROW_ASSIGN_OR_RAISE(auto val, ChildType(value, "value", depth));
     return DataType::Map(key, val, NestedTypeNullable(type, 3));
   }
-  if (StartsWith(type, "ROW")) {
+  if (StartsWith(head, "ROW")) {
     auto it = value.find("fields");
     if (it == value.end() || !it->is_array()) {
       return Status::Invalid("ROW type needs a 'fields' array");
@@ -671,6 +673,25 @@ bool IsVariantStruct(const arrow::StructType& type) {
   return true;
 }
 
+// pypaimon's wording, which the Python API shows for Arrow types without a Paimon type.
+Status UnsupportedArrowType(const std::string& type_name) {
+  return Status::Invalid("Unsupported pyarrow type: ", type_name);
+}
+
+// An extension type whose C++ class is not registered (e.g. one defined in Python) reaches
+// C++ through the C data interface as its storage type plus this metadata on its field.
+// pypaimon refuses every extension type, so the storage type must not be mapped instead.
+Status CheckNotExtension(const arrow::Field& field) {
+  if (field.type()->id() == arrow::Type::EXTENSION) {
+    return UnsupportedArrowType(field.type()->ToString());
+  }
+  const auto& metadata = field.metadata();
+  if (metadata == nullptr) return Status::OK();
+  const int index = metadata->FindKey("ARROW:extension:name");
+  if (index < 0) return Status::OK();
+  return UnsupportedArrowType("extension<" + metadata->value(index) + ">");
+}
+
 // Java's ReassignFieldId / pypaimon's reassign_field_id: within a type, each ROW field's
 // children are numbered before the field itself.
 void ReassignIds(std::shared_ptr<const DataType>* type, int32_t* next_id);
@@ -791,6 +812,7 @@ Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullab
       return Temporal(TypeRoot::kTime, 0, nullable);
     case arrow::Type::FIXED_SIZE_LIST: {
       const auto& list = static_cast<const arrow::FixedSizeListType&>(type);
+      ARROW_RETURN_NOT_OK(CheckNotExtension(*list.value_field()));
       ARROW_ASSIGN_OR_RAISE(auto element, FromArrow(*list.value_type(),
                                                     list.value_field()->nullable(), next_field_id));
       ARROW_RETURN_NOT_OK(CheckVector(element, list.list_size()));
@@ -799,12 +821,15 @@ Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullab
     case arrow::Type::LIST:
     case arrow::Type::LARGE_LIST: {
       const auto& list = static_cast<const arrow::BaseListType&>(type);
+      ARROW_RETURN_NOT_OK(CheckNotExtension(*list.value_field()));
       ARROW_ASSIGN_OR_RAISE(auto element, FromArrow(*list.value_type(),
                                                     list.value_field()->nullable(), next_field_id));
       return Array(element, nullable);
     }
     case arrow::Type::MAP: {
       const auto& map = static_cast<const arrow::MapType&>(type);
+      ARROW_RETURN_NOT_OK(CheckNotExtension(*map.key_field()));
+      ARROW_RETURN_NOT_OK(CheckNotExtension(*map.item_field()));
       ARROW_ASSIGN_OR_RAISE(auto key, FromArrow(*map.key_type(), map.key_field()->nullable(),
                                                 next_field_id));
       ARROW_ASSIGN_OR_RAISE(auto value, FromArrow(*map.item_type(), map.item_field()->nullable(),
@@ -817,6 +842,7 @@ Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullab
       std::vector<DataField> fields;
       for (int i = 0; i < st.num_fields(); ++i) {
         const auto& child = st.field(i);
+        ARROW_RETURN_NOT_OK(CheckNotExtension(*child));
         DataField field;
         field.name = child->name();
         // Children first, then the field itself (Java's ReassignFieldId order).
@@ -828,7 +854,7 @@ Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullab
       return Row(std::move(fields), nullable);
     }
     default:
-      return Status::TypeError("Unsupported arrow type: ", type.ToString());
+      return UnsupportedArrowType(type.ToString());
   }
 }
 
@@ -1133,6 +1159,7 @@ Result<std::vector<DataField>> FieldsFromArrow(const arrow::Schema& schema) {
   std::vector<DataField> fields;
   int32_t next_id = 0;
   for (const auto& af : schema.fields()) {
+    ARROW_RETURN_NOT_OK(CheckNotExtension(*af));
     DataField field;
     field.id = next_id++;
     field.name = af->name();

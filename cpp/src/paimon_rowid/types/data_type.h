@@ -85,7 +85,10 @@ class DataType {
   /// TIMESTAMP_LTZ), time32/time64 -> TIME(0), fixed_size_list -> VECTOR, list/large_list ->
   /// ARRAY, map -> MAP, struct -> ROW (a {value, metadata} binary struct -> VARIANT).
   /// Nested ROW field ids are taken from `*next_field_id`, which is advanced depth-first as
-  /// Paimon's Schema.Builder numbers them. Unsupported types are TypeError.
+  /// Paimon's Schema.Builder numbers them. A type without a Paimon type (unsigned integers,
+  /// date64, null, dictionary, extension types -- also unregistered ones, seen as a child
+  /// field carrying "ARROW:extension:name" metadata) is Invalid "Unsupported pyarrow type: T"
+  /// naming the innermost such type, pypaimon's wording (the Python API shows it as is).
   static Result<DataTypePtr> FromArrow(const arrow::DataType& type, bool nullable,
                                        int32_t* next_field_id);
 
@@ -172,7 +175,8 @@ int32_t HighestFieldId(const std::vector<DataField>& fields);
 std::vector<DataField> AssignFieldIds(std::vector<DataField> fields, int32_t first_id = 0);
 
 /// The fields of an Arrow schema as pypaimon's Schema.from_pyarrow_schema builds them (ids
-/// as AssignFieldIds, "description" metadata kept). TypeError for unsupported Arrow types.
+/// as AssignFieldIds, top-level "description" metadata kept). Invalid for unsupported Arrow
+/// types, as DataType::FromArrow (a top-level extension field included).
 Result<std::vector<DataField>> FieldsFromArrow(const arrow::Schema& schema);
 
 /// System fields of row-tracking tables (format doc §4.1).

@@ -319,9 +319,46 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
   EXPECT_FALSE((*DataType::FromArrow(*arrow::int32(), false, &next))->nullable());
   for (const auto& unsupported : {arrow::null(), arrow::uint32(), arrow::date64(),
                                   arrow::float16(), arrow::duration(arrow::TimeUnit::SECOND)}) {
-    EXPECT_RAISES(TypeError, DataType::FromArrow(*unsupported, true, &next))
-        << unsupported->ToString();
+    auto status = DataType::FromArrow(*unsupported, true, &next).status();
+    EXPECT_TRUE(status.IsInvalid()) << unsupported->ToString();
+    EXPECT_EQ(status.message(), "Unsupported pyarrow type: " + unsupported->ToString());
   }
+}
+
+TEST(DataTypeTest, FromArrowNamesTheInnermostUnsupportedType) {
+  int32_t next = 0;
+  auto nested = arrow::struct_({arrow::field("ok", arrow::int32()),
+                                arrow::field("bad", arrow::list(arrow::uint8()))});
+  auto status = DataType::FromArrow(*nested, true, &next).status();
+  EXPECT_TRUE(status.IsInvalid());
+  EXPECT_EQ(status.message(), "Unsupported pyarrow type: uint8");
+  auto dict = arrow::dictionary(arrow::int32(), arrow::utf8());
+  EXPECT_EQ(DataType::FromArrow(*dict, true, &next).status().message(),
+            "Unsupported pyarrow type: " + dict->ToString());
+}
+
+TEST(DataTypeTest, FromArrowRefusesUnregisteredExtensionFields) {
+  // An extension type C++ does not know arrives as its storage type plus field metadata.
+  auto ext = arrow::key_value_metadata({"ARROW:extension:name"}, {"my.tensor"});
+  auto schema = arrow::schema({arrow::field("t", arrow::list(arrow::float32()), true, ext)});
+  auto status = FieldsFromArrow(*schema).status();
+  EXPECT_TRUE(status.IsInvalid());
+  EXPECT_EQ(status.message(), "Unsupported pyarrow type: extension<my.tensor>");
+  auto nested = arrow::schema({arrow::field(
+      "s", arrow::struct_({arrow::field("x", arrow::binary(), true, ext)}))});
+  EXPECT_EQ(FieldsFromArrow(*nested).status().message(),
+            "Unsupported pyarrow type: extension<my.tensor>");
+}
+
+TEST(DataTypeTest, JsonNestedHeadsInAnyCase) {
+  auto type = DataType::FromJson(nlohmann::json::parse(
+      R"({"type": "array not null", "element": "int"})"));
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  EXPECT_EQ((*type)->ToString(), "ARRAY<INT> NOT NULL");
+  auto map = DataType::FromJson(nlohmann::json::parse(
+      R"({"type": "Map<STRING, INT>", "key": "STRING NOT NULL", "value": "INT"})"));
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  EXPECT_EQ((*map)->ToString(), "MAP<STRING NOT NULL, INT>");
 }
 
 TEST(DataTypeTest, FromArrowFieldIdNumbering) {
