@@ -423,7 +423,7 @@ def test_java_written_reads_the_same(java_tables, layout, case):
             f"{layout}/{case}: our _SEQUENCE_NUMBER should equal Java's full-read value")
 
 
-# Documented Java difference (docs/java-oracle.md, "row loss"): Java 1.4.2 prunes the files of a
+# Documented Java difference (docs/java-oracle.md §2): Java 1.4.2 prunes the files of a
 # row-id group by the read type and drops the whole group when no file holds a projected user
 # column. In "plain" the partial append (row ids 55..69) wrote no p_str/p_int file, so Java
 # returns no rows for them; we (and the data-evolution model) return them with NULLs.

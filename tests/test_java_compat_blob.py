@@ -136,7 +136,7 @@ def read_cases(snapshots: Dict[str, int]) -> Dict[str, Dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------------------
-# descriptors, dereferenced independently of the code under test (format doc §6.3)
+# descriptors, dereferenced independently of the code under test (docs/format.md §6.3)
 # ------------------------------------------------------------------------------------------
 
 def _dereference(b64: Optional[str]) -> Optional[bytes]:

@@ -1,8 +1,8 @@
 """paimon_rowid.ray: update_by_row_id / read_by_row_id / process_row_id_ranges on a real
 local Ray (conftest's session-scoped ``ray_session``: one ray.init(num_cpus=2) per pytest
 session). Validations are checked for their exception type and for leaving no snapshot and
-no file behind; the full refusal tables of behaviour doc §1.2/§2.2 run on the Ray path in
-test_row_ids_validation.py."""
+no file behind; the full refusal tables of docs/pypaimon-compat.md §1.2/§2.2 run on the Ray
+path in test_row_ids_validation.py."""
 from __future__ import annotations
 
 import os

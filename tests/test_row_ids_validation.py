@@ -1,5 +1,5 @@
-"""Validations of the row-id jobs against pypaimon's (behaviour doc §1.2, §2.2, §9): the
-exception type, the condition, the message (its key part, pypaimon's wording), and that a
+"""Validations of the row-id jobs against pypaimon's (docs/pypaimon-compat.md §1.2, §2.2,
+§9): the exception type, the condition, the message (its key part, pypaimon's wording), and that a
 refused call adds no snapshot and no file (every file under the warehouse is listed before
 and after).
 

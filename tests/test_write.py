@@ -310,8 +310,8 @@ def test_interleaved_commits_stay_consistent(oracle, warehouse):
 @pytest.mark.oracle
 def test_merged_manifests_read_by_pypaimon(oracle, warehouse):
     """Once the trailing small manifests reach manifest.merge-min-count they are folded into
-    one (format §3.4); pypaimon reads such snapshots, and appends and updates on top of them,
-    exactly like ours, and the base manifest lists stay short."""
+    one (docs/format.md §3.4); pypaimon reads such snapshots, and appends and updates on top of
+    them, exactly like ours, and the base manifest lists stay short."""
     from paimon_rowid.row_id_jobs import update_by_row_id
     table = _create(warehouse, options={**DE, "manifest.merge-min-count": "4"})
     expected = 0

@@ -15,8 +15,8 @@ try:
     import pypaimon
     from pypaimon.schema.data_types import PyarrowFieldParser
     from pypaimon.utils.range import Range
-    # The non-Ray module: pypaimon.ray's process_row_id_ranges itself needs no Ray (§3 of the
-    # behaviour memo); importing pypaimon.ray does not import ray.
+    # The non-Ray module: pypaimon.ray's process_row_id_ranges itself needs no Ray
+    # (docs/pypaimon-compat.md §3); importing pypaimon.ray does not import ray.
     from pypaimon.ray.process_row_id_ranges import (
         process_row_id_ranges as _process_row_id_ranges)
 except ImportError as _error:  # pragma: no cover - reported by the orchestrator

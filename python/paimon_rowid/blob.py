@@ -1,4 +1,5 @@
-"""BLOB helpers: ``BlobDescriptor`` (format doc §6.3) and ``map_with_blobs`` for in-process use.
+"""BLOB helpers: ``BlobDescriptor`` (docs/format.md §6.3) and ``map_with_blobs`` for
+in-process use.
 
 A BLOB column read with ``blob-as-descriptor=true`` (``table.copy({...})`` or
 ``dynamic_options``) holds serialized descriptors instead of payloads: references

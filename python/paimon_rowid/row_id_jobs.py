@@ -31,7 +31,7 @@ def _threads(num_partitions: Optional[int]) -> int:
     return max(1, int(num_partitions))
 
 
-# Catalog options with this prefix tune the update itself (see docs/row-id-jobs.md):
+# Catalog options with this prefix tune the update itself (see docs/python-api.md, "Row-id jobs"):
 #   paimon-rowid.update.memory-budget  bytes of routed source rows held in memory before
 #                                      spilling to Arrow IPC files (default "256 mb"; "0": never)
 #   paimon-rowid.update.spill-dir      where the spill files go (default: the temp directory)

@@ -1,7 +1,7 @@
 """Paimon schemas: ``Schema`` (what a user declares), ``TableSchema`` (what a table holds),
 ``DataField`` / ``DataType`` and the Arrow <-> Paimon type mapping.
 
-Types are kept in the JSON form Java Paimon writes into ``schema/schema-N`` (format doc §1.4):
+Types are kept in the JSON form Java Paimon writes into ``schema/schema-N`` (docs/format.md §1.4):
 atomic types are SQL strings (``"BIGINT NOT NULL"``, ``"DECIMAL(10, 2)"``,
 ``"TIMESTAMP(6) WITH LOCAL TIME ZONE"``), nested types are objects (``{"type": "ARRAY",
 "element": ...}``, ``{"type": "MAP", "key": ..., "value": ...}``, ``{"type": "ROW", "fields":

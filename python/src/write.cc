@@ -48,7 +48,7 @@ void RegisterWrite(nb::module_& m) {
         auto schema = Unwrap(TableSchema::FromJson(schema_json));
         Check(ValidateTableSchema(schema));
       },
-      "Raises when the schema JSON is not a valid table for this engine (format doc §9).");
+      "Raises when the schema JSON is not a valid table for this engine (docs/format.md §9).");
 
   nb::class_<CommitMessage>(m, "CommitMessage")
       .def_prop_ro("partition",

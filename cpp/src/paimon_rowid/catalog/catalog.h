@@ -1,4 +1,4 @@
-// The filesystem catalog (format doc §1.1): databases are "<name>.db" directories under the
+// The filesystem catalog (docs/format.md §1.1): databases are "<name>.db" directories under the
 // warehouse, tables are directories holding schema/schema-N. Every name is validated
 // (common/identifier.h) before a path is built, so nothing outside the warehouse is touched.
 // Thread-safety: a Catalog is immutable after Make and may be shared.

@@ -1,4 +1,4 @@
-// Validation of table schemas for the tables this engine writes (format doc §9, §6.1; Java's
+// Validation of table schemas for the tables this engine writes (docs/format.md §9, §6.1; Java's
 // SchemaValidation for append tables with row tracking / data evolution).
 #pragma once
 

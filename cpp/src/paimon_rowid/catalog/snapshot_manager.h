@@ -1,4 +1,4 @@
-// The snapshot directory of one table (format doc §1.5): snapshot-N files and the LATEST /
+// The snapshot directory of one table (docs/format.md §1.5): snapshot-N files and the LATEST /
 // EARLIEST hints beside them. The one place that knows their names, how a hint is parsed and
 // when it is trusted, so the catalog (resolving the latest snapshot) and the committer
 // (advancing LATEST after a commit) cannot drift apart.

@@ -1,7 +1,7 @@
 // A Paimon table as seen at one moment: its directory, the schema in force and the options
 // (schema options overlaid with dynamic options). Cheap to copy; immutable.
 //
-// Snapshot resolution (format doc §1.5, §7):
+// Snapshot resolution (docs/format.md §1.5, §7):
 //   * latest: the LATEST hint h when snapshot-h exists and snapshot-(h+1) does not, else the
 //     max id found by listing snapshot-*; a garbage or missing hint falls back to listing;
 //   * scan.snapshot-id / scan.tag-name / scan.timestamp-millis (latest snapshot with

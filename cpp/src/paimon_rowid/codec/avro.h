@@ -1,4 +1,4 @@
-// Avro object container files (the manifest format, format doc §3.1).
+// Avro object container files (the manifest format, docs/format.md §3.1).
 //
 // The reader decodes with the writer schema found in the file header and exposes records
 // generically; consumers look fields up by name (FieldIndex once per file, then by index),

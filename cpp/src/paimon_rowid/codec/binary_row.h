@@ -1,4 +1,4 @@
-// Paimon BinaryRow, the byte form of partition values and stats rows (format doc §3.5).
+// Paimon BinaryRow, the byte form of partition values and stats rows (docs/format.md §3.5).
 //
 // Values are exchanged as Arrow scalars; the Arrow type of each field decides its layout:
 // bool, int8/16/32/64, float32/64, date32 (days), time32[ms] (millis of day), utf8, binary,

@@ -1,4 +1,4 @@
-// `.blob` files (format doc §6.2) and BlobDescriptor bytes (§6.3).
+// `.blob` files (docs/format.md §6.2) and BlobDescriptor bytes (§6.3).
 //
 // A .blob file holds the values of ONE BLOB field for a contiguous run of rows:
 //
@@ -126,7 +126,7 @@ class BlobFileIndex {
   std::vector<int64_t> offsets_;  // entry offsets (valid where lengths_ > 0)
 };
 
-/// A BlobDescriptor (format doc §6.3): a reference to `length` bytes at `offset` of `uri`.
+/// A BlobDescriptor (docs/format.md §6.3): a reference to `length` bytes at `offset` of `uri`.
 struct BlobDescriptor {
   std::string uri;
   int64_t offset = 0;

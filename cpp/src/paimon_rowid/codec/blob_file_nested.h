@@ -1,4 +1,4 @@
-// Payloads of ARRAY<BLOB> and MAP<K, BLOB> rows inside a `.blob` entry (format doc §6.2).
+// Payloads of ARRAY<BLOB> and MAP<K, BLOB> rows inside a `.blob` entry (docs/format.md §6.2).
 //
 // Such a row is one ordinary .blob entry (magic, payload, recordLength, crc) whose payload is
 // itself structured, all integers little-endian:

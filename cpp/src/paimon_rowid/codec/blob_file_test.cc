@@ -162,7 +162,7 @@ TEST(BlobFileTest, VerifyEntryCatchesEveryByteFlip) {
 }
 
 TEST(BlobFileTest, VerifyEntryAcceptsOldPypaimonCrcRange) {
-  // Older pypaimon computed the CRC over magic + payload only (format doc §6.2).
+  // Older pypaimon computed the CRC over magic + payload only (docs/format.md §6.2).
   std::string entry = WriteFile([](BlobFileWriter& w) { ASSERT_OK(w.AddValue("hi")); });
   entry.resize(2 + kBlobEntryOverhead);
   const uint32_t old_crc = BlobCrc32(0, entry.data(), 6);

@@ -1,4 +1,4 @@
-// DeltaVarint: the integer-list encoding of .blob file indexes (format doc §6.2): the first
+// DeltaVarint: the integer-list encoding of .blob file indexes (docs/format.md §6.2): the first
 // value, then successive differences, each ZigZag-encoded and written as an unsigned LEB128
 // varint.
 #pragma once

@@ -1,4 +1,4 @@
-// Commit messages: what a writer hands to the committer (format doc §1.8, §4.3).
+// Commit messages: what a writer hands to the committer (docs/format.md §1.8, §4.3).
 //
 // A message holds the new data files of one (partition, bucket). Files are complete on disk
 // but invisible until a snapshot references them. Files of plain appends carry no

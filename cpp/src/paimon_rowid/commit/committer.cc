@@ -39,7 +39,7 @@ bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
   return cols && std::find(cols->begin(), cols->end(), system_fields::kRowId) != cols->end();
 }
 
-// Step 1 of format §4.3: new files (minSeq == 0) get (S, S).
+// Step 1 of docs/format.md §4.3: new files (minSeq == 0) get (S, S).
 void StampSequenceNumbers(std::vector<ManifestEntry>* entries, int64_t snapshot_id) {
   for (auto& e : *entries) {
     if (e.file.min_sequence_number == 0) {

@@ -1,4 +1,4 @@
-// The committer: turns commit messages into one new snapshot (format doc §1.8, §4.3, §5.6).
+// The committer: turns commit messages into one new snapshot (docs/format.md §1.8, §4.3, §5.6).
 //
 // Each attempt reads the latest snapshot L and, from it alone, recomputes everything:
 // conflict checks (for messages with check_from_snapshot), sequence numbers (S = L.id + 1 for

@@ -1,4 +1,4 @@
-// Data-evolution conflict detection (format doc §5.6), run by the committer on every attempt
+// Data-evolution conflict detection (docs/format.md §5.6), run by the committer on every attempt
 // of a commit whose messages carry a check_from_snapshot (updates of existing rows).
 // A conflict is a Status with ErrorKind kCommitConflict; it is never retried.
 #pragma once

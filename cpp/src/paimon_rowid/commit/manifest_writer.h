@@ -2,7 +2,7 @@
 //
 // Every commit adds one manifest and lists all earlier ones in its base manifest list, so
 // without merging a table of n commits is planned by reading n manifests. Like Java's
-// ManifestFileMerger (format doc §3.4: `manifest.merge-min-count` 30,
+// ManifestFileMerger (docs/format.md §3.4: `manifest.merge-min-count` 30,
 // `manifest.target-file-size` 8 MB), once the trailing run of small manifests (each below
 // the target size) reaches the minimum count, their entries are folded (an ADD and a later
 // DELETE of the same file cancel) and rewritten as manifests of about the target size.

@@ -1,4 +1,4 @@
-// Min/max/null-count statistics over Arrow columns, encoded as Paimon SimpleStats (format doc
+// Min/max/null-count statistics over Arrow columns, encoded as Paimon SimpleStats (docs/format.md
 // §3.5, §3.6): the value stats of data files and the partition stats of manifest files.
 // Only atomic types whose BinaryRow layout is defined take part (see SupportsStats); the
 // caller decides which columns to collect and in which StatsMode.

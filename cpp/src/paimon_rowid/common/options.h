@@ -12,7 +12,7 @@
 
 namespace paimon_rowid {
 
-/// Option keys used by the engine (Paimon's names; format doc §9).
+/// Option keys used by the engine (Paimon's names; docs/format.md §9).
 namespace options {
 inline constexpr const char* kRowTrackingEnabled = "row-tracking.enabled";
 inline constexpr const char* kDataEvolutionEnabled = "data-evolution.enabled";

@@ -22,7 +22,7 @@ enum class ErrorKind {
   kTableAlreadyExist,
   kCommitConflict,
   /// A data-evolution conflict of an update with a concurrent commit on the same file groups
-  /// (format doc §5.6): rebasable when the concurrent commit did not change the same rows.
+  /// (docs/format.md §5.6): rebasable when the concurrent commit did not change the same rows.
   kRowIdConflict,
 };
 

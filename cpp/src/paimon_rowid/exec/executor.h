@@ -1,5 +1,5 @@
-// exec/: the one local executor of the engine (DESIGN §2). Every parallel loop of the C++
-// core (writing the groups of an update, reading the groups of a row-id read) runs here, on
+// exec/: the one local executor of the engine (docs/architecture.md, "Layers"). Every
+// parallel loop of the C++ core (writing the groups of an update, reading the groups of a row-id read) runs here, on
 // one process-wide Arrow thread pool, instead of on threads each job starts for itself.
 //
 // Two shapes of parallel work are offered:

@@ -47,7 +47,7 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* o
   for (const auto& child : field.children) CollectLeaves(child, out);
 }
 
-// Java Paimon writes TIMESTAMP(p > 6), with or without local time zone, as INT96 (format doc
+// Java Paimon writes TIMESTAMP(p > 6), with or without local time zone, as INT96 (docs/format.md
 // §8), and Java 1.4.2 misreads INT64 TIMESTAMP(NANOS): it takes the values for milliseconds.
 // Arrow's `enable_deprecated_int96_timestamps` would turn every timestamp column of the file
 // into INT96, but TIMESTAMP(0..6) must stay INT64 MILLIS/MICROS like Java's. So the converted

@@ -1,7 +1,7 @@
 // Parquet data files. This folder is the only one that includes Parquet headers (STYLE
 // habit 7); Parquet's exceptions become Status here, at the seam.
 //
-// Reading resolves columns by NAME (format doc §8): pypaimon's files carry no field ids, so
+// Reading resolves columns by NAME (docs/format.md §8): pypaimon's files carry no field ids, so
 // ids are never needed to read. A row selection decodes only the data pages that hold
 // selected rows, where the file allows it (page_selection.h: through the offset index, or a
 // row-counting page filter for flat columns of files without one), and then takes the
@@ -80,7 +80,7 @@ struct ParquetWriteOptions {
 
 /// Streams record batches into one Parquet file. The Arrow schema's field metadata
 /// "PARQUET:field_id" becomes the Parquet field ids; the root is named "paimon_schema".
-/// Physical types follow Java Paimon's writer (format doc §8), with one deviation from
+/// Physical types follow Java Paimon's writer (docs/format.md §8), with one deviation from
 /// Arrow's defaults: nanosecond timestamps (TIMESTAMP(7..9), with or without local time zone,
 /// also nested) are written as INT96, which has no Parquet statistics; millisecond and
 /// microsecond timestamps stay INT64.

@@ -2,7 +2,7 @@
 // class wraps arrow::fs so other filesystems can follow). Two write modes matter for
 // correctness:
 //   * WriteFileNoReplace creates `path` atomically and fails with AlreadyExists if it is
-//     there: the commit primitive for snapshot-N and schema-N (format §1.8). On a local
+//     there: the commit primitive for snapshot-N and schema-N (docs/format.md §1.8). On a local
 //     filesystem it writes a hidden temp file, fsyncs it and link(2)s it to the target, so a
 //     concurrent writer (ours, pypaimon or Java) can never be overwritten.
 //   * WriteFile overwrites (hint files such as LATEST, data and manifest files whose names

@@ -13,12 +13,12 @@ namespace {
 
 using avro::Value;
 
-// _VERSION is a format identifier, not a schema version (format doc §3.1).
+// _VERSION is a format identifier, not a schema version (docs/format.md §3.1).
 constexpr int32_t kManifestVersion = 2;
 constexpr int32_t kIndexManifestVersion = 1;
 
 // ---------------------------------------------------------------------------------------
-// Java's writer schemas (format doc §3.2, §3.3). Java names nested records
+// Java's writer schemas (docs/format.md §3.2, §3.3). Java names nested records
 // <parent>_<field>; the names do not matter to readers but keep files diffable with Java's.
 
 constexpr const char* kNamespace = "org.apache.paimon.avro.generated";

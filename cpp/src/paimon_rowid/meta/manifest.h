@@ -1,4 +1,4 @@
-// Manifest lists, manifest files and index manifests (format doc §3): records and their
+// Manifest lists, manifest files and index manifests (docs/format.md §3): records and their
 // Avro encoding. Decoding resolves fields by name from the file's writer schema, so files
 // from Java (all fields) and pypaimon (fewer optional fields) both read. Encoding writes
 // Java's full writer schemas (manifest entry fields 0..20, list fields 0..12) because
@@ -77,7 +77,7 @@ struct ManifestEntry {
   friend bool operator==(const ManifestEntry&, const ManifestEntry&) = default;
 };
 
-/// The key folding matches ADD and DELETE entries by (format doc §3.4): partition bytes,
+/// The key folding matches ADD and DELETE entries by (docs/format.md §3.4): partition bytes,
 /// bucket, level, file name, extra files, embedded index and external path.
 std::string FileIdentifier(const ManifestEntry& e);
 

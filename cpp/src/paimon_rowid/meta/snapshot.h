@@ -1,4 +1,4 @@
-// Snapshot JSON (format doc §2) and tag files (§7, a snapshot plus tag fields).
+// Snapshot JSON (docs/format.md §2) and tag files (§7, a snapshot plus tag fields).
 #pragma once
 
 #include <cstdint>

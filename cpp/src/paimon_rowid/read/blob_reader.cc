@@ -222,7 +222,7 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
                                                     std::vector<BlobBunchFile> files,
                                                     const std::vector<int64_t>& row_ids,
                                                     const DataType& type, bool as_descriptor) {
-  // Newest first; within one sequence number by first row id (format doc §5.3 step 2).
+  // Newest first; within one sequence number by first row id (docs/format.md §5.3 step 6).
   std::stable_sort(files.begin(), files.end(), [](const BlobBunchFile& a, const BlobBunchFile& b) {
     if (a.meta->max_sequence_number != b.meta->max_sequence_number) {
       return a.meta->max_sequence_number > b.meta->max_sequence_number;

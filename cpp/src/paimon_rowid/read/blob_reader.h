@@ -1,4 +1,4 @@
-// Reads one BLOB column of a data-evolution file group from its `.blob` files (format doc
+// Reads one BLOB column of a data-evolution file group from its `.blob` files (docs/format.md
 // §5.3 step 6, §6.2).
 //
 // The group's blob files of one field form a "bunch". Files are ranked by max sequence number
@@ -19,7 +19,7 @@
 // descriptor mode only each row's header, indexes and (maps) keys are read, and every element
 // becomes a descriptor of its own byte range, as pypaimon returns them.
 //
-// Integrity (format doc §6.2): every payload this reader returns is checked against its
+// Integrity (docs/format.md §6.2): every payload this reader returns is checked against its
 // entry's CRC first (the whole entry is read: 16 bytes more per row), and a .blob file whose
 // size differs from its manifest entry's is rejected when opened (no extra syscall: the open
 // file knows its size). IOError names the file and the row id. In descriptor mode nothing is

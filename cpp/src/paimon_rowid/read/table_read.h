@@ -1,4 +1,4 @@
-// The data-evolution merge reader (format doc §5.3).
+// The data-evolution merge reader (docs/format.md §5.3).
 //
 // A file group is read as one row set. Its normal files all cover the same row-id range;
 // for every requested column the newest normal file (highest max sequence number) that
@@ -10,7 +10,7 @@
 // Only the rows inside the split's row ranges are read: row groups without selected rows
 // are never decoded. Predicates filter rows exactly after the merge.
 //
-// BLOB columns stored in `.blob` files (format doc §5.3 step 6, read/blob_reader.h) are
+// BLOB columns stored in `.blob` files (docs/format.md §5.3 step 6, read/blob_reader.h) are
 // fetched last, by byte range, for the rows that survive: row ranges, the predicate (unless
 // it references a BLOB column, in which case payloads of all selected rows are fetched
 // first) and the limit. With option `blob-as-descriptor` = true they are BlobDescriptor

@@ -1,5 +1,5 @@
 // The merge reader over tables with BLOB columns in .blob files: rolled files, row ranges,
-// predicates, descriptors and the placeholder fallback of blob delta files (format §5.3).
+// predicates, descriptors and the placeholder fallback of blob delta files (docs/format.md §5.3).
 #include "paimon_rowid/read/table_read.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// read_by_row_id: read some columns of a set of row ids (DESIGN §3).
+// read_by_row_id: read some columns of a set of row ids (docs/architecture.md, "The row-id jobs").
 //
 // Set semantics, like `WHERE _ROW_ID IN (...)`: one output row per distinct id, grouped by
 // file group and ascending within a group. Ids are routed with the RowIdIndex (binary

@@ -5,7 +5,7 @@
 // files. Routing a batch of ids is vectorized: ids are range-checked and mapped to their
 // group by binary search over the sorted group starts — no per-row interpreter work and no
 // scan of, or join against, the data. It is compact and serializable, so a driver builds it
-// once and ships it to workers (DESIGN §3).
+// once and ships it to workers (docs/architecture.md, "The row-id jobs").
 //
 // Valid ids are those inside the union of the normal (non-blob) files' ranges; an id in a
 // hole (a dropped partition, ids beyond nextRowId, negative ids) is rejected with the same

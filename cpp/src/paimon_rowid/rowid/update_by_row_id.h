@@ -1,4 +1,5 @@
-// update_by_row_id: overwrite some columns of rows addressed by _ROW_ID (DESIGN §3).
+// update_by_row_id: overwrite some columns of rows addressed by _ROW_ID
+// (docs/architecture.md, "The row-id jobs").
 //
 // Cost model: one manifest read to build the RowIdIndex of the pinned base snapshot; the
 // source is cast and routed to groups by binary search (no sort, no join, no scan of the
@@ -15,8 +16,8 @@
 // size of the source. A rebase re-reads and re-routes the rows group by group under the same
 // budget.
 //
-// Errors follow pypaimon's validations (types and messages, behaviour doc §1.2). Every file
-// written by a failed update is deleted.
+// Errors follow pypaimon's validations (types and messages, docs/pypaimon-compat.md §1.2).
+// Every file written by a failed update is deleted.
 //
 // Thread-safety: one thread drives an RowIdUpdate; Finish uses a pool internally.
 #pragma once
@@ -35,7 +36,7 @@
 
 namespace paimon_rowid {
 
-/// The checks pypaimon runs before touching the source (behaviour doc §1.2 rows 2–8):
+/// The checks pypaimon runs before touching the source (docs/pypaimon-compat.md §1.2 rows 2–8):
 /// non-empty columns, data evolution and row tracking on, deletion vectors off, and each
 /// column an existing, non-blob, non-partition field. `target` names the table in messages.
 /// Returns the de-duplicated columns (order kept).

@@ -1,4 +1,4 @@
-// Partition values and partition directories (format doc §1.3).
+// Partition values and partition directories (docs/format.md §1.3).
 //
 // Values always come from the manifest's _PARTITION BinaryRow, never from directory names.
 // Directories must still be rebuilt to find files, and writers disagree: Java escapes

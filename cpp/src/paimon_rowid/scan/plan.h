@@ -1,5 +1,5 @@
 // Scan planning: snapshot -> manifests -> live files -> file groups -> splits
-// (format doc §3.4, §5.3, §5.4).
+// (docs/format.md §3.4, §5.3, §5.4).
 //
 // A file group is the unit of data-evolution reading: files of one (partition, bucket)
 // whose row-id ranges overlap (inclusive, transitively; files that only touch end to end
@@ -108,7 +108,7 @@ struct WrittenField {
   const DataField* field;  // points into the file schema
 };
 
-/// The user columns a data file holds (format doc §5.1): the file schema's fields named in
+/// The user columns a data file holds (docs/format.md §5.1): the file schema's fields named in
 /// _WRITE_COLS (system names skipped), or all of them when _WRITE_COLS is null.
 std::vector<WrittenField> WrittenFields(const DataFileMeta& file, const TableSchema& file_schema);
 

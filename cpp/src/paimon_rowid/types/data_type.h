@@ -1,4 +1,4 @@
-// Paimon logical types (format doc §1.4) and their mapping to Arrow.
+// Paimon logical types (docs/format.md §1.4) and their mapping to Arrow.
 //
 // A DataType is an immutable tree shared through shared_ptr. It round-trips both Paimon
 // encodings: the SQL string form used for atomic types ("BIGINT NOT NULL", "DECIMAL(10, 2)",
@@ -179,7 +179,7 @@ std::vector<DataField> AssignFieldIds(std::vector<DataField> fields, int32_t fir
 /// types, as DataType::FromArrow (a top-level extension field included).
 Result<std::vector<DataField>> FieldsFromArrow(const arrow::Schema& schema);
 
-/// System fields of row-tracking tables (format doc §4.1).
+/// System fields of row-tracking tables (docs/format.md §4.1).
 namespace system_fields {
 inline constexpr const char* kRowId = "_ROW_ID";
 inline constexpr const char* kSequenceNumber = "_SEQUENCE_NUMBER";

@@ -1,4 +1,4 @@
-// TableSchema: one schema/schema-N file (format doc §1.4).
+// TableSchema: one schema/schema-N file (docs/format.md §1.4).
 #pragma once
 
 #include <cstdint>

@@ -515,7 +515,7 @@ Status AppendWriter::Impl::CloseFile(PartitionWriter* pw) {
   const int64_t normal_rows = meta.row_count;
   const auto creation_time = meta.creation_time_millis;
   pw->done.push_back(std::move(meta));
-  // The blob files of this normal file follow it, field by field (format doc §4.3).
+  // The blob files of this normal file follow it, field by field (docs/format.md §4.3).
   for (auto& blob : pw->blobs) {
     std::vector<DataFileMeta> metas;
     ARROW_RETURN_NOT_OK(blob->Flush(&metas));

@@ -1,5 +1,5 @@
 // The append writer: Arrow record batches of a table's row type -> Parquet data files ->
-// commit messages (format doc §1.2, §1.3, §3.3, §3.6, §8).
+// commit messages (docs/format.md §1.2, §1.3, §3.3, §3.6, §8).
 //
 // Input is matched to the write type BY NAME and cast (safe cast) to the table's Arrow
 // types; column order does not matter. A missing column, a column that is not in the write
@@ -19,7 +19,7 @@
 // 0 so the committer stamps them; no first_row_id (assigned at commit); _WRITE_COLS null for
 // a full-row write, the written columns for a partial-column write.
 //
-// BLOB columns (format doc §6) are not part of the Parquet file: each goes to rolling `.blob`
+// BLOB columns (docs/format.md §6) are not part of the Parquet file: each goes to rolling `.blob`
 // files (write/blob_writer.h, `blob.target-file-size`, default target-file-size) that close
 // with their Parquet file and follow it in the commit message, so they inherit its row ids.
 // The Parquet file then lists its columns in _WRITE_COLS; each blob file has

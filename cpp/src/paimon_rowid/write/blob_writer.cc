@@ -199,7 +199,7 @@ Status BlobFieldWriter::CloseFile() {
   // Java's form: no stats columns, empty stats.
   meta.value_stats = SimpleStats::Empty();
   meta.value_stats_cols = std::vector<std::string>{};
-  // 0 so the committer stamps every file with the snapshot id (format doc §6.2).
+  // 0 so the committer stamps every file with the snapshot id (docs/format.md §6.2).
   meta.min_sequence_number = 0;
   meta.max_sequence_number = 0;
   meta.schema_id = schema_id_;

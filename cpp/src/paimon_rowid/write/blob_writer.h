@@ -1,4 +1,4 @@
-// Writes the values of one BLOB field into rolling `.blob` files (format doc §6.2) for the
+// Writes the values of one BLOB field into rolling `.blob` files (docs/format.md §6.2) for the
 // append writer: one BlobFieldWriter per (partition, blob field).
 //
 // A file rolls once its entry bytes reach `blob.target-file-size`. The append writer calls

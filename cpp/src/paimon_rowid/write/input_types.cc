@@ -10,8 +10,8 @@
 namespace paimon_rowid {
 
 // Parquet C++ cannot write a null fixed_size_list slot ("Lists with non-zero length null
-// components"), so VECTOR columns are written as the LIST they are in Parquet anyway (format
-// doc §6.4), with null slots of length 0; readers cast them back to fixed_size_list.
+// components"), so VECTOR columns are written as the LIST they are in Parquet anyway (see
+// docs/format.md §6.4), with null slots of length 0; readers cast them back to fixed_size_list.
 std::shared_ptr<arrow::Field> VectorFieldAsList(const std::shared_ptr<arrow::Field>& field) {
   const auto& fsl = static_cast<const arrow::FixedSizeListType&>(*field->type());
   return arrow::field(field->name(), arrow::list(fsl.value_field()), field->nullable(),
@@ -138,7 +138,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
                              ") but the input has ", column->null_count(), " null value(s)");
     }
     if (f.type->root() == TypeRoot::kVector) {
-      // A non-null vector has no null elements (format doc §6.4).
+      // A non-null vector has no null elements (docs/format.md §6.4).
       const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*column);
       ARROW_ASSIGN_OR_RAISE(auto elements, vectors.Flatten());
       if (elements->null_count() > 0) {

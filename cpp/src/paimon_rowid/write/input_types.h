@@ -3,7 +3,7 @@
 //     whose element / value field is made nullable so a null where the type says NOT NULL
 //     reaches the blob writer and fails there with pypaimon's ValueError;
 //   * Parquet: VECTOR columns as LIST (Parquet C++ cannot write a null fixed_size_list slot;
-//     format doc §6.4 stores VECTOR as LIST anyway; readers cast back).
+//     docs/format.md §6.4 stores VECTOR as LIST anyway; readers cast back).
 // ConformInput selects, casts (safe) and checks an input batch against the write fields.
 #pragma once
 
