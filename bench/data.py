@@ -178,7 +178,7 @@ def embedding_array(vectors: np.ndarray) -> pa.Array:
     return pa.FixedSizeListArray.from_arrays(flat, EMBEDDING_DIM)
 
 
-def embedding_matrix(column) -> "tuple[np.ndarray, np.ndarray]":
+def embedding_matrix(column) -> tuple[np.ndarray, np.ndarray]:
     """A VECTOR column as ((n, 64) float32 with null rows zeroed, (n,) bool validity)."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     values, valid = [], []

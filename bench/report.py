@@ -193,7 +193,7 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         f"alternating; results checked "
         f"{'every round' if results['verify'] == 'all' else 'in the warm-up round'}; "
         f"run took {results['elapsed_s']:.0f} s"
-        f"{' in %d runs (merged)' % results['runs'] if results.get('runs', 1) > 1 else ''}, "
+        f"{' in {} runs (merged)'.format(results['runs']) if results.get('runs', 1) > 1 else ''}, "
         f"started {results['started']}",
         f"- **machine** {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, Linux "
         f"{m['kernel']}; load average {m['load_avg_start']} at start, "

@@ -27,8 +27,8 @@ import numpy as np
 import pyarrow as pa
 
 from paimon_rowid import BlobDescriptor, CatalogFactory, Schema
-from paimon_rowid.row_id_ranges import plan_row_id_ranges, process_row_id_ranges
 from paimon_rowid.row_id_jobs import read_by_row_id, update_by_row_id
+from paimon_rowid.row_id_ranges import plan_row_id_ranges, process_row_id_ranges
 
 DIM = 8
 TARGET = "demo.docs"
@@ -118,7 +118,8 @@ def main() -> None:
                           dynamic_options={"blob-as-descriptor": "true"})
     descriptors = [BlobDescriptor.deserialize(b) for b in rows["image"].to_pylist()]
     rows = rows.drop_columns(["image"]).append_column(
-        "image", pa.array([f"{os.path.basename(d.uri)}@{d.offset}+{d.length}" for d in descriptors]))
+        "image",
+        pa.array([f"{os.path.basename(d.uri)}@{d.offset}+{d.length}" for d in descriptors]))
     print(rows.to_pandas().to_string())
 
     rb = table.new_read_builder().with_projection(["_ROW_ID", "embedding"])

@@ -1,8 +1,8 @@
-// Serialized commit messages (commit/commit_message.h), shipped from writers to the committer
+// Serialized commit messages (meta/commit_message.h), shipped from writers to the committer
 // (pickled in Python, sent between Ray workers): a JSON header and an Avro manifest. Round
 // trip: a parsed message serializes and parses back equal.
 #include "fuzz_util.h"
-#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/meta/commit_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace paimon_rowid;

@@ -368,7 +368,7 @@ def harvest(warehouse: Path, corpus: Corpus, oracle: Optional[str]) -> None:
             corpus.add("blob_file", data)
             index, payloads = blob_payloads(data)
             corpus.add("delta_varint", index)
-            for name, t in fields.items():
+            for t in fields.values():
                 if not isinstance(t, dict):
                     continue
                 if t.get("type", "").startswith("ARRAY") and payloads[:1]:

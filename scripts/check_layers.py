@@ -182,7 +182,8 @@ def self_test() -> List[str]:
         _write(os.path.join(lib, "mid", "CMakeLists.txt"),
                "pr_module(mid SOURCES b.cc  # comment (with a paren\n DEPS pr_low x)\n")
         _write(os.path.join(lib, "top", "CMakeLists.txt"),
-               "pr_module(top SOURCES c.cc DEPS pr_mid)\npr_test(top SOURCES t_test.cc DEPS pr_side)\n")
+               "pr_module(top SOURCES c.cc DEPS pr_mid)\n"
+               "pr_test(top SOURCES t_test.cc DEPS pr_side)\n")
         _write(os.path.join(lib, "side", "CMakeLists.txt"), "pr_module(side SOURCES d.cc)\n")
         _write(os.path.join(lib, "low", "a.h"), "#pragma once\n")
         _write(os.path.join(lib, "mid", "b.h"), '#include "paimon_rowid/low/a.h"\n')
@@ -208,7 +209,8 @@ def self_test() -> List[str]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("--root", default=os.path.dirname(here),
                         help="repository root (default: the parent of scripts/)")
     parser.add_argument("--self-test", action="store_true",
                         help="check the checker on a synthetic tree first")

@@ -31,6 +31,7 @@ def read_all(warehouse, identifier, projection, options):
 
 def read_ids(warehouse, identifier, projection, options, row_ids):
     import pyarrow as pa
+
     from paimon_rowid.row_id_jobs import read_by_row_id
     ids = pa.table({"_ROW_ID": pa.array(row_ids, pa.int64())})
     return read_by_row_id(identifier, ids, {"warehouse": warehouse},

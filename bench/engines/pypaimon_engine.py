@@ -13,12 +13,12 @@ from bench.engines.base import Engine, RayMixin
 
 try:
     import pypaimon
-    from pypaimon.schema.data_types import PyarrowFieldParser
-    from pypaimon.utils.range import Range
+
     # The non-Ray module: pypaimon.ray's process_row_id_ranges itself needs no Ray
     # (docs/pypaimon-compat.md §3); importing pypaimon.ray does not import ray.
-    from pypaimon.ray.process_row_id_ranges import (
-        process_row_id_ranges as _process_row_id_ranges)
+    from pypaimon.ray.process_row_id_ranges import process_row_id_ranges as _process_row_id_ranges
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    from pypaimon.utils.range import Range
 except ImportError as _error:  # pragma: no cover - reported by the orchestrator
     raise EngineUnavailable(f"pypaimon is not importable: {_error}") from _error
 

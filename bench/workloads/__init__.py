@@ -1,11 +1,12 @@
 """The workload plug-ins. Importing this package registers every workload, in this order.
 
-To add one: write a module here with a ``@register``-ed ``registry.Workload`` subclass, add any library calls it needs to
-``engines.base.Engine`` and both adapters, and list the module below.
+To add one: write a module here with a ``@register``-ed ``registry.Workload`` subclass, add any
+library calls it needs to ``engines.base.Engine`` and both adapters, and list the module below.
 """
 import importlib
 
-MODULES = ("write", "scan", "update", "read_ids", "blob", "backfill", "planning")  # the report's order
+# In the report's order.
+MODULES = ("write", "scan", "update", "read_ids", "blob", "backfill", "planning")
 
 for _module in MODULES:
     importlib.import_module(f"bench.workloads.{_module}")

@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from bench.digest import table_digest
-from bench.registry import EMBEDDED, IDENTIFIER, Target, Workload, register
+from bench.registry import IDENTIFIER, Target, Workload, register
 
 
 @register

@@ -86,7 +86,8 @@ def check_dynamic_options(dynamic_options: Optional[Mapping[str, Any]]) -> None:
     invariants = sorted(k for k in dynamic_options if k in INVARIANT_KEYS)
     if invariants:
         raise ValueError(f"dynamic_options cannot override table invariants {invariants}.")
-    travel = [k for k in TIME_TRAVEL_KEYS if k in dynamic_options and dynamic_options[k] is not None]
+    travel = [k for k in TIME_TRAVEL_KEYS
+              if k in dynamic_options and dynamic_options[k] is not None]
     if len(travel) > 1:
         raise ValueError(f"dynamic_options may set at most one time-travel key {TIME_TRAVEL_KEYS}.")
 

@@ -50,8 +50,9 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
                      snapshot_properties: Optional[Mapping[str, str]] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows whose ``_ROW_ID`` the source carries and makes
     exactly one commit, whose snapshot carries ``snapshot_properties`` (default: the progress
-    of the running ``process_row_id_ranges(resume_key=...)`` batch). Returns ``{"num_updated": n}`` (source rows). An empty source makes
-    no commit. Failed updates leave no files behind.
+    of the running ``process_row_id_ranges(resume_key=...)`` batch). Returns
+    ``{"num_updated": n}`` (source rows). An empty source makes no commit. Failed updates
+    leave no files behind.
 
     Beyond pypaimon: when the commit loses a conflict only because another writer changed the
     same columns of the same file groups on *other* rows, the update is re-planned on the new

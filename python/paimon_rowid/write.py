@@ -258,7 +258,7 @@ class BatchTableUpdate:
         self._table = table
         self._update_cols: Optional[List[str]] = None
 
-    def with_update_type(self, update_cols: Sequence[str]) -> "BatchTableUpdate":
+    def with_update_type(self, update_cols: Sequence[str]) -> BatchTableUpdate:
         if not update_cols:
             raise ValueError("update_cols must be non-empty.")
         # Validated and de-duplicated (order kept) natively, as the row-id jobs do.

@@ -11,7 +11,7 @@
 #include "common.h"
 #include "paimon_rowid/catalog/catalog.h"
 #include "paimon_rowid/catalog/table.h"
-#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/catalog/schema_validation.h"

@@ -19,10 +19,7 @@ and projections must be lists of column names (no expression mappings).
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from typing import Any, Dict, List, Optional, Sequence
-
-import pyarrow as pa
 
 from ..catalog import CatalogFactory
 from ..schema import DataType

@@ -456,7 +456,6 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     ``row_ids[row_id_col]``. Only planning runs here; the source runs when the result is
     consumed (except for the empty-target check)."""
     ray = require_ray()
-    import ray.data
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
     ds, known = _to_dataset(ray, row_ids, "read_by_row_id", "the target row ids")

@@ -229,7 +229,7 @@ TEST(BlobDescriptorTest, DeserializeErrorsNameTheProblem) {
   EXPECT_EQ(message(negative).substr(0, 35), "offset and length must be >= 0, got");
   // Versions 0 and 1 carry no magic.
   std::string v1 = "\x01" + bytes.substr(9);
-  ASSERT_OK_AND_ASSIGN(old, BlobDescriptor::Deserialize(v1));
+  ASSERT_OK_AND_ASSIGN(auto old, BlobDescriptor::Deserialize(v1));
   EXPECT_EQ(old.version, 1);
   EXPECT_EQ(old.uri, "/a/b.blob");
   EXPECT_EQ(LocalPathOfUri("s3://x/y").status().message(),

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
-#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/meta/commit_message.h"
 
 namespace paimon_rowid {
 

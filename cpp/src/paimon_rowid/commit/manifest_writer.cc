@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {

@@ -30,7 +30,7 @@
 
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
-#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 

@@ -18,7 +18,7 @@
 #include "arrow/util/byte_size.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/scan/partition.h"

@@ -5,7 +5,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/cast.h"
 #include "paimon_rowid/codec/binary_row.h"
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/predicate.h"
 #include "paimon_rowid/write/test_util.h"

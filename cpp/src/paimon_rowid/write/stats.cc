@@ -1,4 +1,4 @@
-#include "paimon_rowid/commit/stats.h"
+#include "paimon_rowid/write/stats.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "paimon_rowid/commit/commit_message.h"
+#include "paimon_rowid/meta/commit_message.h"
 
 #include <nlohmann/json.hpp>
 
