@@ -147,6 +147,13 @@ class OrderedMap {
     std::unique_lock<std::mutex> lock(s.mu);
     s.stop = true;
     s.cv.wait(lock, [&] { return s.busy == 0; });
+    // No call of fn can start any more: destroy fn (and what it captured) here, on the
+    // consumer's thread. Worker tasks still queued keep the state alive; had they kept fn,
+    // its captures could be released last on a pool thread, e.g. a table handle owned by
+    // Python whose deleter takes the GIL while the interpreter is shutting down (abort).
+    std::function<Result<T>(int64_t)> fn = std::move(s.fn);
+    s.fn = nullptr;
+    lock.unlock();
   }
 
  private:

@@ -222,4 +222,44 @@ TEST(OrderedMapTest, ProgressesWhenThePoolIsBusy) {
 }
 
 }  // namespace
+// What fn captured is released on the thread that stops the map, never on a pool thread:
+// a capture may be a handle whose deleter needs the caller's context (a Python-owned table
+// takes the GIL; on a pool thread during interpreter shutdown that aborted the process).
+TEST(OrderedMapTest, CapturesAreReleasedOnTheStoppingThread) {
+  auto exec = Executor::Make(1).ValueOrDie();
+  struct Probe {
+    std::atomic<std::thread::id>* released_on = nullptr;
+    ~Probe() { released_on->store(std::this_thread::get_id()); }
+  };
+  std::atomic<std::thread::id> released_on{};
+  std::atomic<bool> release{false};
+  std::atomic<int> blocking{0};
+  {
+    auto probe = std::make_shared<Probe>();
+    probe->released_on = &released_on;
+    OrderedMap<int> map(exec.get(), 3, /*threads=*/2, /*window=*/2,
+                        [probe](int64_t i) -> Result<int> { return static_cast<int>(i); });
+    probe.reset();
+    // Keep every pool thread busy (the map grew the pool to 2), so the map's worker tasks
+    // stay queued and the consumer computes every item itself.
+    for (int t = 0; t < exec->capacity(); ++t) {
+      ASSERT_TRUE(exec->Spawn([&] {
+                        ++blocking;
+                        while (!release.load()) {
+                          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                        }
+                      }).ok());
+    }
+    while (blocking.load() < exec->capacity()) std::this_thread::yield();
+    for (int i = 0; i < 3; ++i) {
+      auto next = map.Next();
+      ASSERT_TRUE(next.has_value());
+      EXPECT_EQ(**next, i);
+    }
+    EXPECT_FALSE(map.Next().has_value());
+  }  // the map is destroyed here, its worker tasks still queued
+  EXPECT_EQ(released_on.load(), std::this_thread::get_id());
+  release.store(true);
+}
+
 }  // namespace paimon_rowid
