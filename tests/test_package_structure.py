@@ -95,6 +95,21 @@ def test_python_does_not_walk_directories():
     assert not offenders, f"os.walk in {offenders}: job files are known by name"
 
 
+def test_python_does_not_parse_bytes():
+    """Descriptors, manifests and snapshots are decoded in C++: no ``struct`` in the package,
+    and JSON is decoded only by schema.py (the schema JSON behind pypaimon's ``Schema`` /
+    ``TableSchema`` objects), never a snapshot's or a manifest's."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        name = str(path.relative_to(PACKAGE))
+        if "import struct" in text or "from struct" in text:
+            offenders.append(f"{name}: struct")
+        if ("json.loads" in text or "json.load(" in text) and name != "schema.py":
+            offenders.append(f"{name}: json decoding")
+    assert not offenders, offenders
+
+
 def test_row_id_jobs_are_exported_at_the_top_level():
     import paimon_rowid
     from paimon_rowid import row_id_jobs, row_id_ranges
