@@ -86,7 +86,7 @@ fi
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
 REQUIREMENTS=('pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
   'pandas>=1.5,<3' 'pytest>=7' 'pytest-timeout>=2.1' 'psutil>=5.9' 'ray[data]>=2.50,<3'
-  'ruff>=0.17')
+  'ruff>=0.17' 'mypy>=2.4')
 
 install_deps() {  # install_deps WHAT STAMP CONSTRAINTS-FILE PIP... -- REQUIREMENT...
   local what=$1 stamp=$2 file=$3; shift 3

@@ -96,7 +96,7 @@ def resolve_read_table(table: Table, target: str, projection: Sequence[str],
                        dynamic_options: Optional[Mapping[str, Any]]):
     """Applies dynamic options, resolves the snapshot and validates the projection. Returns
     (table pinned to the snapshot, snapshot dict or None)."""
-    travelling = bool(dynamic_options) and any(
+    travelling = dynamic_options is not None and any(
         dynamic_options.get(k) is not None for k in TIME_TRAVEL_KEYS)
     if dynamic_options:
         try:
@@ -118,13 +118,15 @@ def resolve_read_table(table: Table, target: str, projection: Sequence[str],
                              "read_by_row_id needs it.")
     if snapshot is not None:
         # Pin the resolved snapshot: routing and reading both use it.
-        overrides = {k: None for k in TIME_TRAVEL_KEYS if k in table.options}
+        overrides: Dict[str, Optional[str]] = {k: None for k in TIME_TRAVEL_KEYS
+                                               if k in table.options}
         overrides["scan.snapshot-id"] = str(snapshot.id)
         table = table.copy(overrides)
     return table, snapshot
 
 
-def table_is_empty(snapshot: Optional[Mapping[str, Any]]) -> bool:
+def table_is_empty(snapshot: Any) -> bool:
+    """No snapshot, or a snapshot (the native ``Snapshot``) without rows."""
     return snapshot is None or (snapshot.total_record_count or 0) == 0
 
 

@@ -51,9 +51,9 @@ class Predicate:
     def fields(self) -> List[str]:
         """Names of the fields the predicate reads, in first-use order."""
         if not self.is_compound:
-            return [self.field]
+            return [self.field] if self.field is not None else []
         out: List[str] = []
-        for child in self.children:
+        for child in self.children or []:
             for name in child.fields():
                 if name not in out:
                     out.append(name)
@@ -62,10 +62,10 @@ class Predicate:
     def to_native(self) -> Tuple[Any, ...]:
         """The native tuple form: ("and"|"or", [..]) or ("leaf", method, field, literals)."""
         if self.is_compound:
-            return (self.method, [child.to_native() for child in self.children])
+            return (self.method, [child.to_native() for child in self.children or []])
         literals = None
         if _LEAF_ARITY[self.method] != 0:
-            literals = literal_array(self.literals, self._arrow_type, self.field)
+            literals = literal_array(self.literals or [], self._arrow_type, self.field or "")
         return ("leaf", self.method, self.field, literals)
 
     def __eq__(self, other: object) -> bool:
@@ -185,7 +185,7 @@ def _compound(method: str, predicates: Sequence[Optional[Predicate]]) -> Optiona
     for p in predicates:
         if not isinstance(p, Predicate):
             raise TypeError(f"{method}_predicates expects Predicate objects, got {p!r}")
-    return Predicate(method, children=predicates)
+    return Predicate(method, children=[p for p in predicates if isinstance(p, Predicate)])
 
 
 def row_ranges_of(predicate: Optional[Predicate]) -> Optional[List[Range]]:

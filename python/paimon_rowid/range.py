@@ -14,6 +14,8 @@ class Range:
     """An inclusive range of row ids. Immutable, hashable, ordered by ``(from_, to)``."""
 
     __slots__ = ("from_", "to")
+    from_: int
+    to: int
 
     def __init__(self, from_: int, to: int) -> None:
         if from_ > to:

@@ -211,7 +211,8 @@ class Schema:
         ipc_schema = pa_schema.serialize().to_pybytes()
         fields = [DataField.from_json(f)
                   for f in json.loads(native().fields_from_arrow(ipc_schema))]
-        return Schema(fields, partition_keys, primary_keys, options, comment)
+        return Schema(fields, list(partition_keys or []), list(primary_keys or []),
+                      dict(options or {}), comment)
 
     @property
     def field_names(self) -> List[str]:

@@ -38,8 +38,8 @@ def _make_datasource(native_table: Any, read_fields: List[str], predicate: Any,
 
         # Ray 2.60 added a ``data_context`` keyword (and may add more): accepted, unused
         # (see _compat.py).
-        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
-                           **_: Any):
+        def get_read_tasks(  # type: ignore[override]  # its signature moves between Rays
+                self, parallelism: int, per_task_row_limit: Optional[int] = None, **_: Any):
             sizes = [s.row_count for s in splits]
             tasks = []
             for members in _bins(sizes, parallelism):

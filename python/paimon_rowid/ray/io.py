@@ -323,7 +323,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     # The tracker lives on the driver's node: if it sat on a worker node that dies, the
     # messages it holds (and so the whole write) would be lost with it.
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-    tracker = _TRACKER_ACTOR.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+    tracker: Any = _TRACKER_ACTOR.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
         ray.get_runtime_context().get_node_id(), soft=False)).remote()
     job_id = new_job_id()  # every file of this write carries it (ray/_job_files.py)
     try:

@@ -399,8 +399,8 @@ def _make_read_source(ds, index_ref, buckets: int, row_id_col: str, reader: _Rea
             cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
             in_flight: List[Any] = []
             for block in ds.to_arrow_refs():
-                out = route.options(num_returns=buckets + 1).remote(block, index_ref,
-                                                                    row_id_col, buckets)
+                out: Any = route.options(num_returns=buckets + 1).remote(block, index_ref,
+                                                                         row_id_col, buckets)
                 counts.append(out[0])
                 for b in range(buckets):
                     parts[b].append(out[1 + b])
@@ -415,8 +415,8 @@ def _make_read_source(ds, index_ref, buckets: int, row_id_col: str, reader: _Rea
             return self._parts
 
         # Ray 2.60 added a ``data_context`` keyword (and may add more): accepted, unused.
-        def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
-                           **_: Any):
+        def get_read_tasks(  # type: ignore[override]  # its signature moves between Rays
+                self, parallelism: int, per_task_row_limit: Optional[int] = None, **_: Any):
             tasks = []
             if not self._armed:
                 def placeholder():
@@ -469,7 +469,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
     index_ref = ray.put(index.serialize())
-    pinned = {"scan.snapshot-id": str(snapshot.id)}
+    pinned: Dict[str, Optional[str]] = {"scan.snapshot-id": str(snapshot.id)}
     for key in jobs.TIME_TRAVEL_KEYS:
         if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
             pinned[key] = None
