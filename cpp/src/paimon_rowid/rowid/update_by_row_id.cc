@@ -1,11 +1,8 @@
 #include "paimon_rowid/rowid/update_by_row_id.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <numeric>
 #include <set>
-#include <thread>
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
