@@ -80,10 +80,10 @@ arrow::Status UpdateNames(const pr::Catalog& catalog, const std::string& target,
   }
   ARROW_ASSIGN_OR_RAISE(auto row_id_array, row_ids.Finish());
   ARROW_ASSIGN_OR_RAISE(auto name_array, names.Finish());
-  auto source_schema = arrow::schema(
-      {arrow::field("_ROW_ID", arrow::int64(), /*nullable=*/false), arrow::field("name", arrow::utf8())});
-  ARROW_RETURN_NOT_OK(update->Add(arrow::RecordBatch::Make(
-      source_schema, row_id_array->length(), {row_id_array, name_array})));
+  auto source_schema = arrow::schema({arrow::field("_ROW_ID", arrow::int64(), /*nullable=*/false),
+                                      arrow::field("name", arrow::utf8())});
+  ARROW_RETURN_NOT_OK(update->Add(
+      arrow::RecordBatch::Make(source_schema, row_id_array->length(), {row_id_array, name_array})));
 
   ARROW_ASSIGN_OR_RAISE(auto outcome, pr::CommitUpdate(update.get(), table, pr::RandomUuid()));
   std::cout << "updated " << outcome.num_updated << " rows in snapshot "
@@ -117,12 +117,12 @@ arrow::Status ReadBack(const pr::Catalog& catalog, const std::string& target,
     return arrow::Status::Invalid("expected ", expected_names.size(), " rows, read ",
                                   result->num_rows());
   }
-  auto names = std::static_pointer_cast<arrow::StringArray>(
-      result->GetColumnByName("name")->chunk(0));
-  auto scores = std::static_pointer_cast<arrow::DoubleArray>(
-      result->GetColumnByName("score")->chunk(0));
-  auto row_ids = std::static_pointer_cast<arrow::Int64Array>(
-      result->GetColumnByName("_ROW_ID")->chunk(0));
+  auto names =
+      std::static_pointer_cast<arrow::StringArray>(result->GetColumnByName("name")->chunk(0));
+  auto scores =
+      std::static_pointer_cast<arrow::DoubleArray>(result->GetColumnByName("score")->chunk(0));
+  auto row_ids =
+      std::static_pointer_cast<arrow::Int64Array>(result->GetColumnByName("_ROW_ID")->chunk(0));
   for (int64_t i = 0; i < result->num_rows(); ++i) {
     int64_t row_id = row_ids->Value(i);
     auto name = expected_names.find(row_id);

@@ -13,13 +13,29 @@ namespace {
 
 const std::vector<std::shared_ptr<arrow::DataType>>& Types() {
   static const auto* types = new std::vector<std::shared_ptr<arrow::DataType>>{
-      arrow::boolean(), arrow::int8(), arrow::int16(), arrow::int32(), arrow::int64(),
-      arrow::float32(), arrow::float64(), arrow::date32(), arrow::time32(arrow::TimeUnit::MILLI),
-      arrow::time64(arrow::TimeUnit::MICRO), arrow::utf8(), arrow::large_utf8(), arrow::binary(),
-      arrow::large_binary(), arrow::fixed_size_binary(4), arrow::decimal128(10, 2),
-      arrow::decimal128(18, 0), arrow::decimal128(38, 10), arrow::decimal128(19, 3),
-      arrow::timestamp(arrow::TimeUnit::SECOND), arrow::timestamp(arrow::TimeUnit::MILLI),
-      arrow::timestamp(arrow::TimeUnit::MICRO), arrow::timestamp(arrow::TimeUnit::NANO),
+      arrow::boolean(),
+      arrow::int8(),
+      arrow::int16(),
+      arrow::int32(),
+      arrow::int64(),
+      arrow::float32(),
+      arrow::float64(),
+      arrow::date32(),
+      arrow::time32(arrow::TimeUnit::MILLI),
+      arrow::time64(arrow::TimeUnit::MICRO),
+      arrow::utf8(),
+      arrow::large_utf8(),
+      arrow::binary(),
+      arrow::large_binary(),
+      arrow::fixed_size_binary(4),
+      arrow::decimal128(10, 2),
+      arrow::decimal128(18, 0),
+      arrow::decimal128(38, 10),
+      arrow::decimal128(19, 3),
+      arrow::timestamp(arrow::TimeUnit::SECOND),
+      arrow::timestamp(arrow::TimeUnit::MILLI),
+      arrow::timestamp(arrow::TimeUnit::MICRO),
+      arrow::timestamp(arrow::TimeUnit::NANO),
       arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")};
   return *types;
 }

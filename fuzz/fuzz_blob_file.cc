@@ -32,8 +32,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    e.payload_offset + e.payload_length <= static_cast<int64_t>(size));
         FUZZ_CHECK(writer.AddValue(file.substr(e.payload_offset, e.payload_length)).ok());
         break;
-      case BlobEntry::Kind::kNull: writer.AddNull(); break;
-      case BlobEntry::Kind::kPlaceholder: writer.AddPlaceholder(); break;
+      case BlobEntry::Kind::kNull:
+        writer.AddNull();
+        break;
+      case BlobEntry::Kind::kPlaceholder:
+        writer.AddPlaceholder();
+        break;
     }
   }
   FUZZ_CHECK(writer.Close().ok());

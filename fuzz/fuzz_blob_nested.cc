@@ -14,10 +14,18 @@ namespace {
 using paimon_rowid::BlobNestedLayout;
 
 const std::vector<std::shared_ptr<arrow::DataType>>& KeyTypes() {
-  static const auto* types = new std::vector<std::shared_ptr<arrow::DataType>>{
-      arrow::int8(), arrow::int16(), arrow::int32(), arrow::int64(), arrow::boolean(),
-      arrow::decimal128(10, 2), arrow::decimal128(38, 4), arrow::date32(),
-      arrow::time32(arrow::TimeUnit::MILLI), arrow::binary(), arrow::utf8()};
+  static const auto* types =
+      new std::vector<std::shared_ptr<arrow::DataType>>{arrow::int8(),
+                                                        arrow::int16(),
+                                                        arrow::int32(),
+                                                        arrow::int64(),
+                                                        arrow::boolean(),
+                                                        arrow::decimal128(10, 2),
+                                                        arrow::decimal128(38, 4),
+                                                        arrow::date32(),
+                                                        arrow::time32(arrow::TimeUnit::MILLI),
+                                                        arrow::binary(),
+                                                        arrow::utf8()};
   return *types;
 }
 
@@ -83,9 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!s.is_null()) rebuilt += payload.substr(s.offset, s.length);
   }
   rebuilt += EncodeBlobMapTrailer(Lengths(layout->keys), Lengths(layout->values));
-  auto again = ParseBlobMapPayload(static_cast<int64_t>(rebuilt.size()),
-                                   InMemoryPayloadReader(rebuilt), MapBlobKeyFixedWidth(*key_type),
-                                   "again");
+  auto again =
+      ParseBlobMapPayload(static_cast<int64_t>(rebuilt.size()), InMemoryPayloadReader(rebuilt),
+                          MapBlobKeyFixedWidth(*key_type), "again");
   FUZZ_CHECK(again.ok(), again.status());
   FUZZ_CHECK(Lengths(again->keys) == Lengths(layout->keys));
   FUZZ_CHECK(Lengths(again->values) == Lengths(layout->values));

@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   arrow::Int64Builder ids;
   FUZZ_CHECK(ids.Append(-1).ok() && ids.Append(0).ok());
-  for (const auto& r : idx.valid_ranges()) FUZZ_CHECK(ids.Append(r.from).ok() && ids.Append(r.to).ok());
+  for (const auto& r : idx.valid_ranges())
+    FUZZ_CHECK(ids.Append(r.from).ok() && ids.Append(r.to).ok());
   std::shared_ptr<arrow::Int64Array> array;
   FUZZ_CHECK(ids.Finish(&array).ok());
   if (auto routed = idx.Route(*array, "fuzz"); routed.ok()) {

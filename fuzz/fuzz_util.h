@@ -16,14 +16,13 @@
 
 #include "arrow/buffer.h"
 
-#define FUZZ_CHECK(cond, ...)                                                       \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "FUZZ_CHECK failed at %s:%d: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                          \
-      ::paimon_rowid::fuzz::Explain(__VA_ARGS__);                                   \
-      std::abort();                                                                 \
-    }                                                                               \
+#define FUZZ_CHECK(cond, ...)                                                              \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      std::fprintf(stderr, "FUZZ_CHECK failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      ::paimon_rowid::fuzz::Explain(__VA_ARGS__);                                          \
+      std::abort();                                                                        \
+    }                                                                                      \
   } while (0)
 
 namespace paimon_rowid::fuzz {

@@ -77,8 +77,8 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
       ARROW_ASSIGN_OR_RAISE(auto from, ParseInt64("--range FROM", from_text));
       ARROW_ASSIGN_OR_RAISE(auto to, ParseInt64("--range TO", to_text));
       if (from < 0 || from > to) {
-        return Status::Invalid("--range FROM TO: need 0 <= FROM <= TO (both inclusive), got ",
-                               from, " ", to);
+        return Status::Invalid("--range FROM TO: need 0 <= FROM <= TO (both inclusive), got ", from,
+                               " ", to);
       }
       a.range = pr::RowRange{from, to};
     } else if (arg == "--rows-per-batch") {
@@ -116,22 +116,23 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInput(const std::st
   } else {
     ARROW_ASSIGN_OR_RAISE(in, arrow::io::ReadableFile::Open(path));
   }
-  ARROW_ASSIGN_OR_RAISE(auto buffered, arrow::io::BufferedInputStream::Create(1 << 16, arrow::default_memory_pool(), in));
+  ARROW_ASSIGN_OR_RAISE(auto buffered, arrow::io::BufferedInputStream::Create(
+                                           1 << 16, arrow::default_memory_pool(), in));
   ARROW_ASSIGN_OR_RAISE(auto head, buffered->Peek(8));
   // Arrow IPC streams start with the 0xFFFFFFFF continuation marker.
   if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0xFF &&
       static_cast<unsigned char>(head[1]) == 0xFF) {
     return arrow::ipc::RecordBatchStreamReader::Open(buffered);
   }
-  ARROW_ASSIGN_OR_RAISE(auto csv, arrow::csv::StreamingReader::Make(
-                                      arrow::io::default_io_context(), buffered,
-                                      arrow::csv::ReadOptions::Defaults(),
-                                      arrow::csv::ParseOptions::Defaults(),
-                                      arrow::csv::ConvertOptions::Defaults()));
+  ARROW_ASSIGN_OR_RAISE(
+      auto csv, arrow::csv::StreamingReader::Make(
+                    arrow::io::default_io_context(), buffered, arrow::csv::ReadOptions::Defaults(),
+                    arrow::csv::ParseOptions::Defaults(), arrow::csv::ConvertOptions::Defaults()));
   return csv;
 }
 
-std::vector<std::string> ReadFields(const pr::Table& table, const std::vector<std::string>& columns) {
+std::vector<std::string> ReadFields(const pr::Table& table,
+                                    const std::vector<std::string>& columns) {
   std::vector<std::string> fields = columns.empty() ? table.schema().field_names() : columns;
   if (table.row_tracking_enabled() &&
       std::find(fields.begin(), fields.end(), "_ROW_ID") == fields.end()) {
@@ -173,7 +174,8 @@ Status Run(const Args& a) {
     int64_t pending = 0;
     std::string batch;
     for (const auto& g : index->groups()) {
-      batch += (batch.empty() ? "" : " ") + std::to_string(g.range.from) + "-" + std::to_string(g.range.to);
+      batch += (batch.empty() ? "" : " ") + std::to_string(g.range.from) + "-" +
+               std::to_string(g.range.to);
       pending += g.range.count();
       if (pending >= a.rows_per_batch) {
         std::cout << batch << "\n";
@@ -198,7 +200,8 @@ Status Run(const Args& a) {
     ARROW_ASSIGN_OR_RAISE(auto snap, table->ResolveSnapshot());
     if (!snap) return Status::Invalid("table '", target, "' has no rows");
     ARROW_ASSIGN_OR_RAISE(auto index, pr::RowIdIndex::Build(table, *snap));
-    std::vector<std::string> projection = a.columns.empty() ? table->schema().field_names() : a.columns;
+    std::vector<std::string> projection =
+        a.columns.empty() ? table->schema().field_names() : a.columns;
     ARROW_ASSIGN_OR_RAISE(auto read, pr::RowIdRead::Make(table, projection, index));
     arrow::Int64Builder ids;
     ARROW_RETURN_NOT_OK(ids.AppendValues(a.ids));
@@ -208,7 +211,8 @@ Status Run(const Args& a) {
   }
   if (command == "update-by-row-id") {
     if (a.columns.empty()) return Status::Invalid("update-by-row-id needs --columns");
-    ARROW_ASSIGN_OR_RAISE(auto cols, pr::ValidateUpdateColumns(*table, a.columns, target, "update_by_row_id"));
+    ARROW_ASSIGN_OR_RAISE(auto cols,
+                          pr::ValidateUpdateColumns(*table, a.columns, target, "update_by_row_id"));
     ARROW_ASSIGN_OR_RAISE(auto input, OpenInput(a.input));
     ARROW_ASSIGN_OR_RAISE(auto update, pr::RowIdUpdate::Make(table, cols, target));
     ARROW_RETURN_NOT_OK(update->AddAll(input.get()));

@@ -26,8 +26,8 @@ class BytesView {
   explicit BytesView(nb::handle obj) {
     if (PyObject_GetBuffer(obj.ptr(), &buffer_, PyBUF_SIMPLE) == 0) {
       has_buffer_ = true;
-      view_ = std::string_view(static_cast<const char*>(buffer_.buf),
-                               static_cast<size_t>(buffer_.len));
+      view_ =
+          std::string_view(static_cast<const char*>(buffer_.buf), static_cast<size_t>(buffer_.len));
       return;
     }
     PyErr_Clear();
@@ -53,8 +53,7 @@ class BytesView {
 
 // A Python str from UTF-8 bytes; UnicodeDecodeError (a ValueError) when they are not UTF-8.
 nb::object Utf8(const std::string& text) {
-  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
-                                       "strict");
+  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "strict");
   if (str == nullptr) throw nb::python_error();
   return nb::steal(str);
 }
@@ -63,9 +62,7 @@ bool IsBytesLike(nb::handle obj) {
   return PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr()) || PyMemoryView_Check(obj.ptr());
 }
 
-BlobDescriptor Parse(std::string_view bytes) {
-  return Unwrap(BlobDescriptor::Deserialize(bytes));
-}
+BlobDescriptor Parse(std::string_view bytes) { return Unwrap(BlobDescriptor::Deserialize(bytes)); }
 
 }  // namespace
 
@@ -126,7 +123,8 @@ void RegisterBlob(nb::module_& m) {
         std::vector<RangeTuple> out;
         out.reserve(nb::len(values));
         for (nb::handle value : values) {
-          if (!IsBytesLike(value) || !BlobDescriptor::LooksLikeDescriptor(BytesView(value).view())) {
+          if (!IsBytesLike(value) ||
+              !BlobDescriptor::LooksLikeDescriptor(BytesView(value).view())) {
             throw nb::value_error(
                 "expected serialized BlobDescriptor values (read with "
                 "'blob-as-descriptor'='true'), got raw bytes");
@@ -147,8 +145,8 @@ void RegisterBlob(nb::module_& m) {
         auto buffers = WithoutGil([&] { return ReadBlobRanges(*FileIO::Local(), in); });
         nb::list out;
         for (const auto& b : buffers) {
-          out.append(nb::bytes(reinterpret_cast<const char*>(b->data()),
-                               static_cast<size_t>(b->size())));
+          out.append(
+              nb::bytes(reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())));
         }
         return out;
       },

@@ -1,8 +1,8 @@
 #include "common.h"
 
-#include <map>
-
 #include <nanobind/stl/string.h>
+
+#include <map>
 
 #include "arrow/array.h"
 #include "arrow/c/bridge.h"
@@ -16,7 +16,8 @@ std::map<std::string, nb::object>& ErrorClasses() {
 }
 
 void ReleaseStreamCapsule(PyObject* capsule) {
-  auto* stream = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+  auto* stream =
+      static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
   if (stream == nullptr) {
     PyErr_Clear();
     return;
@@ -160,7 +161,8 @@ nb::object ToPyArrow(const std::shared_ptr<arrow::Array>& array) {
     delete c_array;
     RaiseStatus(st);
   }
-  nb::object schema_capsule = nb::steal(PyCapsule_New(c_schema, "arrow_schema", ReleaseSchemaCapsule));
+  nb::object schema_capsule =
+      nb::steal(PyCapsule_New(c_schema, "arrow_schema", ReleaseSchemaCapsule));
   nb::object array_capsule = nb::steal(PyCapsule_New(c_array, "arrow_array", ReleaseArrayCapsule));
   nb::object pa = nb::module_::import_("pyarrow");
   return pa.attr("Array").attr("_import_from_c_capsule")(schema_capsule, array_capsule);

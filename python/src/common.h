@@ -2,12 +2,12 @@
 // and Arrow C data interface capsules (the only way data crosses into Python).
 #pragma once
 
+#include <nanobind/nanobind.h>
+
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <string>
-
-#include <nanobind/nanobind.h>
+#include <type_traits>
 
 #include "arrow/c/abi.h"
 #include "arrow/record_batch.h"

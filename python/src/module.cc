@@ -36,7 +36,8 @@ std::shared_ptr<Predicate> ConvertPredicate(nb::handle obj) {
   std::string kind = nb::cast<std::string>(t[0]);
   if (kind == "and" || kind == "or") {
     std::vector<std::shared_ptr<Predicate>> children;
-    for (nb::handle child : nb::cast<nb::sequence>(t[1])) children.push_back(ConvertPredicate(child));
+    for (nb::handle child : nb::cast<nb::sequence>(t[1]))
+      children.push_back(ConvertPredicate(child));
     return Unwrap(Predicate::Compound(kind == "and" ? Predicate::Op::kAnd : Predicate::Op::kOr,
                                       std::move(children)));
   }
@@ -93,15 +94,18 @@ NB_MODULE(_native, m) {
            [](const Table& t, const std::map<std::string, std::optional<std::string>>& overrides) {
              return Unwrap(t.Copy(overrides));
            })
-      .def("create_tag",
-           [](const Table& t, const std::string& name, std::optional<int64_t> snapshot_id,
-              bool ignore_if_exists) { Check(t.CreateTag(name, snapshot_id, ignore_if_exists)); },
-           nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
-      .def("delete_tag", [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
+      .def(
+          "create_tag",
+          [](const Table& t, const std::string& name, std::optional<int64_t> snapshot_id,
+             bool ignore_if_exists) { Check(t.CreateTag(name, snapshot_id, ignore_if_exists)); },
+          nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
+      .def("delete_tag",
+           [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
       .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
-      .def("snapshot",
-           [](const Table& t, int64_t id) { return WithoutGil([&] { return t.SnapshotById(id); }); },
-           nb::arg("snapshot_id"))
+      .def(
+          "snapshot",
+          [](const Table& t, int64_t id) { return WithoutGil([&] { return t.SnapshotById(id); }); },
+          nb::arg("snapshot_id"))
       .def("latest_snapshot",
            [](const Table& t) { return WithoutGil([&] { return t.LatestSnapshot(); }); })
       .def("resolve_snapshot",
@@ -115,7 +119,8 @@ NB_MODULE(_native, m) {
            [](Table& self, const std::tuple<std::string, std::string,
                                             std::map<std::string, std::string>>& state) {
              auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
-             auto table = Unwrap(Table::Open(FileIO::Local(), id, std::get<1>(state), std::get<2>(state)));
+             auto table =
+                 Unwrap(Table::Open(FileIO::Local(), id, std::get<1>(state), std::get<2>(state)));
              new (&self) Table(*table);
            });
 
@@ -127,14 +132,16 @@ NB_MODULE(_native, m) {
            })
       .def_prop_ro("warehouse", &Catalog::warehouse)
       .def("list_databases", [](const Catalog& c) { return Unwrap(c.ListDatabases()); })
-      .def("list_tables", [](const Catalog& c, const std::string& db) { return Unwrap(c.ListTables(db)); })
+      .def("list_tables",
+           [](const Catalog& c, const std::string& db) { return Unwrap(c.ListTables(db)); })
       .def("get_table",
            [](const Catalog& c, const std::string& id) {
              std::shared_ptr<Table> table;
              {
                nb::gil_scoped_release release;
                auto r = c.GetTable(id);
-               if (r.ok()) table = *r;
+               if (r.ok())
+                 table = *r;
                else {
                  nb::gil_scoped_acquire acquire;
                  RaiseStatus(r.status());
@@ -142,20 +149,17 @@ NB_MODULE(_native, m) {
              }
              return table;
            })
-      .def("create_database",
-           [](const Catalog& c, const std::string& name, bool ignore) {
-             Check(c.CreateDatabase(name, ignore));
-           })
-      .def("drop_database",
-           [](const Catalog& c, const std::string& name, bool ignore, bool cascade) {
-             Check(c.DropDatabase(name, ignore, cascade));
-           })
-      .def("create_table",
-           [](const Catalog& c, const std::string& id, const std::string& schema_json, bool ignore) {
-             // CreateTable validates the schema (catalog/schema_validation.h) before writing.
-             auto schema = Unwrap(TableSchema::FromJson(schema_json));
-             Check(c.CreateTable(id, std::move(schema), ignore));
-           })
+      .def("create_database", [](const Catalog& c, const std::string& name,
+                                 bool ignore) { Check(c.CreateDatabase(name, ignore)); })
+      .def("drop_database", [](const Catalog& c, const std::string& name, bool ignore,
+                               bool cascade) { Check(c.DropDatabase(name, ignore, cascade)); })
+      .def(
+          "create_table",
+          [](const Catalog& c, const std::string& id, const std::string& schema_json, bool ignore) {
+            // CreateTable validates the schema (catalog/schema_validation.h) before writing.
+            auto schema = Unwrap(TableSchema::FromJson(schema_json));
+            Check(c.CreateTable(id, std::move(schema), ignore));
+          })
       .def("drop_table", [](const Catalog& c, const std::string& id, bool ignore) {
         Check(c.DropTable(id, ignore));
       });
@@ -188,8 +192,7 @@ NB_MODULE(_native, m) {
 
   m.def(
       "plan",
-      [](std::shared_ptr<Table> table, nb::object predicate,
-         std::optional<RangeList> row_ranges) {
+      [](std::shared_ptr<Table> table, nb::object predicate, std::optional<RangeList> row_ranges) {
         auto pred = ConvertPredicate(predicate);
         Result<ScanPlan> result;
         {
@@ -202,7 +205,8 @@ NB_MODULE(_native, m) {
         auto plan = Unwrap(std::move(result));
         auto out = std::make_shared<PyPlan>();
         out->snapshot_id = plan.snapshot_id;
-        for (auto& s : plan.splits) out->splits.push_back(std::make_shared<DataSplit>(std::move(s)));
+        for (auto& s : plan.splits)
+          out->splits.push_back(std::make_shared<DataSplit>(std::move(s)));
         return out;
       },
       nb::arg("table"), nb::arg("predicate").none(), nb::arg("row_ranges").none());

@@ -14,10 +14,10 @@
 #include "arrow/compute/api.h"
 #include "common.h"
 #include "paimon_rowid/meta/commit_message.h"
-#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
+#include "paimon_rowid/write/stats.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -50,20 +50,21 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> CollectIds(arrow::RecordBatch
 
 void RegisterRowId(nb::module_& m) {
   nb::class_<RowIdIndex>(m, "RowIdIndex")
-      .def_static("build",
-                  [](std::shared_ptr<Table> table, std::optional<int64_t> snapshot_id) {
-                    return WithoutGil([&]() -> Result<std::shared_ptr<RowIdIndex>> {
-                      std::optional<Snapshot> snap;
-                      if (snapshot_id) {
-                        ARROW_ASSIGN_OR_RAISE(snap, table->SnapshotById(*snapshot_id));
-                      } else {
-                        ARROW_ASSIGN_OR_RAISE(snap, table->ResolveSnapshot());
-                      }
-                      if (!snap) return Status::Invalid("table has no snapshot");
-                      return RowIdIndex::Build(table, *snap);
-                    });
-                  },
-                  nb::arg("table"), nb::arg("snapshot_id").none())
+      .def_static(
+          "build",
+          [](std::shared_ptr<Table> table, std::optional<int64_t> snapshot_id) {
+            return WithoutGil([&]() -> Result<std::shared_ptr<RowIdIndex>> {
+              std::optional<Snapshot> snap;
+              if (snapshot_id) {
+                ARROW_ASSIGN_OR_RAISE(snap, table->SnapshotById(*snapshot_id));
+              } else {
+                ARROW_ASSIGN_OR_RAISE(snap, table->ResolveSnapshot());
+              }
+              if (!snap) return Status::Invalid("table has no snapshot");
+              return RowIdIndex::Build(table, *snap);
+            });
+          },
+          nb::arg("table"), nb::arg("snapshot_id").none())
       .def_prop_ro("snapshot_id", &RowIdIndex::snapshot_id)
       .def_prop_ro("num_groups", [](const RowIdIndex& i) { return i.groups().size(); })
       .def_prop_ro("total_rows", &RowIdIndex::total_rows)
@@ -85,9 +86,8 @@ void RegisterRowId(nb::module_& m) {
              if (array->type_id() != arrow::Type::INT64) {
                throw nb::type_error("route() takes an int64 array");
              }
-             auto owners = WithoutGil([&] {
-               return i.Route(static_cast<const arrow::Int64Array&>(*array), context);
-             });
+             auto owners = WithoutGil(
+                 [&] { return i.Route(static_cast<const arrow::Int64Array&>(*array), context); });
              arrow::Int32Builder b;
              Check(b.AppendValues(owners));
              return ToPyArrow(Unwrap(b.Finish()));
@@ -102,11 +102,10 @@ void RegisterRowId(nb::module_& m) {
         return WithoutGil([&] { return RowIdIndex::Deserialize(copy); });
       });
 
-  m.def("validate_update_columns",
-        [](std::shared_ptr<Table> table, std::vector<std::string> cols, std::string target,
-           std::string operation) {
-          return Unwrap(ValidateUpdateColumns(*table, cols, target, operation));
-        });
+  m.def("validate_update_columns", [](std::shared_ptr<Table> table, std::vector<std::string> cols,
+                                      std::string target, std::string operation) {
+    return Unwrap(ValidateUpdateColumns(*table, cols, target, operation));
+  });
 
   // The apply kernel of one update round: routes `source` with `index` (the driver's, shipped
   // to a Ray task) and writes one partial-column file per touched group; nothing is committed.
@@ -118,22 +117,24 @@ void RegisterRowId(nb::module_& m) {
          std::string target, int threads, std::optional<IndexPtr> index,
          std::optional<IndexPtr> verify_since) {
         auto reader = ImportStreamFrom(source);
-        return WithoutGil([&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
-          std::unique_ptr<RowIdUpdate> update;
-          if (index && *index) {
-            ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target, *index));
-          } else {
-            ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target));
-          }
-          ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
-          if (verify_since && *verify_since) {
-            ARROW_RETURN_NOT_OK(update->VerifyUnchangedSince(*verify_since));
-          }
-          ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
-          std::vector<std::shared_ptr<CommitMessage>> out;
-          for (auto& msg : messages) out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
-          return std::make_pair(std::move(out), update->num_rows());
-        });
+        return WithoutGil(
+            [&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
+              std::unique_ptr<RowIdUpdate> update;
+              if (index && *index) {
+                ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target, *index));
+              } else {
+                ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target));
+              }
+              ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
+              if (verify_since && *verify_since) {
+                ARROW_RETURN_NOT_OK(update->VerifyUnchangedSince(*verify_since));
+              }
+              ARROW_ASSIGN_OR_RAISE(auto messages, update->Finish(threads));
+              std::vector<std::shared_ptr<CommitMessage>> out;
+              for (auto& msg : messages)
+                out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
+              return std::make_pair(std::move(out), update->num_rows());
+            });
       },
       nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
       nb::arg("threads") = 0, nb::arg("index").none() = nb::none(),
@@ -149,8 +150,7 @@ void RegisterRowId(nb::module_& m) {
   m.def(
       "commit_update",
       [](std::shared_ptr<Table> table, nb::callable round, int64_t num_updated,
-         std::string commit_user, std::map<std::string, std::string> properties,
-         int max_rebases) {
+         std::string commit_user, std::map<std::string, std::string> properties, int max_rebases) {
         std::optional<nb::python_error> raised;
         UpdateRound run = [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
           nb::gil_scoped_acquire gil;
@@ -165,8 +165,7 @@ void RegisterRowId(nb::module_& m) {
             raised.emplace(std::move(error));
             return Status::Cancelled("the update round raised a Python exception");
           } catch (const std::exception& error) {  // nb::cast_error, nb::next_overflow, ...
-            return Status::TypeError("an update round must return commit messages: ",
-                                     error.what());
+            return Status::TypeError("an update round must return commit messages: ", error.what());
           }
         };
         Result<UpdateOutcome> outcome;
@@ -222,8 +221,7 @@ void RegisterRowId(nb::module_& m) {
         auto outcome = WithoutGil([&]() -> Result<UpdateOutcome> {
           ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, target));
           ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
-          return CommitUpdate(update.get(), table, commit_user, threads, max_rebases,
-                              properties);
+          return CommitUpdate(update.get(), table, commit_user, threads, max_rebases, properties);
         });
         return std::make_tuple(outcome.num_updated, outcome.snapshot_id, outcome.rebases);
       },
@@ -246,13 +244,14 @@ void RegisterRowId(nb::module_& m) {
       nb::arg("table"), nb::arg("source"), nb::arg("row_id_col"), nb::arg("projection"),
       nb::arg("index"), nb::arg("threads") = 0);
 
-  m.def("read_by_row_id_schema", [](std::shared_ptr<Table> table, std::vector<std::string> projection) {
-    if (std::find(projection.begin(), projection.end(), "_ROW_ID") == projection.end()) {
-      projection.push_back("_ROW_ID");
-    }
-    auto schema = Unwrap(TableRead::OutputSchema(*table, projection));
-    return ExportSchemaCapsule(*schema);
-  });
+  m.def("read_by_row_id_schema",
+        [](std::shared_ptr<Table> table, std::vector<std::string> projection) {
+          if (std::find(projection.begin(), projection.end(), "_ROW_ID") == projection.end()) {
+            projection.push_back("_ROW_ID");
+          }
+          auto schema = Unwrap(TableRead::OutputSchema(*table, projection));
+          return ExportSchemaCapsule(*schema);
+        });
 }
 
 }  // namespace paimon_rowid::python

@@ -2,6 +2,8 @@
 // lookups the resumable backfill needs. Python never sees snapshot JSON: attributes are the
 // C++ fields (pypaimon's snake_case names), and `snapshot["nextRowId"]` answers the Java JSON
 // key names for code written against the earlier dict form.
+#include "paimon_rowid/meta/snapshot.h"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -13,7 +15,6 @@
 #include "common.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/row_range.h"
-#include "paimon_rowid/meta/snapshot.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -88,12 +89,13 @@ void RegisterSnapshot(nb::module_& m) {
              if (!value.is_valid()) throw nb::key_error(key.c_str());
              return value;
            })
-      .def("get",
-           [](const Snapshot& s, const std::string& key, nb::object default_value) {
-             nb::object value = Lookup(s, key);
-             return value.is_valid() ? value : default_value;
-           },
-           nb::arg("key"), nb::arg("default").none() = nb::none())
+      .def(
+          "get",
+          [](const Snapshot& s, const std::string& key, nb::object default_value) {
+            nb::object value = Lookup(s, key);
+            return value.is_valid() ? value : default_value;
+          },
+          nb::arg("key"), nb::arg("default").none() = nb::none())
       .def("__contains__",
            [](const Snapshot& s, const std::string& key) { return Lookup(s, key).is_valid(); })
       .def("to_json", &Snapshot::ToJson)
@@ -105,8 +107,9 @@ void RegisterSnapshot(nb::module_& m) {
       .def("__hash__", [](const Snapshot& s) { return nb::hash(nb::cast(s.id)); })
       .def("__repr__",
            [](const Snapshot& s) {
-             return "Snapshot(id=" + std::to_string(s.id) + ", schema_id=" +
-                    std::to_string(s.schema_id) + ", commit_kind='" + s.commit_kind + "')";
+             return "Snapshot(id=" + std::to_string(s.id) +
+                    ", schema_id=" + std::to_string(s.schema_id) + ", commit_kind='" +
+                    s.commit_kind + "')";
            })
       // Pickling (Ray): a snapshot is its JSON file's text.
       .def("__getstate__", [](const Snapshot& s) { return std::make_tuple(s.ToJson()); })

@@ -22,9 +22,9 @@ void RegisterTypes(nb::module_& m) {
   m.def(
       "fields_from_arrow",
       [](nb::bytes ipc_schema) {
-        arrow::io::BufferReader reader(std::make_shared<arrow::Buffer>(
-            reinterpret_cast<const uint8_t*>(ipc_schema.c_str()),
-            static_cast<int64_t>(ipc_schema.size())));
+        arrow::io::BufferReader reader(
+            std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(ipc_schema.c_str()),
+                                            static_cast<int64_t>(ipc_schema.size())));
         arrow::ipc::DictionaryMemo dictionaries;
         auto arrow_schema = Unwrap(arrow::ipc::ReadSchema(&reader, &dictionaries));
         auto fields = Unwrap(FieldsFromArrow(*arrow_schema));

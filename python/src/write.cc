@@ -10,11 +10,11 @@
 
 #include "common.h"
 #include "paimon_rowid/catalog/catalog.h"
-#include "paimon_rowid/catalog/table.h"
-#include "paimon_rowid/meta/commit_message.h"
-#include "paimon_rowid/commit/committer.h"
-#include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/catalog/schema_validation.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/meta/commit_message.h"
+#include "paimon_rowid/write/append_writer.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -103,7 +103,8 @@ void RegisterWrite(nb::module_& m) {
            [](PyWriter& w) {
              auto messages = WithoutGil([&] { return w.writer->PrepareCommit(); });
              std::vector<MessagePtr> out;
-             for (auto& msg : messages) out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
+             for (auto& msg : messages)
+               out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
              return out;
            })
       .def("abort", [](PyWriter& w) { WithoutGil([&] { return w.writer->Abort(); }); })

@@ -1,11 +1,10 @@
 #include "paimon_rowid/catalog/catalog.h"
 
-#include "paimon_rowid/catalog/schema_validation.h"
-
 #include <algorithm>
 #include <chrono>
 #include <set>
 
+#include "paimon_rowid/catalog/schema_validation.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/identifier.h"
@@ -42,7 +41,6 @@ std::string StripFileScheme(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
 }
-
 
 // True when `dir` holds a schema/schema-N file, the filesystem catalog's test for a table.
 Result<bool> HasSchemaFile(const FileIO& io, const std::string& table_dir) {
@@ -91,8 +89,8 @@ Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::
     return Status::Invalid("Paimon 'warehouse' path must not contain a NUL character");
   }
   if (path.find("://") != std::string::npos) {
-    return Status::NotImplemented("only local warehouses are supported, got '",
-                                  warehouse->second, "'");
+    return Status::NotImplemented("only local warehouses are supported, got '", warehouse->second,
+                                  "'");
   }
   return std::shared_ptr<Catalog>(new Catalog(std::move(path), Options(options), FileIO::Local()));
 }
@@ -226,8 +224,8 @@ Status Catalog::DropTable(const std::string& identifier, bool ignore_if_not_exis
   // reader, and a writer still running finds no schema when it commits and cleans up after
   // itself (files it creates later land in the old place, not in the directory being
   // deleted). Then the renamed directory is deleted; list_tables skips hidden names.
-  std::string trash = JoinPath(DatabasePath(id.database), "." + id.table + ".dropped-" +
-                                                             RandomUuid());
+  std::string trash =
+      JoinPath(DatabasePath(id.database), "." + id.table + ".dropped-" + RandomUuid());
   ARROW_RETURN_NOT_OK(io_->Rename(path, trash));
   return io_->DeleteDirRecursive(trash);
 }

@@ -39,7 +39,8 @@ class Catalog {
   Status DropDatabase(const std::string& database, bool ignore_if_not_exists, bool cascade) const;
   /// Writes schema-0 with the no-replace primitive. `schema.id` is set to 0 and field ids
   /// must already be assigned.
-  Status CreateTable(const std::string& identifier, TableSchema schema, bool ignore_if_exists) const;
+  Status CreateTable(const std::string& identifier, TableSchema schema,
+                     bool ignore_if_exists) const;
   Status DropTable(const std::string& identifier, bool ignore_if_not_exists) const;
 
   std::string DatabasePath(const std::string& database) const;

@@ -171,15 +171,15 @@ TEST_F(CatalogTest, SchemaValidationOnCreate) {
 TEST_F(CatalogTest, InvalidNamesNeverTouchTheFilesystem) {
   ASSERT_OK(catalog_->CreateDatabase("db", false));
   const std::vector<std::string> bad_identifiers = {
-      "../x.t", "a/b.t", "", "db.", ".t", "db./etc", "db.a/b", "db...", "..", "db.t\x01",
-      "db.\n", "a\\b.t", "db.t/../../x", "nodot"};
+      "../x.t", "a/b.t", "",         "db.",   ".t",     "db./etc",      "db.a/b",
+      "db...",  "..",    "db.t\x01", "db.\n", "a\\b.t", "db.t/../../x", "nodot"};
   for (const auto& id : bad_identifiers) {
     EXPECT_RAISES(Invalid, catalog_->CreateTable(id, SimpleSchema(), false)) << id;
     EXPECT_RAISES(Invalid, catalog_->GetTable(id)) << id;
     EXPECT_RAISES(Invalid, catalog_->DropTable(id, true)) << id;
   }
-  const std::vector<std::string> bad_databases = {"", "..", ".", "../evil", "a/b", "x\n",
-                                                  "a\\b", std::string("z\0z", 3)};
+  const std::vector<std::string> bad_databases = {"",    "..",  ".",    "../evil",
+                                                  "a/b", "x\n", "a\\b", std::string("z\0z", 3)};
   for (const auto& db : bad_databases) {
     EXPECT_RAISES(Invalid, catalog_->CreateDatabase(db, false)) << db;
     EXPECT_RAISES(Invalid, catalog_->DropDatabase(db, true, true)) << db;

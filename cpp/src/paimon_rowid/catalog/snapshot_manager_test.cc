@@ -9,9 +9,7 @@ namespace {
 
 class SnapshotManagerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(io_->MakeDirs(manager_.snapshot_dir()).ok());
-  }
+  void SetUp() override { ASSERT_TRUE(io_->MakeDirs(manager_.snapshot_dir()).ok()); }
 
   // Any bytes do: the manager only looks at names and hints.
   void Touch(int64_t id) { ASSERT_TRUE(io_->WriteFile(manager_.SnapshotPath(id), "{}").ok()); }

@@ -1,13 +1,12 @@
 #include "paimon_rowid/catalog/table.h"
 
-#include "paimon_rowid/catalog/snapshot_manager.h"
-
-#include <chrono>
-#include <ctime>
-
 #include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <ctime>
 #include <mutex>
+
+#include "paimon_rowid/catalog/snapshot_manager.h"
 
 namespace paimon_rowid {
 
@@ -159,7 +158,8 @@ Result<TableSchema> Table::SchemaById(int64_t schema_id) const {
 }
 
 Result<std::optional<TableSchema>> Table::LatestSchema() const {
-  ARROW_ASSIGN_OR_RAISE(auto ids, ListNumberedFiles(*io_, JoinPath(path_, "schema"), kSchemaPrefix));
+  ARROW_ASSIGN_OR_RAISE(auto ids,
+                        ListNumberedFiles(*io_, JoinPath(path_, "schema"), kSchemaPrefix));
   if (ids.empty()) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(TableSchema schema, SchemaById(ids.back()));
   return std::optional<TableSchema>(std::move(schema));
@@ -243,8 +243,8 @@ Result<std::optional<Snapshot>> Table::TravelToSnapshot() const {
       return Status::NotImplemented("time travel by watermark ('", key, "' = '", value,
                                     "') is not supported");
     }
-    if (!value.empty() && std::all_of(value.begin(), value.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; })) {
+    if (!value.empty() &&
+        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       ARROW_ASSIGN_OR_RAISE(int64_t id, options_.GetInt(key, 0));
       ARROW_ASSIGN_OR_RAISE(Snapshot snapshot, SnapshotById(id));
       return std::optional<Snapshot>(std::move(snapshot));

@@ -31,9 +31,9 @@ class Table {
  public:
   /// Loads the latest schema of the table at `path` and applies `dynamic_options` (which
   /// may select a snapshot or tag, switching to that snapshot's schema).
-  static Result<std::shared_ptr<Table>> Open(std::shared_ptr<FileIO> io, Identifier identifier,
-                                             std::string path,
-                                             std::map<std::string, std::string> dynamic_options = {});
+  static Result<std::shared_ptr<Table>> Open(
+      std::shared_ptr<FileIO> io, Identifier identifier, std::string path,
+      std::map<std::string, std::string> dynamic_options = {});
 
   const Identifier& identifier() const { return identifier_; }
   const std::string& path() const { return path_; }

@@ -103,8 +103,8 @@ TEST_F(TableTest, OpensLatestSchema) {
 
 TEST_F(TableTest, LatestHintIsTrustedOnlyWhenConsistent) {
   EXPECT_EQ(Latest(), 3);
-  for (const char* garbage : {"", "   ", "abc", "-1", "0", "3x", "99999999999999999999999",
-                              "\x01\x02"}) {
+  for (const char* garbage :
+       {"", "   ", "abc", "-1", "0", "3x", "99999999999999999999999", "\x01\x02"}) {
     WriteLatest(garbage);
     EXPECT_EQ(Latest(), 3) << "'" << garbage << "'";
   }

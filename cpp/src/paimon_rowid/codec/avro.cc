@@ -49,14 +49,24 @@ class MinSizes {
     if (it != memo_.end()) return it->second;
     int64_t size = 0;
     switch (node.kind) {
-      case Kind::kNull: size = 0; break;
-      case Kind::kFloat: size = 4; break;
-      case Kind::kDouble: size = 8; break;
-      case Kind::kFixed: size = node.fixed_size; break;
+      case Kind::kNull:
+        size = 0;
+        break;
+      case Kind::kFloat:
+        size = 4;
+        break;
+      case Kind::kDouble:
+        size = 8;
+        break;
+      case Kind::kFixed:
+        size = node.fixed_size;
+        break;
       case Kind::kRecord:
         for (const auto& child : node.children) size = std::min(size + Of(*child), kMaxBlockBytes);
         break;
-      default: size = 1; break;  // every other encoding starts with at least one byte
+      default:
+        size = 1;
+        break;  // every other encoding starts with at least one byte
     }
     memo_[&node] = size;
     return size;
@@ -298,9 +308,12 @@ void WriteBytes(std::string_view bytes, std::string* out) {
 int Fit(const Node& node, const Value& value) {
   const auto& s = value.storage();
   switch (node.kind) {
-    case Kind::kNull: return value.is_null() ? 2 : 0;
-    case Kind::kBoolean: return std::holds_alternative<bool>(s) ? 2 : 0;
-    case Kind::kInt: return std::holds_alternative<int32_t>(s) ? 2 : 0;
+    case Kind::kNull:
+      return value.is_null() ? 2 : 0;
+    case Kind::kBoolean:
+      return std::holds_alternative<bool>(s) ? 2 : 0;
+    case Kind::kInt:
+      return std::holds_alternative<int32_t>(s) ? 2 : 0;
     case Kind::kLong:
       return std::holds_alternative<int64_t>(s) ? 2 : std::holds_alternative<int32_t>(s) ? 1 : 0;
     case Kind::kFloat:
@@ -308,7 +321,8 @@ int Fit(const Node& node, const Value& value) {
     case Kind::kDouble:
       return std::holds_alternative<double>(s) ? 2 : std::holds_alternative<float>(s) ? 1 : 0;
     case Kind::kBytes:
-    case Kind::kString: return std::holds_alternative<std::string>(s) ? 2 : 0;
+    case Kind::kString:
+      return std::holds_alternative<std::string>(s) ? 2 : 0;
     case Kind::kFixed:
       return std::holds_alternative<std::string>(s) &&
                      std::get<std::string>(s).size() == static_cast<size_t>(node.fixed_size)
@@ -321,9 +335,12 @@ int Fit(const Node& node, const Value& value) {
                      std::get<Value::Record>(s).fields.size() == node.children.size()
                  ? 2
                  : 0;
-    case Kind::kArray: return std::holds_alternative<Value::Array>(s) ? 2 : 0;
-    case Kind::kMap: return std::holds_alternative<Value::MapValue>(s) ? 2 : 0;
-    case Kind::kUnion: return 0;
+    case Kind::kArray:
+      return std::holds_alternative<Value::Array>(s) ? 2 : 0;
+    case Kind::kMap:
+      return std::holds_alternative<Value::MapValue>(s) ? 2 : 0;
+    case Kind::kUnion:
+      return 0;
   }
   return 0;
 }
@@ -348,8 +365,8 @@ Status Encode(const Node& node, const Value& value, std::string* out) {
         WriteLong(std::get<int32_t>(s), out);
       } else if (std::holds_alternative<int64_t>(s)) {
         int64_t v = std::get<int64_t>(s);
-        if (node.kind == Kind::kInt && (v < std::numeric_limits<int32_t>::min() ||
-                                        v > std::numeric_limits<int32_t>::max())) {
+        if (node.kind == Kind::kInt &&
+            (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())) {
           return Mismatch(node, "int out of range");
         }
         WriteLong(v, out);
@@ -453,8 +470,8 @@ Status Encode(const Node& node, const Value& value, std::string* out) {
 // Block codecs
 
 Result<std::unique_ptr<arrow::util::Codec>> MakeArrowCodec(const std::string& codec, int level) {
-  using arrow::util::Codec;
   using arrow::Compression;
+  using arrow::util::Codec;
   int arrow_level = level > 0 ? level : arrow::util::kUseDefaultCompressionLevel;
   if (codec == "null") return nullptr;
   if (codec == "deflate") {
@@ -524,9 +541,9 @@ Result<std::shared_ptr<arrow::Buffer>> SnappyDecompress(arrow::util::Codec* code
   }
   ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::ResizableBuffer> out,
                         arrow::AllocateResizableBuffer(static_cast<int64_t>(expected_len)));
-  ARROW_ASSIGN_OR_RAISE(int64_t n, codec->Decompress(body_len, in,
-                                                     static_cast<int64_t>(expected_len),
-                                                     out->mutable_data()));
+  ARROW_ASSIGN_OR_RAISE(
+      int64_t n,
+      codec->Decompress(body_len, in, static_cast<int64_t>(expected_len), out->mutable_data()));
   if (static_cast<uint64_t>(n) != expected_len) {
     return Status::Invalid("Avro: snappy length mismatch");
   }
@@ -643,8 +660,8 @@ struct FileReader::Impl {
                                                     /*multiple_frames=*/codec_name == "zstandard"));
     }
     zero_width_budget = kMaxZeroWidthItems;
-    block_decoder = std::make_unique<Decoder>(block->data(), block->size(), &min_sizes,
-                                              &zero_width_budget);
+    block_decoder =
+        std::make_unique<Decoder>(block->data(), block->size(), &min_sizes, &zero_width_budget);
     ARROW_RETURN_NOT_OK(block_decoder->CheckCount(count, *schema));
     block_records_left = count;
     return Status::OK();

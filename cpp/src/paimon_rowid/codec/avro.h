@@ -25,16 +25,30 @@ namespace paimon_rowid::avro {
 
 /// A node of a parsed Avro schema.
 struct Node {
-  enum class Kind { kNull, kBoolean, kInt, kLong, kFloat, kDouble, kBytes, kString,
-                    kRecord, kEnum, kArray, kMap, kUnion, kFixed };
+  enum class Kind {
+    kNull,
+    kBoolean,
+    kInt,
+    kLong,
+    kFloat,
+    kDouble,
+    kBytes,
+    kString,
+    kRecord,
+    kEnum,
+    kArray,
+    kMap,
+    kUnion,
+    kFixed
+  };
   Kind kind = Kind::kNull;
-  std::string name;          // record/enum/fixed full name
-  std::string logical_type;  // e.g. "timestamp-millis"
-  std::vector<std::string> field_names;               // record
-  std::vector<std::shared_ptr<Node>> children;        // record fields, union branches,
-                                                      // array items / map values (one)
-  std::vector<std::string> symbols;                   // enum
-  int32_t fixed_size = 0;                             // fixed
+  std::string name;                             // record/enum/fixed full name
+  std::string logical_type;                     // e.g. "timestamp-millis"
+  std::vector<std::string> field_names;         // record
+  std::vector<std::shared_ptr<Node>> children;  // record fields, union branches,
+                                                // array items / map values (one)
+  std::vector<std::string> symbols;             // enum
+  int32_t fixed_size = 0;                       // fixed
 
   /// Index of the record field `name`, or -1.
   int FieldIndex(std::string_view field) const;
@@ -47,25 +61,31 @@ Result<NodePtr> ParseSchema(std::string_view json);
 /// A decoded value. Records and arrays hold their children; maps are key/value pairs.
 class Value {
  public:
-  struct Record { std::vector<Value> fields; };
-  struct Array { std::vector<Value> items; };
-  struct MapValue { std::vector<std::pair<std::string, Value>> entries; };
-  using Storage = std::variant<std::monostate, bool, int32_t, int64_t, float, double,
-                               std::string, Record, Array, MapValue>;
+  struct Record {
+    std::vector<Value> fields;
+  };
+  struct Array {
+    std::vector<Value> items;
+  };
+  struct MapValue {
+    std::vector<std::pair<std::string, Value>> entries;
+  };
+  using Storage = std::variant<std::monostate, bool, int32_t, int64_t, float, double, std::string,
+                               Record, Array, MapValue>;
 
   Value() = default;
-  Value(bool v) : storage_(v) {}            // NOLINT
-  Value(int32_t v) : storage_(v) {}         // NOLINT (int, enum index)
-  Value(int64_t v) : storage_(v) {}         // NOLINT
-  Value(float v) : storage_(v) {}           // NOLINT
-  Value(double v) : storage_(v) {}          // NOLINT
+  Value(bool v) : storage_(v) {}                    // NOLINT
+  Value(int32_t v) : storage_(v) {}                 // NOLINT (int, enum index)
+  Value(int64_t v) : storage_(v) {}                 // NOLINT
+  Value(float v) : storage_(v) {}                   // NOLINT
+  Value(double v) : storage_(v) {}                  // NOLINT
   Value(std::string v) : storage_(std::move(v)) {}  // NOLINT (bytes, string, fixed)
   // Without these a string literal would silently convert to bool.
   Value(const char* v) : storage_(std::string(v)) {}       // NOLINT
   Value(std::string_view v) : storage_(std::string(v)) {}  // NOLINT
-  Value(Record v) : storage_(std::move(v)) {}       // NOLINT
-  Value(Array v) : storage_(std::move(v)) {}        // NOLINT
-  Value(MapValue v) : storage_(std::move(v)) {}     // NOLINT
+  Value(Record v) : storage_(std::move(v)) {}              // NOLINT
+  Value(Array v) : storage_(std::move(v)) {}               // NOLINT
+  Value(MapValue v) : storage_(std::move(v)) {}            // NOLINT
   static Value Null() { return Value(); }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(storage_); }
@@ -111,8 +131,8 @@ class FileWriter {
  public:
   /// `codec` is one of "null", "deflate", "snappy", "zstandard"; `level` applies to
   /// deflate and zstandard (<= 0: codec default).
-  static Result<std::unique_ptr<FileWriter>> Make(std::string_view schema_json,
-                                                  std::string codec, int level = 1);
+  static Result<std::unique_ptr<FileWriter>> Make(std::string_view schema_json, std::string codec,
+                                                  int level = 1);
   ~FileWriter();
 
   Status Append(const Value& record);

@@ -1,13 +1,11 @@
 // Avro schema parsing and the generic Value's accessors (split from avro.cc, which holds
 // the binary encoding and the container reader/writer).
-#include "paimon_rowid/codec/avro.h"
-
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
-
+#include "paimon_rowid/codec/avro.h"
 #include "paimon_rowid/common/checked_json.h"
 
 namespace paimon_rowid::avro {

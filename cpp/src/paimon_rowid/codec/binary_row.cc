@@ -61,8 +61,8 @@ class RowWriter {
   }
 
   Status WriteAt(int64_t offset, std::string_view bytes) {
-    if (offset < fixed_bytes_ || offset + static_cast<int64_t>(bytes.size()) >
-                                     static_cast<int64_t>(row_.size())) {
+    if (offset < fixed_bytes_ ||
+        offset + static_cast<int64_t>(bytes.size()) > static_cast<int64_t>(row_.size())) {
       return Status::Invalid("BinaryRow: write outside the variable part");
     }
     std::memcpy(row_.data() + offset, bytes.data(), bytes.size());
@@ -100,7 +100,6 @@ class RowWriter {
   std::string row_;
   int64_t header_bytes_;
 };
-
 
 Status EncodeField(const arrow::Scalar& scalar, int i, RowWriter* w) {
   const arrow::DataType& type = *scalar.type;

@@ -63,8 +63,8 @@ TEST(BinaryRowTest, NullBitsAndHeaderWidth) {
   auto two_words = EncodeBinaryRow(values);
   ASSERT_OK(two_words);
   EXPECT_EQ(two_words->size(), 4u + 16 + 8 * 57);
-  EXPECT_EQ(static_cast<uint8_t>((*two_words)[4]), 0);     // RowKind +I
-  EXPECT_EQ(static_cast<uint8_t>((*two_words)[5]), 0xFF);  // fields 0..7
+  EXPECT_EQ(static_cast<uint8_t>((*two_words)[4]), 0);      // RowKind +I
+  EXPECT_EQ(static_cast<uint8_t>((*two_words)[5]), 0xFF);   // fields 0..7
   EXPECT_EQ(static_cast<uint8_t>((*two_words)[12]), 0x01);  // field 56 = bit 64
 }
 
@@ -191,16 +191,16 @@ TEST(BinaryRowTest, RoundTripsNullsOfEveryType) {
 
 TEST(BinaryRowTest, DecimalAndTimestampLayouts) {
   // p > 18: minimal big-endian bytes in a 16-byte var slot; slot = offset << 32 | length.
-  auto big = EncodeBinaryRow({std::make_shared<arrow::Decimal128Scalar>(Dec("-129"),
-                                                                        arrow::decimal128(20, 0))});
+  auto big = EncodeBinaryRow(
+      {std::make_shared<arrow::Decimal128Scalar>(Dec("-129"), arrow::decimal128(20, 0))});
   ASSERT_OK(big);
   ASSERT_EQ(big->size(), 4u + 16 + 16);
   EXPECT_EQ(Hex(big->substr(12, 8)), "02 00 00 00 10 00 00 00");
   EXPECT_EQ(Hex(big->substr(20)), "ff 7f 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
 
   // p <= 18: the unscaled long in the slot.
-  auto compact = EncodeBinaryRow({std::make_shared<arrow::Decimal128Scalar>(
-      Dec("-1"), arrow::decimal128(5, 0))});
+  auto compact = EncodeBinaryRow(
+      {std::make_shared<arrow::Decimal128Scalar>(Dec("-1"), arrow::decimal128(5, 0))});
   ASSERT_OK(compact);
   EXPECT_EQ(Hex(compact->substr(12)), "ff ff ff ff ff ff ff ff");
 

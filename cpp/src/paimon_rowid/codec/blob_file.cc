@@ -156,8 +156,8 @@ Result<std::shared_ptr<const BlobFileIndex>> BlobFileIndex::Decode(std::string_v
                                                                    const std::string& path) {
   auto decoded = DecodeDeltaVarint(index_bytes);
   if (!decoded.ok()) {
-    return Status::IOError("blob file '", path, "' has a corrupt index: ",
-                           decoded.status().message());
+    return Status::IOError("blob file '", path,
+                           "' has a corrupt index: ", decoded.status().message());
   }
   auto index = std::shared_ptr<BlobFileIndex>(new BlobFileIndex());
   index->lengths_ = std::move(*decoded);
@@ -168,15 +168,15 @@ Result<std::shared_ptr<const BlobFileIndex>> BlobFileIndex::Decode(std::string_v
     index->offsets_[i] = offset;
     if (length == kBlobNullLength || length == kBlobPlaceholderLength) continue;
     if (length < kBlobEntryOverhead || length > index_start - offset) {
-      return Status::IOError("blob file '", path, "' has a corrupt index: row ", i,
-                             " has length ", length, " at offset ", offset,
-                             " but the entries end at ", index_start);
+      return Status::IOError("blob file '", path, "' has a corrupt index: row ", i, " has length ",
+                             length, " at offset ", offset, " but the entries end at ",
+                             index_start);
     }
     offset += length;
   }
   if (offset != index_start) {
-    return Status::IOError("blob file '", path, "' has a corrupt index: its entries cover ",
-                           offset, " bytes but the index starts at ", index_start);
+    return Status::IOError("blob file '", path, "' has a corrupt index: its entries cover ", offset,
+                           " bytes but the index starts at ", index_start);
   }
   return index;
 }
@@ -233,9 +233,9 @@ Result<std::shared_ptr<const BlobFileIndex>> BlobFileIndex::Read(arrow::io::Rand
   if (index_buffer->size() != index_length) {
     return Status::IOError("blob file '", path, "': short read of its index");
   }
-  return Decode(std::string_view(reinterpret_cast<const char*>(index_buffer->data()),
-                                 index_buffer->size()),
-                index_start, path);
+  return Decode(
+      std::string_view(reinterpret_cast<const char*>(index_buffer->data()), index_buffer->size()),
+      index_start, path);
 }
 
 BlobEntry BlobFileIndex::entry(int64_t row) const {

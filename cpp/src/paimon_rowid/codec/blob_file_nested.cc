@@ -34,8 +34,8 @@ Result<int64_t> ParseHeader(const std::string& header, uint32_t magic, const cha
                             const std::string& what) {
   const uint32_t found = LoadLE<uint32_t>(header.data());
   if (found != magic) {
-    return Status::IOError(what, ": not a ", kind, " payload (magic ", found, ", expected ",
-                           magic, ")");
+    return Status::IOError(what, ": not a ", kind, " payload (magic ", found, ", expected ", magic,
+                           ")");
   }
   const int version = static_cast<uint8_t>(header[4]);
   if (version != kBlobNestedVersion) {
@@ -171,9 +171,9 @@ Result<BlobNestedLayout> ParseBlobMapPayload(int64_t payload_length, const BlobP
                            payload_length, " bytes");
   }
   const int64_t key_index_start = payload_length - 8 - value_index_length - key_index_length;
-  ARROW_ASSIGN_OR_RAISE(auto indexes,
-                        ReadExactly(read, key_index_start, key_index_length + value_index_length,
-                                    what, "key and value indexes"));
+  ARROW_ASSIGN_OR_RAISE(
+      auto indexes, ReadExactly(read, key_index_start, key_index_length + value_index_length, what,
+                                "key and value indexes"));
   std::string_view both(indexes);
   ARROW_ASSIGN_OR_RAISE(auto key_lengths,
                         DecodeIndex(both.substr(0, key_index_length), count, "key", what));
@@ -182,12 +182,12 @@ Result<BlobNestedLayout> ParseBlobMapPayload(int64_t payload_length, const BlobP
   BlobNestedLayout layout;
   const int64_t data_length = key_index_start - kBlobNestedHeaderSize;
   ARROW_ASSIGN_OR_RAISE(int64_t key_bytes,
-                        PlaceSlots(key_lengths, kBlobNestedHeaderSize, data_length,
-                                   fixed_key_width, "key", what, &layout.keys));
-  ARROW_ASSIGN_OR_RAISE(int64_t value_bytes,
-                        PlaceSlots(value_lengths, kBlobNestedHeaderSize + key_bytes,
-                                   data_length - key_bytes, /*fixed_width=*/0, "value", what,
-                                   &layout.values));
+                        PlaceSlots(key_lengths, kBlobNestedHeaderSize, data_length, fixed_key_width,
+                                   "key", what, &layout.keys));
+  ARROW_ASSIGN_OR_RAISE(
+      int64_t value_bytes,
+      PlaceSlots(value_lengths, kBlobNestedHeaderSize + key_bytes, data_length - key_bytes,
+                 /*fixed_width=*/0, "value", what, &layout.values));
   if (key_bytes + value_bytes != data_length) {
     return Status::IOError(what, ": MAP<K, BLOB> key and value lengths cover ",
                            key_bytes + value_bytes, " bytes but the data has ", data_length);
@@ -219,10 +219,7 @@ bool IsSupportedMapBlobKeyType(const arrow::DataType& key_type) {
   }
 }
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 int64_t MapBlobKeyFixedWidth(const arrow::DataType& key_type) {
   switch (key_type.id()) {

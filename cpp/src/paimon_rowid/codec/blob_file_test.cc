@@ -1,5 +1,4 @@
 #include "paimon_rowid/codec/blob_file.h"
-#include "paimon_rowid/codec/blob_file_nested.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,7 @@
 #include "arrow/buffer.h"
 #include "arrow/io/memory.h"
 #include "arrow/json/from_string.h"
+#include "paimon_rowid/codec/blob_file_nested.h"
 #include "paimon_rowid/codec/delta_varint.h"
 #include "paimon_rowid/testing/gtest_util.h"
 
@@ -120,8 +120,8 @@ TEST(BlobFileTest, TruncatedAndCorruptFilesAreIOErrors) {
   for (size_t keep : {size_t{0}, size_t{3}, file.size() - 1, file.size() - 7, size_t{20}}) {
     auto st = BlobFileIndex::Parse(file.substr(0, keep), "t.blob").status();
     EXPECT_RAISES(IOError, st) << keep;
-    auto input = std::make_shared<arrow::io::BufferReader>(
-        arrow::Buffer::FromString(file.substr(0, keep)));
+    auto input =
+        std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(file.substr(0, keep)));
     st = BlobFileIndex::Read(input.get(), static_cast<int64_t>(keep), "t.blob").status();
     EXPECT_RAISES(IOError, st) << keep;
   }
@@ -268,15 +268,14 @@ std::string EntryOf(const std::vector<std::string>& payload_parts) {
 
 TEST(BlobNestedTest, ArrayEntryBytesMatchPypaimon) {
   // pypaimon 2.1.0 BlobFormatWriter.add_blob_array([b"a", None, b""]), whole entry.
-  const std::string expected =
-      "cf114e5842434241010300000061020302030000002100000000000000ae771e00";
+  const std::string expected = "cf114e5842434241010300000061020302030000002100000000000000ae771e00";
   std::string entry =
       EntryOf({EncodeBlobArrayHeader(3), "a", "", EncodeBlobArrayTrailer({1, -1, 0})});
   EXPECT_EQ(Hex(entry), expected);
 
   const std::string payload = entry.substr(4, entry.size() - 16);
   ASSERT_OK_AND_ASSIGN(auto layout, ParseBlobArrayPayload(static_cast<int64_t>(payload.size()),
-                                                     InMemoryPayloadReader(payload), "t"));
+                                                          InMemoryPayloadReader(payload), "t"));
   ASSERT_EQ(layout.values.size(), 3u);
   EXPECT_EQ(layout.values[0].offset, 9);
   EXPECT_EQ(layout.values[0].length, 1);
@@ -312,7 +311,7 @@ TEST(BlobNestedTest, MapEntryBytesMatchPypaimon) {
 
   const std::string payload = entry.substr(4, entry.size() - 16);
   ASSERT_OK_AND_ASSIGN(auto layout, ParseBlobMapPayload(static_cast<int64_t>(payload.size()),
-                                                   InMemoryPayloadReader(payload), 4, "t"));
+                                                        InMemoryPayloadReader(payload), 4, "t"));
   ASSERT_EQ(layout.keys.size(), 2u);
   EXPECT_EQ(layout.keys[1].offset, 13);
   EXPECT_EQ(layout.values[0].offset, 17);

@@ -21,8 +21,7 @@ std::string DecimalToBigEndian(const arrow::Decimal128& value) {
 
 Result<arrow::Decimal128> DecimalFromBigEndian(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > 16) {
-    return Status::Invalid("a decimal's unscaled bytes must be 1 to 16 long, got ",
-                           bytes.size());
+    return Status::Invalid("a decimal's unscaled bytes must be 1 to 16 long, got ", bytes.size());
   }
   uint64_t high = (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~uint64_t{0} : 0;
   uint64_t low = high;

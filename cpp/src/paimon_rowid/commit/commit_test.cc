@@ -27,8 +27,9 @@ std::vector<std::string> OrphanManifests(const Table& table) {
     Snapshot s = table.SnapshotById(id).ValueOrDie();
     for (const auto& list : {s.base_manifest_list, s.delta_manifest_list}) {
       referenced.insert(list);
-      auto metas = DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
-                       .ValueOrDie();
+      auto metas =
+          DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
+              .ValueOrDie();
       for (const auto& m : metas) referenced.insert(m.file_name);
     }
   }
@@ -139,7 +140,8 @@ TEST(CommitterTest, FinalFailureRemovesEverything) {
     // Squat on the snapshot id with a copy of snapshot 1 (as a foreign committer would).
     auto s1 = fx.table()->SnapshotById(1).ValueOrDie();
     s1.id = id;
-    ASSERT_TRUE(fx.table()->file_io()->WriteFileNoReplace(fx.table()->SnapshotPath(id), s1.ToJson()).ok());
+    ASSERT_TRUE(
+        fx.table()->file_io()->WriteFileNoReplace(fx.table()->SnapshotPath(id), s1.ToJson()).ok());
   };
   auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
   auto result = committer->Commit(msgs);
@@ -311,9 +313,9 @@ TEST(ManifestMergeTest, FoldsAddAndDeleteInsideTheRunAndKeepsOtherDeletes) {
   EXPECT_EQ(out[0], big[0]);
   EXPECT_EQ(out[1].num_added_files, 2);
   EXPECT_EQ(out[1].num_deleted_files, 1);
-  auto entries = DecodeManifest(table.file_io()->ReadFile(table.ManifestPath(out[1].file_name))
-                                    .ValueOrDie())
-                     .ValueOrDie();
+  auto entries =
+      DecodeManifest(table.file_io()->ReadFile(table.ManifestPath(out[1].file_name)).ValueOrDie())
+          .ValueOrDie();
   std::vector<std::string> got;
   for (const auto& e : entries) {
     got.push_back((e.kind == FileKind::kAdd ? "+" : "-") + e.file.file_name);

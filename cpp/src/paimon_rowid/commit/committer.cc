@@ -13,10 +13,10 @@
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/catalog/snapshot_manager.h"
-#include "paimon_rowid/common/clock.h"
-#include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
+#include "paimon_rowid/common/clock.h"
+#include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
@@ -210,9 +210,8 @@ CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
       delta.entries.push_back(std::move(e));
     }
     if (msg.check_from_snapshot) {
-      delta.check_from = delta.check_from
-                             ? std::min(*delta.check_from, *msg.check_from_snapshot)
-                             : *msg.check_from_snapshot;
+      delta.check_from = delta.check_from ? std::min(*delta.check_from, *msg.check_from_snapshot)
+                                          : *msg.check_from_snapshot;
     }
   }
   return delta;
@@ -249,7 +248,8 @@ Result<std::string> DataFilePath(const Table& table, const std::string& partitio
   if (!fields.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(partition, fields));
     partition_path = JavaPartitionPath(
-        fields, values, table.options().GetOr(options::kPartitionDefaultName, kDefaultPartitionName));
+        fields, values,
+        table.options().GetOr(options::kPartitionDefaultName, kDefaultPartitionName));
   }
   return JoinPath(table.BucketPath(partition_path, bucket), file.file_name);
 }
@@ -347,8 +347,8 @@ struct Committer::Attempt {
     }
     if (delta.check_from) {
       ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));
-      ARROW_RETURN_NOT_OK(CheckColumnConflicts(committer.table_, *delta.check_from, *latest,
-                                               delta.entries));
+      ARROW_RETURN_NOT_OK(
+          CheckColumnConflicts(committer.table_, *delta.check_from, *latest, delta.entries));
     }
     return Status::OK();
   }
@@ -476,7 +476,8 @@ Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
       Status st = table_->file_io()->DeleteFile(*path);
       if (!st.ok() && first_error.ok()) first_error = st;
       std::string dir = path->substr(0, path->rfind('/'));
-      for (const auto& extra : f.extra_files) (void)table_->file_io()->DeleteFile(JoinPath(dir, extra));
+      for (const auto& extra : f.extra_files)
+        (void)table_->file_io()->DeleteFile(JoinPath(dir, extra));
     }
   }
   return first_error;

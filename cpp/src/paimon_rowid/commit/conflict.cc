@@ -67,11 +67,12 @@ Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
 Result<std::vector<ManifestEntry>> ReadDeltaEntries(const Table& table, const Snapshot& snapshot) {
   std::vector<ManifestEntry> out;
   if (snapshot.delta_manifest_list.empty()) return out;
-  ARROW_ASSIGN_OR_RAISE(auto data,
-                        table.file_io()->ReadFile(table.ManifestPath(snapshot.delta_manifest_list)));
+  ARROW_ASSIGN_OR_RAISE(
+      auto data, table.file_io()->ReadFile(table.ManifestPath(snapshot.delta_manifest_list)));
   ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
   for (const auto& meta : metas) {
-    ARROW_ASSIGN_OR_RAISE(auto bytes, table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
+    ARROW_ASSIGN_OR_RAISE(auto bytes,
+                          table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
     ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(bytes)));
     for (auto& e : entries) out.push_back(std::move(e));
   }
@@ -115,7 +116,8 @@ Status CheckColumnConflicts(std::shared_ptr<const Table> table, int64_t check_fr
           return Conflict(
               "For Data Evolution table, multiple 'MERGE INTO' operations have encountered "
               "conflicts, updating the same file, which can render some updates ineffective: "
-              "file " + Describe(*c.file) + " conflicts with " + Describe(e.file) +
+              "file " +
+              Describe(*c.file) + " conflicts with " + Describe(e.file) +
               " committed in snapshot " + std::to_string(id) + " after snapshot " +
               std::to_string(check_from));
         }

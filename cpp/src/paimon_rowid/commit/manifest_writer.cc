@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/write/stats.h"
 
 namespace paimon_rowid {
 namespace {
@@ -83,7 +83,8 @@ Result<ManifestWriteOptions> ManifestWriteOptions::FromTable(const Table& table)
   out.zstd_level = static_cast<int>(level);
   ARROW_ASSIGN_OR_RAISE(out.target_file_size,
                         opts.GetMemorySize(kManifestTargetFileSize, out.target_file_size));
-  ARROW_ASSIGN_OR_RAISE(int64_t min_count, opts.GetInt(kManifestMergeMinCount, out.merge_min_count));
+  ARROW_ASSIGN_OR_RAISE(int64_t min_count,
+                        opts.GetInt(kManifestMergeMinCount, out.merge_min_count));
   if (out.target_file_size <= 0 || min_count < 1) {
     return Status::Invalid("'", kManifestTargetFileSize, "' must be positive and '",
                            kManifestMergeMinCount, "' at least 1");
@@ -99,8 +100,8 @@ Result<std::vector<ManifestFileMeta>> WriteManifests(const Table& table,
   ARROW_ASSIGN_OR_RAISE(auto fields, PartitionFields(table.schema()));
   std::vector<ManifestFileMeta> out;
   if (entries.empty()) return out;
-  ARROW_ASSIGN_OR_RAISE(auto whole, WriteOne(table, entries, 0, entries.size(), fields, options,
-                                             written));
+  ARROW_ASSIGN_OR_RAISE(auto whole,
+                        WriteOne(table, entries, 0, entries.size(), fields, options, written));
   if (whole.file_size <= options.target_file_size) {
     out.push_back(std::move(whole));
     return out;
@@ -109,12 +110,13 @@ Result<std::vector<ManifestFileMeta>> WriteManifests(const Table& table,
   // encoded size per entry is roughly uniform). The oversized file is not listed anywhere.
   ARROW_RETURN_NOT_OK(table.file_io()->DeleteFile(written->back()));
   written->pop_back();
-  const size_t pieces = static_cast<size_t>(
-      (whole.file_size + options.target_file_size - 1) / options.target_file_size);
+  const size_t pieces = static_cast<size_t>((whole.file_size + options.target_file_size - 1) /
+                                            options.target_file_size);
   const size_t per_piece = (entries.size() + pieces - 1) / pieces;
   for (size_t begin = 0; begin < entries.size(); begin += per_piece) {
     const size_t end = std::min(entries.size(), begin + per_piece);
-    ARROW_ASSIGN_OR_RAISE(auto meta, WriteOne(table, entries, begin, end, fields, options, written));
+    ARROW_ASSIGN_OR_RAISE(auto meta,
+                          WriteOne(table, entries, begin, end, fields, options, written));
     out.push_back(std::move(meta));
   }
   return out;

@@ -5,13 +5,12 @@
 #pragma once
 
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "paimon_rowid/common/json_text.h"
 #include "paimon_rowid/common/status.h"
@@ -52,15 +51,15 @@ Result<T> JsonField(const nlohmann::json& value, const std::string& key) {
     if (!it->is_boolean()) return Status::Invalid("JSON key '", key, "' must be a boolean");
     return it->template get<bool>();
   } else if constexpr (std::is_integral_v<T>) {
-    return CatchJsonErrors("JSON key '" + key + "': ", [&]() -> Result<T> {
-      return JsonInteger<T>(*it);
-    });
+    return CatchJsonErrors(
+        "JSON key '" + key + "': ", [&]() -> Result<T> { return JsonInteger<T>(*it); });
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!it->is_string()) return Status::Invalid("JSON key '", key, "' must be a string");
     return it->template get<std::string>();
   } else {
-    static_assert(std::is_same_v<T, nlohmann::json>, "JsonField reads integers, strings, "
-                                                     "booleans or JSON values");
+    static_assert(std::is_same_v<T, nlohmann::json>,
+                  "JsonField reads integers, strings, "
+                  "booleans or JSON values");
     return *it;
   }
 }

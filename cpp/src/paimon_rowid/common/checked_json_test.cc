@@ -19,9 +19,8 @@ TEST(CheckedJsonTest, ExceptionsBecomeInvalidWithContext) {
   });
   EXPECT_TRUE(missing.status().IsInvalid());
 
-  Result<int> range = CatchJsonErrors("x: ", [&]() -> Result<int> {
-    return JsonInteger<int8_t>(nlohmann::json(1000));
-  });
+  Result<int> range = CatchJsonErrors(
+      "x: ", [&]() -> Result<int> { return JsonInteger<int8_t>(nlohmann::json(1000)); });
   EXPECT_TRUE(range.status().IsInvalid());
 
   Result<int> fine = CatchJsonErrors("x: ", [&]() -> Result<int> { return 7; });

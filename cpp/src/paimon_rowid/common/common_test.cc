@@ -11,8 +11,8 @@ TEST(IdentifierTest, ParsesAndValidates) {
   ASSERT_OK(id);
   EXPECT_EQ(id->database, "db");
   EXPECT_EQ(id->table, "tbl");
-  for (const char* bad : {"nodot", ".t", "d.", "../x.t", "d./etc", "d.a/b", "..", "d...",
-                          "d.t\x01"}) {
+  for (const char* bad :
+       {"nodot", ".t", "d.", "../x.t", "d./etc", "d.a/b", "..", "d...", "d.t\x01"}) {
     EXPECT_RAISES(Invalid, Identifier::Parse(bad)) << bad;
   }
 }

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-
-#include <nlohmann/json.hpp>
 
 namespace paimon_rowid {
 

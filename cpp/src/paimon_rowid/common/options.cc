@@ -21,7 +21,7 @@ std::string Trim(const std::string& s) {
 
 // Splits "256 mb" into (256, "mb").
 Result<std::pair<int64_t, std::string>> SplitNumberUnit(const std::string& key,
-                                                         const std::string& raw) {
+                                                        const std::string& raw) {
   std::string text = Trim(raw);
   size_t pos = 0;
   while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 namespace paimon_rowid {
@@ -35,8 +34,7 @@ std::vector<RowRange>::const_iterator FirstEndingAtOrAfter(const std::vector<Row
 }
 }  // namespace
 
-std::vector<RowRange> IntersectRanges(const std::vector<RowRange>& ranges, int64_t lo,
-                                      int64_t hi) {
+std::vector<RowRange> IntersectRanges(const std::vector<RowRange>& ranges, int64_t lo, int64_t hi) {
   std::vector<RowRange> out;
   for (auto it = FirstEndingAtOrAfter(ranges, lo); it != ranges.end() && it->from <= hi; ++it) {
     out.push_back({std::max(lo, it->from), std::min(hi, it->to)});
@@ -64,8 +62,7 @@ Result<std::vector<RowRange>> ParseRowRangesJson(std::string_view text) {
       return malformed();
     }
     for (const auto& bound : pair) {
-      if (bound.is_number_unsigned() &&
-          bound.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      if (bound.is_number_unsigned() && bound.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
         return malformed();
       }
     }

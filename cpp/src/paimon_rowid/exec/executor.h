@@ -1,6 +1,7 @@
 // exec/: the one local executor of the engine (docs/architecture.md, "Layers"). Every
-// parallel loop of the C++ core (writing the groups of an update, reading the groups of a row-id read) runs here, on
-// one process-wide Arrow thread pool, instead of on threads each job starts for itself.
+// parallel loop of the C++ core (writing the groups of an update, reading the groups of a row-id
+// read) runs here, on one process-wide Arrow thread pool, instead of on threads each job starts for
+// itself.
 //
 // Two shapes of parallel work are offered:
 //   * ParallelFor(n, threads, fn): run fn(0..n-1), wait for all, report the first error;

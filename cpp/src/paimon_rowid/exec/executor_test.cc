@@ -37,15 +37,21 @@ TEST(ExecutorTest, ParallelForRunsEveryIndexOnce) {
 
 TEST(ExecutorTest, ParallelForEmptyAndSingle) {
   int calls = 0;
-  EXPECT_TRUE(Executor::Default()->ParallelFor(0, 4, [&](int64_t) {
-    ++calls;
-    return Status::OK();
-  }).ok());
+  EXPECT_TRUE(Executor::Default()
+                  ->ParallelFor(0, 4,
+                                [&](int64_t) {
+                                  ++calls;
+                                  return Status::OK();
+                                })
+                  .ok());
   EXPECT_EQ(calls, 0);
-  EXPECT_TRUE(Executor::Default()->ParallelFor(1, 4, [&](int64_t) {
-    ++calls;
-    return Status::OK();
-  }).ok());
+  EXPECT_TRUE(Executor::Default()
+                  ->ParallelFor(1, 4,
+                                [&](int64_t) {
+                                  ++calls;
+                                  return Status::OK();
+                                })
+                  .ok());
   EXPECT_EQ(calls, 1);
 }
 
@@ -206,9 +212,10 @@ TEST(OrderedMapTest, ProgressesWhenThePoolIsBusy) {
   auto exec = Executor::Make(2).ValueOrDie();  // destroyed (joined) before mu and cv
   for (int t = 0; t < 2; ++t) {
     ASSERT_TRUE(exec->Spawn([&] {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return release; });
-    }).ok());
+                      std::unique_lock<std::mutex> lock(mu);
+                      cv.wait(lock, [&] { return release; });
+                    })
+                    .ok());
   }
   {
     OrderedMap<int64_t> map(exec.get(), 5, 2, 2, [](int64_t i) { return Result<int64_t>(i); });
@@ -248,7 +255,8 @@ TEST(OrderedMapTest, CapturesAreReleasedOnTheStoppingThread) {
                         while (!release.load()) {
                           std::this_thread::sleep_for(std::chrono::milliseconds(1));
                         }
-                      }).ok());
+                      })
+                      .ok());
     }
     while (blocking.load() < exec->capacity()) std::this_thread::yield();
     for (int i = 0; i < 3; ++i) {

@@ -12,6 +12,8 @@
 #include "arrow/datum.h"
 #include "arrow/io/memory.h"
 #include "arrow/memory_pool.h"
+#include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/format/sparse_byte_array.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/column_reader.h"
@@ -20,8 +22,6 @@
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "parquet/properties.h"
-#include "paimon_rowid/exec/compute.h"
-#include "paimon_rowid/format/sparse_byte_array.h"
 
 namespace paimon_rowid::format_internal {
 namespace {
@@ -77,8 +77,8 @@ std::vector<RowRange> PageRows(const std::vector<int64_t>& first_rows, int64_t r
                                const std::vector<int>& pages) {
   std::vector<RowRange> out;
   for (int p : pages) {
-    int64_t last = static_cast<size_t>(p + 1) < first_rows.size() ? first_rows[p + 1] - 1
-                                                                  : rows - 1;
+    int64_t last =
+        static_cast<size_t>(p + 1) < first_rows.size() ? first_rows[p + 1] - 1 : rows - 1;
     AppendRows(&out, first_rows[p], last);
   }
   return out;
@@ -161,8 +161,8 @@ class PrunedRowGroup : public parquet::RowGroupReader::Contents {
 class PrunedFile : public parquet::ParquetFileReader::Contents {
  public:
   PrunedFile(std::unique_ptr<parquet::ParquetFileReader::Contents> inner,
-             std::shared_ptr<arrow::io::RandomAccessFile> file,
-             std::map<PlanKey, LeafPlan>* plans, ParquetReadStats* stats)
+             std::shared_ptr<arrow::io::RandomAccessFile> file, std::map<PlanKey, LeafPlan>* plans,
+             ParquetReadStats* stats)
       : inner_(std::move(inner)), file_(std::move(file)), plans_(plans), stats_(stats) {
     auto md = inner_->metadata();
     always_compressed_ = md->writer_version().VersionLt(
@@ -272,8 +272,8 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
       if (stats_ != nullptr) stats_->bytes_fetched_by_index += length;
       i = j;
     }
-    auto stream =
-        std::make_shared<arrow::io::BufferReader>(std::shared_ptr<arrow::Buffer>(std::move(buffer)));
+    auto stream = std::make_shared<arrow::io::BufferReader>(
+        std::shared_ptr<arrow::Buffer>(std::move(buffer)));
     // The stream ends after the last kept page: the reader stops there cleanly.
     return parquet::PageReader::Open(std::move(stream), col.num_values(), col.compression(),
                                      properties_, always_compressed_);
@@ -293,9 +293,7 @@ std::unique_ptr<parquet::PageReader> PrunedRowGroup::GetColumnPageReader(int lea
   return file_->PageReaderFor(index_, leaf, inner_.get());
 }
 
-const parquet::ReaderProperties* PrunedRowGroup::properties() const {
-  return file_->properties();
-}
+const parquet::ReaderProperties* PrunedRowGroup::properties() const { return file_->properties(); }
 
 void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
   if (field.is_leaf()) {
@@ -475,12 +473,13 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
 
   std::map<PlanKey, LeafPlan> plans;
   for (int g : groups) {
-    for (const auto& leaves : field_leaves) PlanField(*md, g, leaves, wanted[g], page_index, &plans);
+    for (const auto& leaves : field_leaves)
+      PlanField(*md, g, leaves, wanted[g], page_index, &plans);
   }
 
   auto contents = std::make_unique<PrunedFile>(
-      parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(), md),
-      in.file, &plans, stats);
+      parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(), md), in.file,
+      &plans, stats);
   auto parquet_reader = std::make_unique<parquet::ParquetFileReader>();
   parquet_reader->Open(std::move(contents));
   parquet::ArrowReaderProperties arrow_props;
@@ -548,13 +547,14 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
         chunks.insert(chunks.end(), decoded->chunks().begin(), decoded->chunks().end());
         continue;
       }
-      ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices)));
+      ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
+                            arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices)));
       const auto& taken_chunks = taken.chunked_array()->chunks();
       chunks.insert(chunks.end(), taken_chunks.begin(), taken_chunks.end());
     }
-    ARROW_ASSIGN_OR_RAISE(auto column,
-                          arrow::ChunkedArray::Make(std::move(chunks),
-                                                    in.manifest->schema_fields[field].field->type()));
+    ARROW_ASSIGN_OR_RAISE(
+        auto column, arrow::ChunkedArray::Make(std::move(chunks),
+                                               in.manifest->schema_fields[field].field->type()));
     out.push_back(std::move(column));
   }
   return out;

@@ -45,12 +45,12 @@ namespace paimon_rowid {
 /// What a selective read touched, for tests and diagnostics. Counts are per column chunk
 /// page (data pages only) and per column chunk.
 struct ParquetReadStats {
-  int64_t data_pages_total = 0;     // data pages of the touched column chunks, when known
-  int64_t data_pages_decoded = 0;   // of those, pages handed to the decoder
-  int64_t chunks_by_index = 0;      // column chunks read through the offset index
-  int64_t chunks_by_filter = 0;     // column chunks read with the row-counting page filter
-  int64_t chunks_whole = 0;         // column chunks decoded whole
-  int64_t chunks_sparse = 0;        // string/binary chunks gathered value by value
+  int64_t data_pages_total = 0;        // data pages of the touched column chunks, when known
+  int64_t data_pages_decoded = 0;      // of those, pages handed to the decoder
+  int64_t chunks_by_index = 0;         // column chunks read through the offset index
+  int64_t chunks_by_filter = 0;        // column chunks read with the row-counting page filter
+  int64_t chunks_whole = 0;            // column chunks decoded whole
+  int64_t chunks_sparse = 0;           // string/binary chunks gathered value by value
   int64_t bytes_fetched_by_index = 0;  // bytes read for the index route (pages + dictionary)
 };
 
@@ -81,8 +81,8 @@ struct SelectionRead {
 
 /// Reads the selected rows of each field in `in.fields`, one ChunkedArray per field, rows
 /// in selection order. May throw parquet::ParquetException (the caller converts it).
-Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
-    const SelectionRead& in, ParquetReadStats* stats);
+Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(const SelectionRead& in,
+                                                                           ParquetReadStats* stats);
 
 }  // namespace format_internal
 }  // namespace paimon_rowid

@@ -8,12 +8,12 @@
 
 #include "arrow/api.h"
 #include "arrow/io/file.h"
-#include "parquet/file_reader.h"
-#include "parquet/metadata.h"
-#include "parquet/page_index.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
+#include "parquet/file_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/page_index.h"
 
 namespace paimon_rowid {
 namespace {
@@ -27,8 +27,8 @@ std::shared_ptr<arrow::RecordBatch> MakeBatch() {
     EXPECT_OK(ids.Append(i * 7919 % 100003));
     EXPECT_OK(names.Append("name-" + std::to_string(i * 31)));
   }
-  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                               arrow::field("name", arrow::utf8())});
+  auto schema = arrow::schema(
+      {arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8())});
   return arrow::RecordBatch::Make(schema, kRows,
                                   {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
 }

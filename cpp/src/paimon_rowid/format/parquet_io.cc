@@ -4,18 +4,18 @@
 
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
+#include "paimon_rowid/format/page_selection.h"
+#include "paimon_rowid/fs/file_io.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/arrow/writer.h"
 #include "parquet/exception.h"
-#include "parquet/file_writer.h"
-#include "parquet/schema.h"
-#include "parquet/types.h"
 #include "parquet/file_reader.h"
+#include "parquet/file_writer.h"
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
-#include "paimon_rowid/format/page_selection.h"
-#include "paimon_rowid/fs/file_io.h"
+#include "parquet/schema.h"
+#include "parquet/types.h"
 
 namespace paimon_rowid {
 namespace {
@@ -81,11 +81,10 @@ parquet::schema::NodePtr WithInt96Timestamps(const parquet::schema::NodePtr& nod
   if (!changed) return node;
   const auto& logical = group.logical_type();
   if (logical == nullptr || logical->is_none()) {  // a ROW: GroupNode rejects "None"
-    return GroupNode::Make(group.name(), group.repetition(), children,
-                           parquet::ConvertedType::NONE, group.field_id());
+    return GroupNode::Make(group.name(), group.repetition(), children, parquet::ConvertedType::NONE,
+                           group.field_id());
   }
-  return GroupNode::Make(group.name(), group.repetition(), children, logical,
-                         group.field_id());
+  return GroupNode::Make(group.name(), group.repetition(), children, logical, group.field_id());
 }
 
 Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
@@ -121,7 +120,8 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
   ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
     parquet::arrow::FileReaderBuilder builder;
     Status opened = builder.Open(std::move(file), format_internal::VerifyingReaderProperties());
-    if (opened.ok()) opened = builder.memory_pool(arrow::default_memory_pool())->Build(&impl->reader);
+    if (opened.ok())
+      opened = builder.memory_pool(arrow::default_memory_pool())->Build(&impl->reader);
     if (!opened.ok()) {
       return Status::IOError("cannot open Parquet file '", impl->path, "': ", opened.message());
     }
@@ -197,8 +197,8 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     for (int g = 0; g < num_row_groups(); ++g) groups[g] = g;
     std::shared_ptr<arrow::Table> table;
     ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
-      return impl_->reader->ReadRowGroups(groups, leaves, &table);
-    })));
+                                      return impl_->reader->ReadRowGroups(groups, leaves, &table);
+                                    })));
     return table->ReplaceSchemaMetadata(nullptr);
   }
   format_internal::SelectionRead in;
@@ -211,9 +211,10 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
   in.path = impl_->path;
   std::vector<std::shared_ptr<arrow::ChunkedArray>> arrays;
   ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
-    ARROW_ASSIGN_OR_RAISE(arrays, format_internal::ReadSelectedRows(in, stats));
-    return Status::OK();
-  })));
+                                    ARROW_ASSIGN_OR_RAISE(
+                                        arrays, format_internal::ReadSelectedRows(in, stats));
+                                    return Status::OK();
+                                  })));
   int64_t n = 0;
   for (const auto& r : *positions) n += r.count();
   return arrow::Table::Make(out_schema, std::move(arrays), n);

@@ -1,8 +1,10 @@
+#include "paimon_rowid/format/parquet_io.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <random>
 
 #include "arrow/api.h"
@@ -11,14 +13,13 @@
 #include "arrow/compute/initialize.h"
 #include "arrow/io/file.h"
 #include "arrow/util/bit_util.h"
+#include "paimon_rowid/testing/gtest_util.h"
+#include "paimon_rowid/testing/temp_dir.h"
 #include "parquet/arrow/writer.h"
 #include "parquet/file_reader.h"
 #include "parquet/metadata.h"
-#include "parquet/schema.h"
 #include "parquet/properties.h"
-#include "paimon_rowid/format/parquet_io.h"
-#include "paimon_rowid/testing/gtest_util.h"
-#include "paimon_rowid/testing/temp_dir.h"
+#include "parquet/schema.h"
 
 namespace paimon_rowid {
 namespace {
@@ -30,10 +31,10 @@ std::shared_ptr<arrow::RecordBatch> MakeBatch(int64_t start, int64_t n) {
     EXPECT_OK(ids.Append(i));
     EXPECT_OK(names.Append("name-" + std::to_string(i)));
   }
-  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                               arrow::field("name", arrow::utf8())});
-  return arrow::RecordBatch::Make(schema, n, {ids.Finish().ValueOrDie(),
-                                              names.Finish().ValueOrDie()});
+  auto schema = arrow::schema(
+      {arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8())});
+  return arrow::RecordBatch::Make(schema, n,
+                                  {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
 }
 
 std::string WriteFile(const std::string& dir, int64_t rows, int64_t rows_per_group) {
@@ -96,8 +97,7 @@ TEST(ParquetIOTest, ErrorsAreStatuses) {
 // the coarser units.
 
 std::shared_ptr<arrow::Field> WithId(std::shared_ptr<arrow::Field> field, int id) {
-  return field->WithMetadata(arrow::key_value_metadata({"PARQUET:field_id"},
-                                                       {std::to_string(id)}));
+  return field->WithMetadata(arrow::key_value_metadata({"PARQUET:field_id"}, {std::to_string(id)}));
 }
 
 // Epoch nanoseconds around the edges Paimon cares about: 1700 and 2250 (Arrow's int64 range
@@ -105,7 +105,11 @@ std::shared_ptr<arrow::Field> WithId(std::shared_ptr<arrow::Field> field, int id
 const std::vector<int64_t> kNanos = {
     -8'520'336'000'000'000'000LL + 1,  // 1700-01-01T00:00:00.000000001
     8'835'955'199'999'999'999LL,       // 2249-12-31T23:59:59.999999999
-    -1, 0, 1, -86'400'000'000'000LL - 1, 951'782'400'123'456'789LL,  // 2000-02-29...
+    -1,
+    0,
+    1,
+    -86'400'000'000'000LL - 1,
+    951'782'400'123'456'789LL,     // 2000-02-29...
     -2'208'988'800'000'000'007LL,  // 1900-01-01 minus 7 ns
 };
 
@@ -133,8 +137,8 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
   };
   auto ns = ts(arrow::TimeUnit::NANO);
   auto ns_utc = ts(arrow::TimeUnit::NANO, "UTC");
-  auto row_type = arrow::struct_({WithId(arrow::field("t9", ns), 10),
-                                  WithId(arrow::field("x", arrow::int32()), 11)});
+  auto row_type = arrow::struct_(
+      {WithId(arrow::field("t9", ns), 10), WithId(arrow::field("x", arrow::int32()), 11)});
   auto list_type = arrow::list(arrow::field("element", ns_utc));
   auto schema = arrow::schema({
       WithId(arrow::field("ts0", ts(arrow::TimeUnit::SECOND)), 1),
@@ -174,16 +178,16 @@ TEST(ParquetIOTest, NanosecondTimestampsAreInt96) {
   arrow::BooleanBuilder valid;
   for (int64_t i = 0; i < n; ++i) ASSERT_OK(valid.Append(i != n - 1));
   auto arr = std::make_shared<arrow::ListArray>(
-      list_type, n, offsets.Finish().ValueOrDie()->data()->buffers[1],
-      elements->Slice(0, at), valid.Finish().ValueOrDie()->data()->buffers[1], 1);
-  auto batch = arrow::RecordBatch::Make(
-      schema, n,
-      {TimestampArray(ts(arrow::TimeUnit::SECOND), 1'000'000'000, true),
-       TimestampArray(ts(arrow::TimeUnit::MILLI), 1'000'000, true),
-       TimestampArray(ts(arrow::TimeUnit::MICRO), 1'000, true), ts9,
-       TimestampArray(ts(arrow::TimeUnit::MILLI, "UTC"), 1'000'000, true),
-       TimestampArray(ts(arrow::TimeUnit::MICRO, "UTC"), 1'000, true),
-       TimestampArray(ns_utc, 1, true), row, arr});
+      list_type, n, offsets.Finish().ValueOrDie()->data()->buffers[1], elements->Slice(0, at),
+      valid.Finish().ValueOrDie()->data()->buffers[1], 1);
+  auto batch =
+      arrow::RecordBatch::Make(schema, n,
+                               {TimestampArray(ts(arrow::TimeUnit::SECOND), 1'000'000'000, true),
+                                TimestampArray(ts(arrow::TimeUnit::MILLI), 1'000'000, true),
+                                TimestampArray(ts(arrow::TimeUnit::MICRO), 1'000, true), ts9,
+                                TimestampArray(ts(arrow::TimeUnit::MILLI, "UTC"), 1'000'000, true),
+                                TimestampArray(ts(arrow::TimeUnit::MICRO, "UTC"), 1'000, true),
+                                TimestampArray(ns_utc, 1, true), row, arr});
   ASSERT_OK(batch->ValidateFull());
 
   std::string path = dir.path() + "/ts.parquet";
@@ -351,8 +355,7 @@ std::shared_ptr<arrow::Array> RandomArray(const std::shared_ptr<arrow::DataType>
       const auto& map = static_cast<const arrow::MapType&>(*type);
       auto keys = RandomArray(map.key_type(), total, 0.0, rng);
       auto items = RandomArray(map.item_type(), total, 0.2, rng);
-      return std::make_shared<arrow::MapArray>(type, n, offsets, keys, items, bitmap,
-                                               null_count);
+      return std::make_shared<arrow::MapArray>(type, n, offsets, keys, items, bitmap, null_count);
     }
     case arrow::Type::STRUCT: {
       std::vector<std::shared_ptr<arrow::Array>> children;
@@ -438,18 +441,17 @@ std::shared_ptr<arrow::Schema> WideSchema() {
       arrow::field("t", arrow::time64(arrow::TimeUnit::MICRO)),
       arrow::field("l", arrow::list(arrow::field("element", arrow::int32()))),
       arrow::field("m", arrow::map(arrow::utf8(), arrow::int64())),
-      arrow::field("st", arrow::struct_({arrow::field("a", arrow::int32()),
-                                         arrow::field("b", arrow::utf8()),
-                                         arrow::field("t9", arrow::timestamp(
-                                                                arrow::TimeUnit::NANO, "UTC"))})),
+      arrow::field("st", arrow::struct_(
+                             {arrow::field("a", arrow::int32()), arrow::field("b", arrow::utf8()),
+                              arrow::field("t9", arrow::timestamp(arrow::TimeUnit::NANO, "UTC"))})),
       arrow::field("ls", arrow::list(arrow::field(
                              "element", arrow::struct_({arrow::field("x", arrow::int64()),
                                                         arrow::field("y", arrow::utf8())})))),
   });
 }
 
-std::shared_ptr<arrow::Table> RandomTable(const std::shared_ptr<arrow::Schema>& schema,
-                                          int64_t n, uint64_t seed) {
+std::shared_ptr<arrow::Table> RandomTable(const std::shared_ptr<arrow::Schema>& schema, int64_t n,
+                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& f : schema->fields()) {
@@ -487,8 +489,8 @@ std::string WriteTable(const std::string& path, const arrow::Table& table, Write
       ->max_row_group_length(rows_per_group);
   if (writer == Writer::kNoIndexV2) props.data_page_version(parquet::ParquetDataPageVersion::V2);
   if (writer == Writer::kNoIndexPlain) props.disable_dictionary();
-  EXPECT_TRUE(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink,
-                                         rows_per_group, props.build())
+  EXPECT_TRUE(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink, rows_per_group,
+                                         props.build())
                   .ok());
   EXPECT_OK(sink->Close());
   return path;
@@ -505,7 +507,7 @@ std::vector<RowRange> RandomSelection(int64_t rows, int shape, std::mt19937_64* 
       return {{rows - 1, rows - 1}};  // last row
     case 3:
       return {{0, rows - 1}};  // all rows
-    case 4: {  // sparse single rows
+    case 4: {                  // sparse single rows
       std::uniform_int_distribution<int64_t> step(1, rows / 10);
       for (int64_t r = step(*rng) - 1; r < rows; r += step(*rng)) sel.push_back({r, r});
       return sel;
@@ -539,8 +541,8 @@ std::shared_ptr<arrow::Table> Expected(const std::shared_ptr<arrow::Table>& full
   for (const auto& r : sel) {
     for (int64_t i = r.from; i <= r.to; ++i) EXPECT_OK(indices.Append(i));
   }
-  auto taken = arrow::compute::Take(arrow::Datum(full),
-                                    arrow::Datum(indices.Finish().ValueOrDie()));
+  auto taken =
+      arrow::compute::Take(arrow::Datum(full), arrow::Datum(indices.Finish().ValueOrDie()));
   EXPECT_OK(taken);
   return taken->table();
 }
@@ -580,8 +582,8 @@ void CheckCase(const Case& c, uint64_t seed, ParquetReadStats* sparse_stats) {
     }
     auto some = reader->Read(projected, &sel).ValueOrDie();
     for (size_t i = 0; i < projected.size(); ++i) {
-      ASSERT_TRUE(some->column(static_cast<int>(i))
-                      ->Equals(*expected->GetColumnByName(projected[i])))
+      ASSERT_TRUE(
+          some->column(static_cast<int>(i))->Equals(*expected->GetColumnByName(projected[i])))
           << "projected column " << projected[i] << " shape " << shape;
     }
     if (shape == 4 && sparse_stats != nullptr) *sparse_stats = stats;
@@ -606,7 +608,7 @@ TEST(ParquetIOPageSelectionTest, NoIndexV1Pages) {
   CheckCase({Writer::kNoIndexV1, 6000, 6000}, 4, &stats);  // pypaimon: one row group
   EXPECT_EQ(stats.chunks_by_index, 0);
   EXPECT_GT(stats.chunks_by_filter, 0);
-  EXPECT_GT(stats.chunks_whole, 0);  // nested columns without an index
+  EXPECT_GT(stats.chunks_whole, 0);   // nested columns without an index
   EXPECT_GT(stats.chunks_sparse, 0);  // the string column: few rows per decoded page
   EXPECT_LT(stats.data_pages_decoded, stats.data_pages_total);
   CheckCase({Writer::kNoIndexV1, 5000, 1200}, 5, nullptr);
@@ -652,10 +654,9 @@ TEST(ParquetIOPageSelectionTest, DISABLED_PageSizeCost) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   const int64_t rows = 1 << 20;
-  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                               arrow::field("x", arrow::float64()),
-                               arrow::field("y", arrow::int32()),
-                               arrow::field("s", arrow::utf8())});
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("x", arrow::float64()),
+                     arrow::field("y", arrow::int32()), arrow::field("s", arrow::utf8())});
   std::mt19937_64 rng(42);
   auto table = RandomTable(schema, rows, 42);
   testing::TempDir dir;
@@ -663,9 +664,8 @@ TEST(ParquetIOPageSelectionTest, DISABLED_PageSizeCost) {
     int64_t page_bytes;
     int64_t batch;
   };
-  for (Setting setting : {Setting{1 << 20, 1024}, Setting{256 << 10, 1024},
-                          Setting{64 << 10, 1024}, Setting{64 << 10, 256},
-                          Setting{16 << 10, 256}}) {
+  for (Setting setting : {Setting{1 << 20, 1024}, Setting{256 << 10, 1024}, Setting{64 << 10, 1024},
+                          Setting{64 << 10, 256}, Setting{16 << 10, 256}}) {
     std::string path = dir.path() + "/p" + std::to_string(setting.page_bytes) + "-" +
                        std::to_string(setting.batch) + ".parquet";
     auto t0 = Clock::now();

@@ -19,9 +19,8 @@ int64_t TotalRows(const std::vector<RowRange>& spans) {
 
 // Walks the reader forward over `kept` and copies the wanted values into `builder`.
 template <typename Builder>
-Status Gather(parquet::ByteArrayReader* reader, int16_t max_def,
-              const std::vector<RowRange>& kept, const std::vector<RowRange>& wanted,
-              Builder* builder) {
+Status Gather(parquet::ByteArrayReader* reader, int16_t max_def, const std::vector<RowRange>& kept,
+              const std::vector<RowRange>& wanted, Builder* builder) {
   int64_t consumed = 0;   // levels the reader has produced (read or skipped)
   size_t span = 0;        // kept[span] holds the current row, once known
   int64_t span_base = 0;  // levels before kept[span]
@@ -60,8 +59,8 @@ Status Gather(parquet::ByteArrayReader* reader, int16_t max_def,
       row += remaining;
       while (remaining > 0) {
         int64_t values_read = 0;
-        const int64_t levels = reader->ReadBatch(std::min(remaining, kBatch), defs.data(),
-                                                 nullptr, values.data(), &values_read);
+        const int64_t levels = reader->ReadBatch(std::min(remaining, kBatch), defs.data(), nullptr,
+                                                 values.data(), &values_read);
         if (levels <= 0) return Status::IOError("column ended after ", consumed, " rows");
         int64_t v = 0;
         for (int64_t i = 0; i < levels; ++i) {
@@ -112,8 +111,8 @@ Result<std::shared_ptr<arrow::Array>> ReadSparseByteArray(
     ARROW_RETURN_NOT_OK(Gather(bytes, max_def, kept, wanted,
                                static_cast<arrow::LargeBinaryBuilder*>(builder.get())));
   } else {
-    ARROW_RETURN_NOT_OK(Gather(bytes, max_def, kept, wanted,
-                               static_cast<arrow::BinaryBuilder*>(builder.get())));
+    ARROW_RETURN_NOT_OK(
+        Gather(bytes, max_def, kept, wanted, static_cast<arrow::BinaryBuilder*>(builder.get())));
   }
   return builder->Finish();
 }

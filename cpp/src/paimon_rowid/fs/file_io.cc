@@ -20,14 +20,13 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
   return Status::IOError(what, " '", path, "': ", std::strerror(errno));
 }
 
-std::string ParentOf(const std::string& path) {
-  return fs::path(path).parent_path().string();
-}
+std::string ParentOf(const std::string& path) { return fs::path(path).parent_path().string(); }
 
 // Writes `data` to a fresh hidden temp file next to `path` and fsyncs it. Returns its path.
 Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
   fs::path p(path);
-  std::string tmp = (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
+  std::string tmp =
+      (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("cannot create", tmp);
   size_t done = 0;
@@ -92,8 +91,7 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> FileIO::OpenInput(
   return file;
 }
 
-Result<std::shared_ptr<arrow::io::OutputStream>> FileIO::OpenOutput(
-    const std::string& path) const {
+Result<std::shared_ptr<arrow::io::OutputStream>> FileIO::OpenOutput(const std::string& path) const {
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
   ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
   return file;
@@ -194,8 +192,8 @@ Status FileIO::DeleteDirRecursive(const std::string& dir) const {
 
 Status FileIO::Rename(const std::string& from, const std::string& to) const {
   std::error_code ec;
-  if (fs::exists(to, ec)) return Status::AlreadyExists("cannot rename '", from, "' to '", to,
-                                                       "': the target exists");
+  if (fs::exists(to, ec))
+    return Status::AlreadyExists("cannot rename '", from, "' to '", to, "': the target exists");
   fs::rename(from, to, ec);
   if (ec) return Status::IOError("cannot rename '", from, "' to '", to, "': ", ec.message());
   return Status::OK();

@@ -1,8 +1,9 @@
+#include "paimon_rowid/fs/file_io.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 

@@ -31,7 +31,9 @@ Result<std::string> CommitMessage::Serialize() const {
     entries.push_back(std::move(e));
   }
   ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
-  return SealEnvelope(kCommitMessageKind, header.dump(), std::string_view(reinterpret_cast<const char*>(manifest->data()), manifest->size()));
+  return SealEnvelope(
+      kCommitMessageKind, header.dump(),
+      std::string_view(reinterpret_cast<const char*>(manifest->data()), manifest->size()));
 }
 
 Result<CommitMessage> CommitMessage::Deserialize(std::string_view bytes) {

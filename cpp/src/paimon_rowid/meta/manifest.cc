@@ -24,7 +24,8 @@ constexpr int32_t kIndexManifestVersion = 1;
 constexpr const char* kNamespace = "org.apache.paimon.avro.generated";
 
 std::string StatsSchema(const std::string& record_name) {
-  return R"({"type":"record","name":")" + record_name + R"(","fields":[)"
+  return R"({"type":"record","name":")" + record_name +
+         R"(","fields":[)"
          R"({"name":"_MIN_VALUES","type":"bytes"},)"
          R"({"name":"_MAX_VALUES","type":"bytes"},)"
          R"({"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],)"
@@ -42,38 +43,30 @@ std::string Field(const std::string& name, const std::string& type) {
 const std::string& ManifestEntrySchema() {
   static const std::string* schema = [] {
     const std::string string_array = R"({"type":"array","items":"string"})";
-    std::string file = R"({"type":"record","name":"record__FILE","fields":[)" +
-                       Field("_FILE_NAME", R"("string")") + "," +
-                       Field("_FILE_SIZE", R"("long")") + "," +
-                       Field("_ROW_COUNT", R"("long")") + "," +
-                       Field("_MIN_KEY", R"("bytes")") + "," +
-                       Field("_MAX_KEY", R"("bytes")") + "," +
-                       Field("_KEY_STATS", StatsSchema("record__FILE__KEY_STATS")) + "," +
-                       Field("_VALUE_STATS", StatsSchema("record__FILE__VALUE_STATS")) + "," +
-                       Field("_MIN_SEQUENCE_NUMBER", R"("long")") + "," +
-                       Field("_MAX_SEQUENCE_NUMBER", R"("long")") + "," +
-                       Field("_SCHEMA_ID", R"("long")") + "," +
-                       Field("_LEVEL", R"("int")") + "," +
-                       Field("_EXTRA_FILES", string_array) + "," +
-                       NullableField("_CREATION_TIME",
-                                     R"({"type":"long","logicalType":"timestamp-millis"})") +
-                       "," + NullableField("_DELETE_ROW_COUNT", R"("long")") + "," +
-                       NullableField("_EMBEDDED_FILE_INDEX", R"("bytes")") + "," +
-                       NullableField("_FILE_SOURCE", R"("int")") + "," +
-                       NullableField("_VALUE_STATS_COLS", string_array) + "," +
-                       NullableField("_EXTERNAL_PATH", R"("string")") + "," +
-                       NullableField("_FIRST_ROW_ID", R"("long")") + "," +
-                       NullableField("_WRITE_COLS", string_array) + "," +
-                       NullableField("_WRITE_COLS_SEQUENCES",
-                                     R"({"type":"array","items":"long"})") +
-                       "]}";
-    return new std::string(R"({"type":"record","name":"record","namespace":")" +
-                           std::string(kNamespace) + R"(","fields":[)" +
-                           Field("_VERSION", R"("int")") + "," + Field("_KIND", R"("int")") +
-                           "," + Field("_PARTITION", R"("bytes")") + "," +
-                           Field("_BUCKET", R"("int")") + "," +
-                           Field("_TOTAL_BUCKETS", R"("int")") + "," + Field("_FILE", file) +
-                           "]}");
+    std::string file =
+        R"({"type":"record","name":"record__FILE","fields":[)" +
+        Field("_FILE_NAME", R"("string")") + "," + Field("_FILE_SIZE", R"("long")") + "," +
+        Field("_ROW_COUNT", R"("long")") + "," + Field("_MIN_KEY", R"("bytes")") + "," +
+        Field("_MAX_KEY", R"("bytes")") + "," +
+        Field("_KEY_STATS", StatsSchema("record__FILE__KEY_STATS")) + "," +
+        Field("_VALUE_STATS", StatsSchema("record__FILE__VALUE_STATS")) + "," +
+        Field("_MIN_SEQUENCE_NUMBER", R"("long")") + "," +
+        Field("_MAX_SEQUENCE_NUMBER", R"("long")") + "," + Field("_SCHEMA_ID", R"("long")") + "," +
+        Field("_LEVEL", R"("int")") + "," + Field("_EXTRA_FILES", string_array) + "," +
+        NullableField("_CREATION_TIME", R"({"type":"long","logicalType":"timestamp-millis"})") +
+        "," + NullableField("_DELETE_ROW_COUNT", R"("long")") + "," +
+        NullableField("_EMBEDDED_FILE_INDEX", R"("bytes")") + "," +
+        NullableField("_FILE_SOURCE", R"("int")") + "," +
+        NullableField("_VALUE_STATS_COLS", string_array) + "," +
+        NullableField("_EXTERNAL_PATH", R"("string")") + "," +
+        NullableField("_FIRST_ROW_ID", R"("long")") + "," +
+        NullableField("_WRITE_COLS", string_array) + "," +
+        NullableField("_WRITE_COLS_SEQUENCES", R"({"type":"array","items":"long"})") + "]}";
+    return new std::string(
+        R"({"type":"record","name":"record","namespace":")" + std::string(kNamespace) +
+        R"(","fields":[)" + Field("_VERSION", R"("int")") + "," + Field("_KIND", R"("int")") + "," +
+        Field("_PARTITION", R"("bytes")") + "," + Field("_BUCKET", R"("int")") + "," +
+        Field("_TOTAL_BUCKETS", R"("int")") + "," + Field("_FILE", file) + "]}");
   }();
   return *schema;
 }
@@ -81,15 +74,15 @@ const std::string& ManifestEntrySchema() {
 const std::string& ManifestListSchema() {
   static const std::string* schema = new std::string(
       R"({"type":"record","name":"record","namespace":")" + std::string(kNamespace) +
-      R"(","fields":[)" + Field("_VERSION", R"("int")") + "," +
-      Field("_FILE_NAME", R"("string")") + "," + Field("_FILE_SIZE", R"("long")") + "," +
-      Field("_NUM_ADDED_FILES", R"("long")") + "," + Field("_NUM_DELETED_FILES", R"("long")") +
-      "," + Field("_PARTITION_STATS", StatsSchema("record__PARTITION_STATS")) + "," +
+      R"(","fields":[)" + Field("_VERSION", R"("int")") + "," + Field("_FILE_NAME", R"("string")") +
+      "," + Field("_FILE_SIZE", R"("long")") + "," + Field("_NUM_ADDED_FILES", R"("long")") + "," +
+      Field("_NUM_DELETED_FILES", R"("long")") + "," +
+      Field("_PARTITION_STATS", StatsSchema("record__PARTITION_STATS")) + "," +
       Field("_SCHEMA_ID", R"("long")") + "," + NullableField("_MIN_BUCKET", R"("int")") + "," +
       NullableField("_MAX_BUCKET", R"("int")") + "," + NullableField("_MIN_LEVEL", R"("int")") +
       "," + NullableField("_MAX_LEVEL", R"("int")") + "," +
-      NullableField("_MIN_ROW_ID", R"("long")") + "," +
-      NullableField("_MAX_ROW_ID", R"("long")") + "]}");
+      NullableField("_MIN_ROW_ID", R"("long")") + "," + NullableField("_MAX_ROW_ID", R"("long")") +
+      "]}");
   return *schema;
 }
 
@@ -281,9 +274,8 @@ Result<DataFileMeta> DecodeDataFile(const RecordReader& r) {
     return Status::Invalid("manifest: file ", f.file_name, " has a negative _ROW_COUNT ",
                            f.row_count);
   }
-  if (f.first_row_id &&
-      (*f.first_row_id < 0 ||
-       *f.first_row_id > std::numeric_limits<int64_t>::max() - f.row_count)) {
+  if (f.first_row_id && (*f.first_row_id < 0 ||
+                         *f.first_row_id > std::numeric_limits<int64_t>::max() - f.row_count)) {
     return Status::Invalid("manifest: file ", f.file_name, " has an invalid _FIRST_ROW_ID ",
                            *f.first_row_id, " for ", f.row_count, " rows");
   }

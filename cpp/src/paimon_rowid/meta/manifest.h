@@ -115,8 +115,7 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifestList(
 
 Result<std::vector<ManifestEntry>> DecodeManifest(std::shared_ptr<arrow::Buffer> data);
 Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<ManifestEntry>& entries,
-                                                      const std::string& avro_codec,
-                                                      int level = 1);
+                                                      const std::string& avro_codec, int level = 1);
 
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data);
 

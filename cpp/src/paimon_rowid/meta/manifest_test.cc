@@ -6,15 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
+#include "arrow/scalar.h"
 #include "paimon_rowid/codec/avro.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/testing/gtest_util.h"
-
-#include "arrow/scalar.h"
 
 namespace paimon_rowid {
 namespace {
@@ -197,17 +195,16 @@ constexpr const char* kForeignEntrySchema = R"({
   ]})";
 
 Value ForeignEntry(int32_t version, int32_t kind) {
-  Value stats(Value::Record{{Value(EmptySerializedBinaryRow()), Value(EmptySerializedBinaryRow()),
-                             Value(0.5)}});
+  Value stats(Value::Record{
+      {Value(EmptySerializedBinaryRow()), Value(EmptySerializedBinaryRow()), Value(0.5)}});
   Value::MapValue unknown;
   unknown.entries.emplace_back("x", Value(int64_t{1}));
-  Value file(Value::Record{{Value(int64_t{42}), Value("data-x.parquet"), Value(int64_t{512}),
-                            stats, Value::Null(), Value(int64_t{7}), Value(int64_t{8}),
-                            Value(int64_t{1}), Value(int64_t{300}),
-                            Value(Value::Array{{stats, stats}})}});
-  return Value(Value::Record{{Value(std::move(unknown)), file, Value(version), Value(kind),
-                              Value(Partition("20240514")), Value(int32_t{0}),
-                              Value(int32_t{-1})}});
+  Value file(Value::Record{{Value(int64_t{42}), Value("data-x.parquet"), Value(int64_t{512}), stats,
+                            Value::Null(), Value(int64_t{7}), Value(int64_t{8}), Value(int64_t{1}),
+                            Value(int64_t{300}), Value(Value::Array{{stats, stats}})}});
+  return Value(
+      Value::Record{{Value(std::move(unknown)), file, Value(version), Value(kind),
+                     Value(Partition("20240514")), Value(int32_t{0}), Value(int32_t{-1})}});
 }
 
 std::shared_ptr<arrow::Buffer> WriteForeign(const std::string& schema,
@@ -266,9 +263,10 @@ TEST(ManifestDecodeTest, RejectsWrongVersionKindAndMissingRequiredFields) {
   // Wrong field type: _FILE_SIZE as a string.
   std::string typed = R"({"type":"record","name":"m","fields":[{"name":"_VERSION","type":"int"},
       {"name":"_FILE_NAME","type":"string"},{"name":"_FILE_SIZE","type":"string"}]})";
-  EXPECT_FALSE(DecodeManifestList(WriteForeign(
-                   typed, {Value(Value::Record{{Value(int32_t{2}), Value("m"), Value("big")}})}))
-                   .ok());
+  EXPECT_FALSE(
+      DecodeManifestList(WriteForeign(typed, {Value(Value::Record{
+                                                 {Value(int32_t{2}), Value("m"), Value("big")}})}))
+          .ok());
 }
 
 TEST(ManifestDecodeTest, IndexManifest) {
@@ -280,10 +278,10 @@ TEST(ManifestDecodeTest, IndexManifest) {
       {"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},
       {"name":"_EXTERNAL_PATH","type":["null","string"],"default":null}]})";
   auto record = [](int32_t version) {
-    return Value(Value::Record{{Value(version), Value(int32_t{0}),
-                                Value(EmptySerializedBinaryRow()), Value(int32_t{0}),
-                                Value("DELETION_VECTORS"), Value("index-1"),
-                                Value(int64_t{77}), Value(int64_t{3}), Value::Null()}});
+    return Value(
+        Value::Record{{Value(version), Value(int32_t{0}), Value(EmptySerializedBinaryRow()),
+                       Value(int32_t{0}), Value("DELETION_VECTORS"), Value("index-1"),
+                       Value(int64_t{77}), Value(int64_t{3}), Value::Null()}});
   };
   auto decoded = DecodeIndexManifest(WriteForeign(schema, {record(1)}));
   ASSERT_OK(decoded);

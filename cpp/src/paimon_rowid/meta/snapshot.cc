@@ -1,12 +1,10 @@
 #include "paimon_rowid/meta/snapshot.h"
 
-#include "paimon_rowid/common/json_text.h"
-
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/common/checked_json.h"
+#include "paimon_rowid/common/json_text.h"
 
 namespace paimon_rowid {
 
@@ -71,8 +69,7 @@ Result<Snapshot> ParseSnapshot(const json& root) {
   ARROW_ASSIGN_OR_RAISE(s.base_manifest_list_size, OptionalLong(root, "baseManifestListSize"));
   ARROW_ASSIGN_OR_RAISE(s.delta_manifest_list, RequiredString(root, "deltaManifestList"));
   ARROW_ASSIGN_OR_RAISE(s.delta_manifest_list_size, OptionalLong(root, "deltaManifestListSize"));
-  ARROW_ASSIGN_OR_RAISE(s.changelog_manifest_list,
-                        OptionalString(root, "changelogManifestList"));
+  ARROW_ASSIGN_OR_RAISE(s.changelog_manifest_list, OptionalString(root, "changelogManifestList"));
   ARROW_ASSIGN_OR_RAISE(s.changelog_manifest_list_size,
                         OptionalLong(root, "changelogManifestListSize"));
   ARROW_ASSIGN_OR_RAISE(s.index_manifest, OptionalString(root, "indexManifest"));

@@ -150,20 +150,25 @@ TEST(SnapshotTest, RejectsMalformed) {
   }
   EXPECT_TRUE(Snapshot::FromJson(R"({"id": 1.5, "schemaId": 0, "baseManifestList": "b",
       "deltaManifestList": "d", "commitUser": "u", "commitIdentifier": 1,
-      "commitKind": "APPEND", "timeMillis": 1})").status().IsInvalid());
+      "commitKind": "APPEND", "timeMillis": 1})")
+                  .status()
+                  .IsInvalid());
   EXPECT_TRUE(Snapshot::FromJson(R"({"id": 18446744073709551615, "schemaId": 0,
       "baseManifestList": "b", "deltaManifestList": "d", "commitUser": "u",
-      "commitIdentifier": 1, "commitKind": "APPEND", "timeMillis": 1})").status().IsInvalid());
+      "commitIdentifier": 1, "commitKind": "APPEND", "timeMillis": 1})")
+                  .status()
+                  .IsInvalid());
   EXPECT_TRUE(Snapshot::FromJson(R"({"id": 1, "schemaId": 0, "baseManifestList": "b",
       "deltaManifestList": "d", "commitUser": "u", "commitIdentifier": 1,
-      "commitKind": "APPEND", "timeMillis": 1, "properties": {"a": 1}})").status().IsInvalid());
+      "commitKind": "APPEND", "timeMillis": 1, "properties": {"a": 1}})")
+                  .status()
+                  .IsInvalid());
 }
 
 TEST(SnapshotTest, FuzzTruncationAndBitFlips) {
   const std::string text = FullSnapshot().ToJson();
   for (size_t cut = 0; cut < text.size(); ++cut) {
-    EXPECT_RAISES(Invalid, Snapshot::FromJson(std::string_view(text).substr(0, cut)))
-        << cut;
+    EXPECT_RAISES(Invalid, Snapshot::FromJson(std::string_view(text).substr(0, cut))) << cut;
   }
   for (size_t i = 0; i < text.size(); ++i) {
     for (int bit = 0; bit < 8; ++bit) {

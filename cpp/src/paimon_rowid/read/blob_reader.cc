@@ -88,8 +88,7 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
     const std::string_view entry(reinterpret_cast<const char*>(out.buffers[k]->data()) +
                                      (v.entry.entry_offset() - reads[k].offset),
                                  static_cast<size_t>(v.entry.entry_length()));
-    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files[v.file].path, v.entry.entry_offset(),
-                                        v.row_id,
+    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files[v.file].path, v.entry.entry_offset(), v.row_id,
                                         v.row_id - *files[v.file].meta->first_row_id));
     out.views[r] = entry.substr(4, static_cast<size_t>(v.entry.payload_length));
   }
@@ -164,8 +163,8 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
       continue;
     }
     const std::string& path = files[v.file].path;
-    const std::string what = "blob file '" + path + "' at offset " +
-                             std::to_string(v.entry.payload_offset);
+    const std::string what =
+        "blob file '" + path + "' at offset " + std::to_string(v.entry.payload_offset);
     BlobPayloadReader read;
     if (as_descriptor) {
       arrow::io::RandomAccessFile* input = open[v.file].input.get();
@@ -185,7 +184,8 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
       std::set<std::string_view> seen;
       for (const auto& key : layout.keys) {
         if (key.is_null()) {
-          return Status::Invalid(what, ": MAP<K, BLOB> with null keys cannot be read as an "
+          return Status::Invalid(what,
+                                 ": MAP<K, BLOB> with null keys cannot be read as an "
                                  "Arrow map");
         }
         std::string_view bytes = std::string_view(layout.key_data)
@@ -262,10 +262,9 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     const int64_t id = row_ids[r];
     for (const auto& [begin, end] : levels) {
       // Last file of the level starting at or before `id`.
-      auto it = std::upper_bound(files.begin() + begin, files.begin() + end, id,
-                                 [](int64_t v, const BlobBunchFile& f) {
-                                   return v < *f.meta->first_row_id;
-                                 });
+      auto it = std::upper_bound(
+          files.begin() + begin, files.begin() + end, id,
+          [](int64_t v, const BlobBunchFile& f) { return v < *f.meta->first_row_id; });
       if (it == files.begin() + begin) continue;
       const size_t f = static_cast<size_t>(it - files.begin()) - 1;
       if (id > files[f].meta->last_row_id()) continue;  // not covered: a placeholder
@@ -326,8 +325,7 @@ Result<std::shared_ptr<arrow::Buffer>> ReadRange(RangeSource* src, const BlobRan
   // A whole payload (the common case: a BLOB value's descriptor): its entry is the range
   // plus the 4 bytes before and 12 after, and checks out on its own.
   if (offset >= 4) {
-    ARROW_ASSIGN_OR_RAISE(auto bytes,
-                          src->input->ReadAt(offset - 4, length + kBlobEntryOverhead));
+    ARROW_ASSIGN_OR_RAISE(auto bytes, src->input->ReadAt(offset - 4, length + kBlobEntryOverhead));
     if (bytes->size() == length + kBlobEntryOverhead &&
         IsIntactBlobEntry(std::string_view(reinterpret_cast<const char*>(bytes->data()),
                                            static_cast<size_t>(bytes->size())))) {
@@ -351,10 +349,9 @@ Result<std::shared_ptr<arrow::Buffer>> ReadRange(RangeSource* src, const BlobRan
     return Status::IOError("blob file '", src->path, "' is truncated: wanted ", e.entry_length(),
                            " bytes at ", e.entry_offset(), ", got ", entry->size());
   }
-  ARROW_RETURN_NOT_OK(VerifyBlobEntry(
-      std::string_view(reinterpret_cast<const char*>(entry->data()),
-                       static_cast<size_t>(entry->size())),
-      src->path, e.entry_offset(), /*row_id=*/-1, row));
+  ARROW_RETURN_NOT_OK(VerifyBlobEntry(std::string_view(reinterpret_cast<const char*>(entry->data()),
+                                                       static_cast<size_t>(entry->size())),
+                                      src->path, e.entry_offset(), /*row_id=*/-1, row));
   src->entry = entry;
   src->entry_offset = e.entry_offset();
   return Slice(entry, offset - e.entry_offset(), length);
@@ -407,8 +404,10 @@ Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& i
     if (values.IsNull(i)) continue;
     auto descriptor = BlobDescriptor::Deserialize(values.GetView(i));
     if (!descriptor.ok()) {
-      return Status::Invalid("BLOB descriptor column '", column, "' holds bytes that are not a "
-                             "BlobDescriptor (row ", i, "): ", descriptor.status().message());
+      return Status::Invalid("BLOB descriptor column '", column,
+                             "' holds bytes that are not a "
+                             "BlobDescriptor (row ",
+                             i, "): ", descriptor.status().message());
     }
     ranges.push_back({std::move(descriptor->uri), descriptor->offset, descriptor->length});
   }

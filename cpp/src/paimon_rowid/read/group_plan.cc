@@ -38,10 +38,11 @@ Result<std::optional<GroupReadPlan>> PlanGroupRead(
   for (const auto& f : group) {
     if (!f.is_normal_file()) continue;
     if (f.first_row_id && (*f.first_row_id != range.from || f.last_row_id() != range.to)) {
-      return Status::Invalid("all normal files of a data-evolution file group must cover the "
-                             "same row ids; '", f.file_name, "' covers [", *f.first_row_id, ", ",
-                             f.last_row_id(), "] but the group covers [", range.from, ", ",
-                             range.to, "]");
+      return Status::Invalid(
+          "all normal files of a data-evolution file group must cover the "
+          "same row ids; '",
+          f.file_name, "' covers [", *f.first_row_id, ", ", f.last_row_id(),
+          "] but the group covers [", range.from, ", ", range.to, "]");
     }
     plan.normal.push_back(&f);
   }

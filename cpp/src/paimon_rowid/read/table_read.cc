@@ -82,11 +82,13 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::string& path) {
   if (column->type()->Equals(*type)) return column;
   if (type->id() == arrow::Type::FIXED_SIZE_LIST &&
-      (column->type()->id() == arrow::Type::LIST || column->type()->id() == arrow::Type::LARGE_LIST)) {
+      (column->type()->id() == arrow::Type::LIST ||
+       column->type()->id() == arrow::Type::LARGE_LIST)) {
     arrow::ArrayVector chunks;
     for (const auto& chunk : column->chunks()) {
-      ARROW_ASSIGN_OR_RAISE(auto converted,
-                            ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name));
+      ARROW_ASSIGN_OR_RAISE(
+          auto converted,
+          ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name));
       chunks.push_back(std::move(converted));
     }
     return std::make_shared<arrow::ChunkedArray>(std::move(chunks), type);
@@ -173,7 +175,8 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(
   for (const auto& name : fields) {
     if (name == system_fields::kRowId || name == system_fields::kSequenceNumber) {
       if (!table.row_tracking_enabled()) {
-        return Status::Invalid("'", name, "' can only be read from tables with "
+        return Status::Invalid("'", name,
+                               "' can only be read from tables with "
                                "'row-tracking.enabled'='true'");
       }
       out.push_back(arrow::field(name, arrow::int64(), /*nullable=*/false));
@@ -181,8 +184,8 @@ Result<std::shared_ptr<arrow::Schema>> TableRead::OutputSchema(
     }
     const DataField* f = table.schema().FieldByName(name);
     if (f == nullptr) {
-      return Status::Invalid("field '", name, "' is not in table '",
-                             table.identifier().FullName(), "'");
+      return Status::Invalid("field '", name, "' is not in table '", table.identifier().FullName(),
+                             "'");
     }
     out.push_back(f->ToArrow());
   }
@@ -250,9 +253,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     const DataSplit& split, const FileGroup& group, std::optional<int64_t> max_rows) const {
-  ARROW_ASSIGN_OR_RAISE(
-      auto plan, PlanGroupRead(table_->schema(), needed_fields_, group, split.row_ranges,
-                               [this](int64_t id) { return schemas_->Get(id); }));
+  ARROW_ASSIGN_OR_RAISE(auto plan,
+                        PlanGroupRead(table_->schema(), needed_fields_, group, split.row_ranges,
+                                      [this](int64_t id) { return schemas_->Get(id); }));
   if (!plan) return nullptr;
   ARROW_ASSIGN_OR_RAISE(auto columns, ReadSupplies(split, *plan));
   ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, &columns));
@@ -285,9 +288,8 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
     ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &plan.selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
-      ARROW_ASSIGN_OR_RAISE(auto column,
-                            CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
-                                       table_names[i], path));
+      ARROW_ASSIGN_OR_RAISE(auto column, CastColumn(data->column(static_cast<int>(i)),
+                                                    tf->type->ToArrow(), table_names[i], path));
       columns[table_names[i]] = std::move(column);
     }
   }
@@ -399,8 +401,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
   if (blobs_pending) ARROW_RETURN_NOT_OK(fetch_blobs());
   for (const auto& name : dereference_fields_) {
     const int index = needed_schema_->GetFieldIndex(name);
-    ARROW_ASSIGN_OR_RAISE(auto payloads, DereferenceBlobDescriptors(*table_->file_io(),
-                                                                    *batch->column(index), name));
+    ARROW_ASSIGN_OR_RAISE(
+        auto payloads, DereferenceBlobDescriptors(*table_->file_io(), *batch->column(index), name));
     ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), payloads));
   }
   if (needed_schema_->num_fields() != output_schema_->num_fields()) {

@@ -66,8 +66,8 @@ class TableRead {
                                                         std::optional<int64_t> max_rows) const;
 
   /// The Arrow schema of the given output fields of `table` (pypaimon's types).
-  static Result<std::shared_ptr<arrow::Schema>> OutputSchema(const Table& table,
-                                                             const std::vector<std::string>& fields);
+  static Result<std::shared_ptr<arrow::Schema>> OutputSchema(
+      const Table& table, const std::vector<std::string>& fields);
 
  private:
   TableRead() = default;
@@ -84,8 +84,8 @@ class TableRead {
   // filter by the predicate, apply max_rows, fetch BLOB payloads for the surviving rows,
   // dereference stored descriptors and drop the predicate-only columns.
   Result<std::shared_ptr<arrow::RecordBatch>> FilterAndFetchBlobs(
-      const DataSplit& split, const GroupReadPlan& plan,
-      std::shared_ptr<arrow::RecordBatch> batch, std::optional<int64_t> max_rows) const;
+      const DataSplit& split, const GroupReadPlan& plan, std::shared_ptr<arrow::RecordBatch> batch,
+      std::optional<int64_t> max_rows) const;
 
   std::shared_ptr<const Table> table_;
   ReadOptions options_;

@@ -90,8 +90,8 @@ class BlobReadTest : public ::testing::Test {
 
   static std::optional<std::string> Value(const std::shared_ptr<arrow::Table>& t,
                                           const std::string& name, int64_t row) {
-    auto arr = std::static_pointer_cast<arrow::LargeBinaryArray>(
-        t->GetColumnByName(name)->chunk(0));
+    auto arr =
+        std::static_pointer_cast<arrow::LargeBinaryArray>(t->GetColumnByName(name)->chunk(0));
     if (arr->IsNull(row)) return std::nullopt;
     return std::string(arr->GetView(row));
   }
@@ -289,8 +289,8 @@ TEST_F(GroupPlanTest, NewestFileWinsEachColumnByFieldId) {
   // `title` only. `title` must come from the update, `id` from the base.
   FileGroup group = {File("base.parquet", 100, 10, 1, 0),
                      File("update.parquet", 100, 10, 5, 1, std::vector<std::string>{"title"})};
-  auto plan = PlanGroupRead(table_schema_, {"id", "title", "pt", "_ROW_ID"}, group,
-                            std::nullopt, Lookup());
+  auto plan =
+      PlanGroupRead(table_schema_, {"id", "title", "pt", "_ROW_ID"}, group, std::nullopt, Lookup());
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   ASSERT_TRUE(plan->has_value());
   const GroupReadPlan& p = **plan;

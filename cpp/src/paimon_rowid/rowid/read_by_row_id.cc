@@ -114,9 +114,9 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> RowIdRead::Read(
     const std::vector<std::shared_ptr<arrow::Array>>& ids, int threads) const {
   ARROW_ASSIGN_OR_RAISE(auto plan, Plan(ids));
   threads = Executor::ResolveThreads(threads);
-  return std::make_shared<PlannedGroupReader>(
-      shared_from_this(), read_->output_schema(),
-      std::make_shared<const GroupPlan>(std::move(plan)), threads);
+  return std::make_shared<PlannedGroupReader>(shared_from_this(), read_->output_schema(),
+                                              std::make_shared<const GroupPlan>(std::move(plan)),
+                                              threads);
 }
 
 }  // namespace paimon_rowid

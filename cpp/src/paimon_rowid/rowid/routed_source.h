@@ -71,8 +71,8 @@ class RoutedSource {
   int64_t budget_;
   std::string spill_dir_;
   std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_;  // per group
-  std::vector<std::vector<SpilledBatch>> spilled_;                      // per group
-  std::vector<int64_t> rows_;                                           // per group
+  std::vector<std::vector<SpilledBatch>> spilled_;                        // per group
+  std::vector<int64_t> rows_;                                             // per group
   std::vector<std::string> spill_paths_;
   int64_t memory_bytes_ = 0;
   int64_t peak_memory_bytes_ = 0;

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <limits>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/codec/envelope.h"
@@ -31,15 +30,16 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
     it->second.push_back(std::move(e.file));
   }
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table->schema()));
-  PartitionLocator locator(table->file_io(), table->path(), partition_fields,
-                           table->options().GetOr(options::kPartitionDefaultName,
-                                                  "__DEFAULT_PARTITION__"));
+  PartitionLocator locator(
+      table->file_io(), table->path(), partition_fields,
+      table->options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__"));
   std::shared_ptr<RowIdIndex> index(new RowIdIndex());
   index->snapshot_id_ = snapshot.id;
   std::vector<RowRange> normal_ranges;
   for (const auto& key : keys) {
     ARROW_ASSIGN_OR_RAISE(std::string dir, locator.BucketDir(key.first, key.second));
-    ARROW_ASSIGN_OR_RAISE(auto groups, GroupFiles(std::move(by_bucket[key]), /*data_evolution=*/true));
+    ARROW_ASSIGN_OR_RAISE(auto groups,
+                          GroupFiles(std::move(by_bucket[key]), /*data_evolution=*/true));
     for (auto& files : groups) {
       bool has_normal = false;
       for (const auto& f : files) {
@@ -162,7 +162,8 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
     g.files = std::move(split.groups[0]);
     g.range = GroupRange(g.files);
     for (const auto& f : g.files) {
-      if (f.is_normal_file() && f.first_row_id) normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
+      if (f.is_normal_file() && f.first_row_id)
+        normal_ranges.push_back({*f.first_row_id, f.last_row_id()});
     }
     index->starts_.push_back(g.range.from);
     index->groups_.push_back(std::move(g));

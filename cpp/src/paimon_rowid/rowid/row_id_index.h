@@ -50,7 +50,8 @@ class RowIdIndex {
   /// The group owning each id (index into groups()). Invalid for a null id
   /// ("_ROW_ID is null; ...") or an id outside every valid range ("_ROW_ID {id} does not
   /// belong to any valid range [...]; ..."); `context` ends both messages.
-  Result<std::vector<int32_t>> Route(const arrow::Int64Array& ids, const std::string& context) const;
+  Result<std::vector<int32_t>> Route(const arrow::Int64Array& ids,
+                                     const std::string& context) const;
 
   /// A DataSplit holding just group `g` (row ranges optional), for TableRead::ReadGroup.
   DataSplit SplitOf(size_t g, std::optional<std::vector<RowRange>> row_ranges = std::nullopt) const;

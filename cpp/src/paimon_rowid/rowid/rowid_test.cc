@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "arrow/api.h"
@@ -25,10 +24,11 @@ std::shared_ptr<arrow::RecordBatch> NameUpdates(const std::vector<int64_t>& ids,
     EXPECT_TRUE(id_builder.Append(id).ok());
     EXPECT_TRUE(name_builder.Append(prefix + std::to_string(id)).ok());
   }
-  auto schema = arrow::schema({arrow::field("_ROW_ID", arrow::int64()),
-                               arrow::field("name", arrow::utf8())});
-  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(ids.size()),
-                                  {id_builder.Finish().ValueOrDie(), name_builder.Finish().ValueOrDie()});
+  auto schema =
+      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())});
+  return arrow::RecordBatch::Make(
+      schema, static_cast<int64_t>(ids.size()),
+      {id_builder.Finish().ValueOrDie(), name_builder.Finish().ValueOrDie()});
 }
 
 std::vector<std::string> Names(const std::shared_ptr<arrow::Table>& t) {
@@ -83,8 +83,9 @@ TEST(RowIdIndexTest, DeserializeRejectsHugeGroupSizes) {
   auto parts = OpenEnvelope(kIndexKind, bytes).ValueOrDie();
   auto header = nlohmann::json::parse(parts.header);
   const uint64_t first = header["sizes"][0].get<uint64_t>();
-  for (auto sizes : {std::vector<uint64_t>{~uint64_t{0}}, std::vector<uint64_t>{first, ~uint64_t{0}},
-                     std::vector<uint64_t>{first, ~uint64_t{0} - first}}) {
+  for (auto sizes :
+       {std::vector<uint64_t>{~uint64_t{0}}, std::vector<uint64_t>{first, ~uint64_t{0}},
+        std::vector<uint64_t>{first, ~uint64_t{0} - first}}) {
     header["sizes"] = sizes;
     std::string forged = SealEnvelope(kIndexKind, header.dump(), parts.body);
     EXPECT_TRUE(RowIdIndex::Deserialize(forged).status().IsInvalid()) << header.dump();
@@ -186,8 +187,8 @@ Result<UpdateOutcome> CommitLikeRay(WriteFixture& fx, const std::vector<int64_t>
 TEST(RowIdUpdateTest, RoundsRoutedAfreshRebaseOverOtherRows) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));
-  auto base = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
-                  .ValueOrDie();
+  auto base =
+      RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie()).ValueOrDie();
   auto theirs = MakeUpdate(fx, {7}, "theirs-");
   ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
   auto outcome = CommitLikeRay(fx, {1, 2}, "ours-", base);
@@ -203,8 +204,8 @@ TEST(RowIdUpdateTest, RoundsRoutedAfreshRebaseOverOtherRows) {
 TEST(RowIdUpdateTest, RoundsRoutedAfreshDetectTrueConflicts) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));
-  auto base = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
-                  .ValueOrDie();
+  auto base =
+      RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie()).ValueOrDie();
   auto theirs = MakeUpdate(fx, {2}, "theirs-");
   ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
   auto before = WriteFixture::Files(fx.table_path());
@@ -236,8 +237,8 @@ TEST(RowIdUpdateTest, FileStemNamesTheFilesOfAnUpdate) {
   ASSERT_TRUE(update->Add(NameUpdates({3, 12}, "n-")).ok());
   auto messages = update->Finish(1).ValueOrDie();
   ASSERT_EQ(messages.size(), 2u);
-  auto index = RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie())
-                   .ValueOrDie();
+  auto index =
+      RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie()).ValueOrDie();
   auto paths = UpdateFilePaths(stemmed, {"name"}, *index, {0, 1}).ValueOrDie();
   ASSERT_EQ(paths.size(), 2u);
   for (size_t g = 0; g < 2; ++g) {
@@ -260,8 +261,8 @@ TEST(RowIdUpdateTest, FileStemNamesTheFilesOfAnUpdate) {
 // spill files must be gone once the update is.
 std::shared_ptr<const Table> WithSpilling(WriteFixture& fx, const testing::TempDir& spill) {
   return fx.table()
-      ->Copy({{RowIdUpdate::kMemoryBudgetOption, "1 b"},
-              {RowIdUpdate::kSpillDirOption, spill.path()}})
+      ->Copy(
+          {{RowIdUpdate::kMemoryBudgetOption, "1 b"}, {RowIdUpdate::kSpillDirOption, spill.path()}})
       .ValueOrDie();
 }
 

@@ -42,8 +42,7 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
                            "'.");
   }
   if (!table.row_tracking_enabled()) {
-    return Status::Invalid(operation, " requires 'row-tracking.enabled'='true' on '", target,
-                           "'.");
+    return Status::Invalid(operation, " requires 'row-tracking.enabled'='true' on '", target, "'.");
   }
   if (table.deletion_vectors_enabled()) {
     return Status::Invalid(operation, " does not support deletion-vectors-enabled tables yet: '",
@@ -51,7 +50,8 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
   }
   for (const auto& c : cols) {
     const DataField* f = table.schema().FieldByName(c);
-    if (f == nullptr) return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
+    if (f == nullptr)
+      return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
     if (f->type->holds_blob()) {
       return Status::Invalid(operation, " cannot update blob column '", c, "'.");
     }
@@ -112,7 +112,8 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
       arrow::field(system_fields::kRowId, arrow::int64(), /*nullable=*/false)};
   for (const auto& c : update_cols) {
     const DataField* f = table->schema().FieldByName(c);
-    if (f == nullptr) return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
+    if (f == nullptr)
+      return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
     fields.push_back(f->ToArrow());
   }
   impl->update_schema = arrow::schema(std::move(fields));
@@ -120,13 +121,12 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->cols = std::move(update_cols);
   impl->target = std::move(target);
   impl->index = std::move(index);
-  ARROW_ASSIGN_OR_RAISE(impl->memory_budget,
-                        impl->table->options().GetMemorySize(kMemoryBudgetOption,
-                                                             kDefaultMemoryBudget));
+  ARROW_ASSIGN_OR_RAISE(impl->memory_budget, impl->table->options().GetMemorySize(
+                                                 kMemoryBudgetOption, kDefaultMemoryBudget));
   impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
   if (impl->index) {
-    impl->routed = std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget,
-                                                  impl->spill_dir);
+    impl->routed =
+        std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget, impl->spill_dir);
     impl->routed->Reset(impl->index->groups().size());
     if (!impl->base) {
       ARROW_ASSIGN_OR_RAISE(auto snap, impl->table->SnapshotById(impl->index->snapshot_id()));
@@ -184,7 +184,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
       column = *cast;
     }
     if (!f->nullable() && column->null_count() > 0) {
-      if (f->name() == system_fields::kRowId) return Status::Invalid("_ROW_ID is null; ", kStaleContext);
+      if (f->name() == system_fields::kRowId)
+        return Status::Invalid("_ROW_ID is null; ", kStaleContext);
       return Status::Invalid("Casting field '", f->name(), "' with null values to non-nullable");
     }
     arrays.push_back(std::move(column));
@@ -257,7 +258,8 @@ Status RowIdUpdate::AddAll(arrow::RecordBatchReader* reader) {
   }
 }
 
-Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
+Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
+                                                     const std::shared_ptr<TableRead>& read,
                                                      std::vector<std::string>* written) const {
   const RowIdIndex::Group& group = index->groups()[g];
   const int64_t start = group.range.from;
@@ -274,8 +276,9 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared
             [&](int64_t a, int64_t b) { return id_values[a] < id_values[b]; });
   for (int64_t k = 1; k < m; ++k) {
     if (id_values[order[k]] == id_values[order[k - 1]]) {
-      return Status::Invalid("MERGE matched multiple source rows to the same target _ROW_ID. "
-                             "Deduplicate the source before merging.");
+      return Status::Invalid(
+          "MERGE matched multiple source rows to the same target _ROW_ID. "
+          "Deduplicate the source before merging.");
     }
   }
   arrow::Int64Builder order_builder;
@@ -312,8 +315,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared
     ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
     for (size_t c = 0; c < cols.size(); ++c) {
       ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array));
-      ARROW_ASSIGN_OR_RAISE(auto both,
-                            arrow::Concatenate({current->column(static_cast<int>(c)), sorted.make_array()}));
+      ARROW_ASSIGN_OR_RAISE(auto both, arrow::Concatenate({current->column(static_cast<int>(c)),
+                                                           sorted.make_array()}));
       ARROW_ASSIGN_OR_RAISE(auto merged, cp::Take(both, indices));
       columns.push_back(merged.make_array());
     }
@@ -322,7 +325,7 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const std::shared
                                                         update_schema->fields().end());
   auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
   ARROW_ASSIGN_OR_RAISE(auto writer, AppendWriter::MakeForRowIds(table, cols, group.partition,
-                                                                   group.bucket_dir, start));
+                                                                 group.bucket_dir, start));
 
   Status st = writer->Write(batch);
   auto paths = writer->written_paths();
@@ -381,8 +384,8 @@ Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
 }
 
 // The values `read` gives for `ids`, ordered by row id.
-Result<std::shared_ptr<arrow::Table>> ValuesOf(const RowIdRead& read,
-                                               const std::vector<std::shared_ptr<arrow::Array>>& ids) {
+Result<std::shared_ptr<arrow::Table>> ValuesOf(
+    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids) {
   ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
   ARROW_ASSIGN_OR_RAISE(auto sorted,
@@ -401,12 +404,11 @@ Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
   if (old_values->Equals(*new_values)) return Status::OK();
   std::string columns;
   for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
-  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                       "update_by_row_id conflicts with snapshot " +
-                           std::to_string(after.index()->snapshot_id()) +
-                           ", which changed some of the same rows in column(s) " + columns +
-                           " since snapshot " + std::to_string(before.index()->snapshot_id()) +
-                           "; re-run the update on the latest data");
+  return MakeKindError(
+      arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+      "update_by_row_id conflicts with snapshot " + std::to_string(after.index()->snapshot_id()) +
+          ", which changed some of the same rows in column(s) " + columns + " since snapshot " +
+          std::to_string(before.index()->snapshot_id()) + "; re-run the update on the latest data");
 }
 
 }  // namespace
@@ -430,15 +432,15 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
   // One old group at a time, so the rebase holds no more than the routing does: the rows'
   // values must be unchanged (else a true conflict); then they are re-routed with the latest
   // index (group boundaries may have moved).
-  auto rerouted = std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget,
-                                                 impl.spill_dir);
+  auto rerouted =
+      std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget, impl.spill_dir);
   rerouted->Reset(latest_index->groups().size());
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     impl.routed->Release(g);
-    ARROW_RETURN_NOT_OK(CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(),
-                                       impl.cols));
+    ARROW_RETURN_NOT_OK(
+        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols));
     arrow::TableBatchReader batches(*rows);
     std::shared_ptr<arrow::RecordBatch> batch;
     while (true) {
@@ -464,8 +466,8 @@ Status RowIdUpdate::VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
-    ARROW_RETURN_NOT_OK(CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(),
-                                       impl.cols));
+    ARROW_RETURN_NOT_OK(
+        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols));
   }
   return Status::OK();
 }
@@ -491,10 +493,11 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
       // Every attempt's files were deleted by the committer; say why the update gave up.
       return MakeKindError(
           committed.status().code(), ErrorKind::kRowIdConflict,
-          "update_by_row_id gave up after " + std::to_string(outcome.rebases + 1) +
-              " attempts (" + std::to_string(outcome.rebases) +
+          "update_by_row_id gave up after " + std::to_string(outcome.rebases + 1) + " attempts (" +
+              std::to_string(outcome.rebases) +
               " rebases onto newer snapshots): other writers kept committing to the same file "
-              "groups first. Last conflict: " + committed.status().message());
+              "groups first. Last conflict: " +
+              committed.status().message());
     }
     // The committer deleted this round's files; the next round moves onto the latest snapshot.
     const std::optional<int64_t>& base = messages.front().check_from_snapshot;
@@ -513,8 +516,7 @@ Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> ta
                                                  const RowIdIndex& index,
                                                  const std::vector<int32_t>& groups) {
   if (!table->options().Get(AppendWriter::kFileStemOption)) {
-    return Status::Invalid("update file paths are known only with ",
-                           AppendWriter::kFileStemOption);
+    return Status::Invalid("update file paths are known only with ", AppendWriter::kFileStemOption);
   }
   std::vector<std::string> paths;
   paths.reserve(groups.size());

@@ -30,8 +30,8 @@
 
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
-#include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 
 namespace paimon_rowid {
@@ -151,8 +151,7 @@ Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> ta
 /// Finishes `update` and commits it through CommitWithRebase (rounds: Finish, then
 /// Rebase + Finish).
 Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
-                                   std::string commit_user, int threads = 0,
-                                   int max_rebases = 5,
+                                   std::string commit_user, int threads = 0, int max_rebases = 5,
                                    std::map<std::string, std::string> properties = {});
 
 }  // namespace paimon_rowid

@@ -14,8 +14,21 @@ namespace {
 bool NeedsEscape(unsigned char c) {
   if (c < 0x20 || c == 0x7F) return true;
   switch (c) {
-    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=':
-    case '?': case '\\': case '{': case '}': case '[': case ']': case '^':
+    case '"':
+    case '#':
+    case '%':
+    case '\'':
+    case '*':
+    case '/':
+    case ':':
+    case '=':
+    case '?':
+    case '\\':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case '^':
       return true;
     default:
       return false;
@@ -153,13 +166,13 @@ Result<std::string> PartitionLocator::BucketDir(const std::string& partition_byt
     dir = JoinPath(table_path_, bucket_name);
   } else {
     ARROW_ASSIGN_OR_RAISE(auto values, Values(partition_bytes));
-    std::string java = JoinPath(JoinPath(table_path_, JavaPartitionPath(fields_, values, default_name_)),
-                                bucket_name);
+    std::string java = JoinPath(
+        JoinPath(table_path_, JavaPartitionPath(fields_, values, default_name_)), bucket_name);
     dir = java;
     ARROW_ASSIGN_OR_RAISE(bool java_exists, io_->IsDirectory(java));
     if (!java_exists) {
-      std::string py = JoinPath(JoinPath(table_path_, PythonPartitionPath(fields_, values)),
-                                bucket_name);
+      std::string py =
+          JoinPath(JoinPath(table_path_, PythonPartitionPath(fields_, values)), bucket_name);
       ARROW_ASSIGN_OR_RAISE(bool py_exists, io_->IsDirectory(py));
       if (py_exists) dir = py;
     }

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/codec/binary_row.h"
@@ -111,9 +110,9 @@ Result<std::string> DataSplit::Serialize() const {
   // The partition bytes travel in the entries; keep them also for splits without files.
   header["partition"] = ToHex(partition);
   ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
-  return SealEnvelope(kSplitKind, header.dump(),
-                      std::string_view(reinterpret_cast<const char*>(manifest->data()),
-                                       manifest->size()));
+  return SealEnvelope(
+      kSplitKind, header.dump(),
+      std::string_view(reinterpret_cast<const char*>(manifest->data()), manifest->size()));
 }
 
 Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
@@ -213,8 +212,8 @@ Status CheckReadable(const Table& table, const Snapshot& snapshot) {
     }
     for (const auto& [file, count] : live) {
       if (count > 0) {
-        return Status::NotImplemented("table '", name, "' has deletion vectors (index file '",
-                                      file, "'), which paimon-rowid does not read yet");
+        return Status::NotImplemented("table '", name, "' has deletion vectors (index file '", file,
+                                      "'), which paimon-rowid does not read yet");
       }
     }
   }
@@ -330,9 +329,10 @@ class GroupStats {
     for (const auto& f : group) {
       if (f.is_normal_file()) normal_.push_back(&f);
     }
-    std::stable_sort(normal_.begin(), normal_.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
-      return a->max_sequence_number > b->max_sequence_number;
-    });
+    std::stable_sort(normal_.begin(), normal_.end(),
+                     [](const DataFileMeta* a, const DataFileMeta* b) {
+                       return a->max_sequence_number > b->max_sequence_number;
+                     });
     range_ = GroupRange(group);
     return predicate.MayMatch([this](const std::string& field) { return Lookup(field); },
                               range_.count());
@@ -487,9 +487,9 @@ Result<ScanPlan> ScanPlanner::Plan() const {
   }
 
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table_->schema()));
-  PartitionLocator locator(table_->file_io(), table_->path(), partition_fields,
-                           table_->options().GetOr(options::kPartitionDefaultName,
-                                                   "__DEFAULT_PARTITION__"));
+  PartitionLocator locator(
+      table_->file_io(), table_->path(), partition_fields,
+      table_->options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__"));
   auto shared_table = table_;
   SchemaCache schemas(shared_table);
   for (const auto& key : keys) {

@@ -51,14 +51,24 @@ std::optional<bool> Compare(const char* fn, const std::shared_ptr<arrow::Scalar>
 }  // namespace
 
 Result<Predicate::Op> Predicate::OpFromName(const std::string& name) {
-  static const std::pair<const char*, Op> kNames[] = {
-      {"and", Op::kAnd}, {"or", Op::kOr}, {"equal", Op::kEqual}, {"not_equal", Op::kNotEqual},
-      {"less_than", Op::kLessThan}, {"less_or_equal", Op::kLessOrEqual},
-      {"greater_than", Op::kGreaterThan}, {"greater_or_equal", Op::kGreaterOrEqual},
-      {"is_null", Op::kIsNull}, {"is_not_null", Op::kIsNotNull},
-      {"startswith", Op::kStartsWith}, {"endswith", Op::kEndsWith},
-      {"contains", Op::kContains}, {"like", Op::kLike}, {"is_in", Op::kIn},
-      {"is_not_in", Op::kNotIn}, {"between", Op::kBetween}, {"not_between", Op::kNotBetween}};
+  static const std::pair<const char*, Op> kNames[] = {{"and", Op::kAnd},
+                                                      {"or", Op::kOr},
+                                                      {"equal", Op::kEqual},
+                                                      {"not_equal", Op::kNotEqual},
+                                                      {"less_than", Op::kLessThan},
+                                                      {"less_or_equal", Op::kLessOrEqual},
+                                                      {"greater_than", Op::kGreaterThan},
+                                                      {"greater_or_equal", Op::kGreaterOrEqual},
+                                                      {"is_null", Op::kIsNull},
+                                                      {"is_not_null", Op::kIsNotNull},
+                                                      {"startswith", Op::kStartsWith},
+                                                      {"endswith", Op::kEndsWith},
+                                                      {"contains", Op::kContains},
+                                                      {"like", Op::kLike},
+                                                      {"is_in", Op::kIn},
+                                                      {"is_not_in", Op::kNotIn},
+                                                      {"between", Op::kBetween},
+                                                      {"not_between", Op::kNotBetween}};
   for (const auto& [n, op] : kNames) {
     if (name == n) return op;
   }
@@ -74,7 +84,8 @@ Result<std::shared_ptr<Predicate>> Predicate::Leaf(Op op, std::string field,
     return Status::Invalid("predicate on '", field, "' expects ", expected, " literal(s), got ",
                            got);
   }
-  if (expected != 0 && !literals) return Status::Invalid("predicate on '", field, "' has no literals");
+  if (expected != 0 && !literals)
+    return Status::Invalid("predicate on '", field, "' has no literals");
   std::shared_ptr<Predicate> p(new Predicate());
   p->op_ = op;
   p->field_ = std::move(field);
@@ -116,20 +127,41 @@ Result<cp::Expression> Predicate::ToExpression() const {
   };
   auto string_literal = [&]() -> Result<std::string> {
     ARROW_ASSIGN_OR_RAISE(auto s, Literal(*literals_, 0));
-    if (!s->is_valid) return Status::Invalid("string predicate on '", field_, "' with a null pattern");
+    if (!s->is_valid)
+      return Status::Invalid("string predicate on '", field_, "' with a null pattern");
     auto* bin = dynamic_cast<arrow::BaseBinaryScalar*>(s.get());
     if (!bin) return Status::TypeError("string predicate on non-string field '", field_, "'");
     return std::string(bin->view());
   };
   switch (op_) {
-    case Op::kEqual: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::equal(ref, l); }
-    case Op::kNotEqual: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::not_equal(ref, l); }
-    case Op::kLessThan: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::less(ref, l); }
-    case Op::kLessOrEqual: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::less_equal(ref, l); }
-    case Op::kGreaterThan: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::greater(ref, l); }
-    case Op::kGreaterOrEqual: { ARROW_ASSIGN_OR_RAISE(auto l, lit(0)); return cp::greater_equal(ref, l); }
-    case Op::kIsNull: return cp::is_null(ref);
-    case Op::kIsNotNull: return cp::is_valid(ref);
+    case Op::kEqual: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::equal(ref, l);
+    }
+    case Op::kNotEqual: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::not_equal(ref, l);
+    }
+    case Op::kLessThan: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::less(ref, l);
+    }
+    case Op::kLessOrEqual: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::less_equal(ref, l);
+    }
+    case Op::kGreaterThan: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::greater(ref, l);
+    }
+    case Op::kGreaterOrEqual: {
+      ARROW_ASSIGN_OR_RAISE(auto l, lit(0));
+      return cp::greater_equal(ref, l);
+    }
+    case Op::kIsNull:
+      return cp::is_null(ref);
+    case Op::kIsNotNull:
+      return cp::is_valid(ref);
     case Op::kBetween: {
       ARROW_ASSIGN_OR_RAISE(auto lo, lit(0));
       ARROW_ASSIGN_OR_RAISE(auto hi, lit(1));

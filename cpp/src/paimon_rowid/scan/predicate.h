@@ -19,18 +19,32 @@ namespace paimon_rowid {
 class Predicate {
  public:
   enum class Op {
-    kAnd, kOr,
-    kEqual, kNotEqual, kLessThan, kLessOrEqual, kGreaterThan, kGreaterOrEqual,
-    kIsNull, kIsNotNull, kStartsWith, kEndsWith, kContains, kLike,
-    kIn, kNotIn, kBetween, kNotBetween,
+    kAnd,
+    kOr,
+    kEqual,
+    kNotEqual,
+    kLessThan,
+    kLessOrEqual,
+    kGreaterThan,
+    kGreaterOrEqual,
+    kIsNull,
+    kIsNotNull,
+    kStartsWith,
+    kEndsWith,
+    kContains,
+    kLike,
+    kIn,
+    kNotIn,
+    kBetween,
+    kNotBetween,
   };
 
   /// A leaf on `field`. `literals` holds the literal values typed as the field (1 value; 2 for
   /// between/not_between; any number for in/not_in; none for is_null/is_not_null).
   static Result<std::shared_ptr<Predicate>> Leaf(Op op, std::string field,
                                                  std::shared_ptr<arrow::Array> literals);
-  static Result<std::shared_ptr<Predicate>> Compound(Op op,
-                                                     std::vector<std::shared_ptr<Predicate>> children);
+  static Result<std::shared_ptr<Predicate>> Compound(
+      Op op, std::vector<std::shared_ptr<Predicate>> children);
   /// Parses a method name as pypaimon spells it ("equal", "is_in", "startswith", ...).
   static Result<Op> OpFromName(const std::string& name);
 

@@ -1,14 +1,12 @@
-#include "paimon_rowid/scan/plan.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/codec/envelope.h"
+#include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {

@@ -44,8 +44,8 @@ template <typename T>
 
 /// Predicate formatter for ASSERT_RAISES / EXPECT_RAISES.
 template <typename T>
-::testing::AssertionResult HasCode(const char* code_text, const char* text,
-                                   arrow::StatusCode code, const T& value) {
+::testing::AssertionResult HasCode(const char* code_text, const char* text, arrow::StatusCode code,
+                                   const T& value) {
   const arrow::Status& status = StatusOf(value);
   if (status.code() == code) return ::testing::AssertionSuccess();
   // "::arrow::StatusCode::Invalid" -> "Invalid"
@@ -64,22 +64,20 @@ template <typename T>
 #define ASSERT_OK(expr) ASSERT_PRED_FORMAT1(::paimon_rowid::testing::internal::IsOk, expr)
 #define EXPECT_OK(expr) EXPECT_PRED_FORMAT1(::paimon_rowid::testing::internal::IsOk, expr)
 
-#define ASSERT_RAISES(code, expr)                                                           \
-  ASSERT_PRED_FORMAT2(::paimon_rowid::testing::internal::HasCode, ::arrow::StatusCode::code, \
-                      expr)
-#define EXPECT_RAISES(code, expr)                                                           \
-  EXPECT_PRED_FORMAT2(::paimon_rowid::testing::internal::HasCode, ::arrow::StatusCode::code, \
-                      expr)
+#define ASSERT_RAISES(code, expr) \
+  ASSERT_PRED_FORMAT2(::paimon_rowid::testing::internal::HasCode, ::arrow::StatusCode::code, expr)
+#define EXPECT_RAISES(code, expr) \
+  EXPECT_PRED_FORMAT2(::paimon_rowid::testing::internal::HasCode, ::arrow::StatusCode::code, expr)
 
 #define PR_TESTING_JOIN_INNER(a, b) a##b
 #define PR_TESTING_JOIN(a, b) PR_TESTING_JOIN_INNER(a, b)
 
 // The Result lives in a uniquely named local so that several ASSERT_OK_AND_ASSIGN may share
 // one scope; it is checked before its value is moved out.
-#define PR_ASSERT_OK_AND_ASSIGN_IMPL(result, lhs, rexpr)                                    \
-  auto result = (rexpr);                                                                    \
-  if (!result.ok()) FAIL() << "'" #rexpr "' failed: " << result.status().ToString();        \
+#define PR_ASSERT_OK_AND_ASSIGN_IMPL(result, lhs, rexpr)                             \
+  auto result = (rexpr);                                                             \
+  if (!result.ok()) FAIL() << "'" #rexpr "' failed: " << result.status().ToString(); \
   lhs = std::move(result).ValueUnsafe()
 
-#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                                    \
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
   PR_ASSERT_OK_AND_ASSIGN_IMPL(PR_TESTING_JOIN(_pr_result_, __LINE__), lhs, rexpr)

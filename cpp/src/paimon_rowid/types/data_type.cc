@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "arrow/type.h"
@@ -115,8 +114,10 @@ Status CheckPrecision(TypeRoot root, int64_t precision, int64_t scale) {
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz:
       if (precision < 0 || precision > 9) {
-        return Status::Invalid("Time/timestamp precision must be between 0 and 9 (both inclusive), "
-                               "got ", precision);
+        return Status::Invalid(
+            "Time/timestamp precision must be between 0 and 9 (both inclusive), "
+            "got ",
+            precision);
       }
       return Status::OK();
     default:
@@ -165,9 +166,7 @@ class SqlTypeParser {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
 
-  static bool IsWordChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  }
+  static bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
   // The next word, upper-cased, without consuming it ("" when none).
   std::string PeekWord() {
@@ -594,8 +593,7 @@ std::shared_ptr<arrow::KeyValueMetadata> FieldMetadata(const DataField& field, b
 
 std::shared_ptr<arrow::DataType> ToArrowImpl(const DataType& type, bool with_ids);
 
-std::shared_ptr<arrow::Field> FieldToArrow(const DataField& field, bool with_ids,
-                                           bool top_level) {
+std::shared_ptr<arrow::Field> FieldToArrow(const DataField& field, bool with_ids, bool top_level) {
   // Nested ROW fields carry no description metadata (pypaimon only sets it at top level).
   DataField meta_source = field;
   if (!top_level) meta_source.description.reset();
@@ -641,8 +639,8 @@ std::shared_ptr<arrow::DataType> ToArrowImpl(const DataType& type, bool with_ids
       return arrow::struct_({arrow::field("value", arrow::binary(), /*nullable=*/false),
                              arrow::field("metadata", arrow::binary(), /*nullable=*/false)});
     case TypeRoot::kArray:
-      return arrow::list(arrow::field("item", ToArrowImpl(*type.element(), with_ids),
-                                      type.element()->nullable()));
+      return arrow::list(
+          arrow::field("item", ToArrowImpl(*type.element(), with_ids), type.element()->nullable()));
     case TypeRoot::kMultiset:
       return arrow::map(ToArrowImpl(*type.element(), with_ids),
                         arrow::field("value", arrow::int32(), /*nullable=*/false));
@@ -761,9 +759,7 @@ Result<DataTypePtr> DataType::FromJson(const nlohmann::json& value) {
   });
 }
 
-Result<DataTypePtr> DataType::Parse(std::string_view sql) {
-  return SqlTypeParser(sql).ParseAll();
-}
+Result<DataTypePtr> DataType::Parse(std::string_view sql) { return SqlTypeParser(sql).ParseAll(); }
 
 Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullable,
                                         int32_t* next_field_id) {
@@ -830,10 +826,10 @@ Result<DataTypePtr> DataType::FromArrow(const arrow::DataType& type, bool nullab
       const auto& map = static_cast<const arrow::MapType&>(type);
       ARROW_RETURN_NOT_OK(CheckNotExtension(*map.key_field()));
       ARROW_RETURN_NOT_OK(CheckNotExtension(*map.item_field()));
-      ARROW_ASSIGN_OR_RAISE(auto key, FromArrow(*map.key_type(), map.key_field()->nullable(),
-                                                next_field_id));
-      ARROW_ASSIGN_OR_RAISE(auto value, FromArrow(*map.item_type(), map.item_field()->nullable(),
-                                                  next_field_id));
+      ARROW_ASSIGN_OR_RAISE(auto key,
+                            FromArrow(*map.key_type(), map.key_field()->nullable(), next_field_id));
+      ARROW_ASSIGN_OR_RAISE(
+          auto value, FromArrow(*map.item_type(), map.item_field()->nullable(), next_field_id));
       return Map(key, value, nullable);
     }
     case arrow::Type::STRUCT: {
@@ -1080,8 +1076,7 @@ std::shared_ptr<arrow::Field> DataField::ToArrowWithFieldIds() const {
 
 bool DataField::Equals(const DataField& other) const {
   return id == other.id && name == other.name && description == other.description &&
-         default_value == other.default_value && type && other.type &&
-         type->Equals(*other.type);
+         default_value == other.default_value && type && other.type && type->Equals(*other.type);
 }
 
 namespace {
@@ -1117,10 +1112,10 @@ void ReassignIds(std::shared_ptr<const DataType>* type, int32_t* next_id) {
     case TypeRoot::kVector: {
       DataTypePtr element = t.element();
       ReassignIds(&element, next_id);
-      *type = t.root() == TypeRoot::kArray      ? DataType::Array(element, t.nullable())
-              : t.root() == TypeRoot::kMultiset ? DataType::Multiset(element, t.nullable())
-                                                : DataType::Vector(element, t.length(),
-                                                                   t.nullable());
+      *type = t.root() == TypeRoot::kArray ? DataType::Array(element, t.nullable())
+              : t.root() == TypeRoot::kMultiset
+                  ? DataType::Multiset(element, t.nullable())
+                  : DataType::Vector(element, t.length(), t.nullable());
       return;
     }
     case TypeRoot::kMap: {
@@ -1178,8 +1173,8 @@ namespace system_fields {
 bool IsSystemField(std::string_view name) { return name == kRowId || name == kSequenceNumber; }
 
 DataField RowId() {
-  return DataField{kRowIdFieldId, kRowId, DataType::Atomic(TypeRoot::kBigInt, false),
-                   std::nullopt, std::nullopt};
+  return DataField{kRowIdFieldId, kRowId, DataType::Atomic(TypeRoot::kBigInt, false), std::nullopt,
+                   std::nullopt};
 }
 
 DataField SequenceNumber() {

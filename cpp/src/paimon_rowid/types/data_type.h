@@ -17,12 +17,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "arrow/type_fwd.h"
 #include "paimon_rowid/common/status.h"
@@ -66,8 +65,10 @@ class DataType {
   // Factories. Defaults follow Paimon: DECIMAL(10, 0), TIMESTAMP(6), TIME(0).
   static DataTypePtr Atomic(TypeRoot root, bool nullable = true);
   static DataTypePtr Decimal(int32_t precision, int32_t scale, bool nullable = true);
-  static DataTypePtr Char(TypeRoot root, int32_t length, bool nullable = true);  // CHAR/VARCHAR/BINARY/VARBINARY
-  static DataTypePtr Temporal(TypeRoot root, int32_t precision, bool nullable = true);  // TIME/TIMESTAMP/LTZ
+  static DataTypePtr Char(TypeRoot root, int32_t length,
+                          bool nullable = true);  // CHAR/VARCHAR/BINARY/VARBINARY
+  static DataTypePtr Temporal(TypeRoot root, int32_t precision,
+                              bool nullable = true);  // TIME/TIMESTAMP/LTZ
   static DataTypePtr Array(DataTypePtr element, bool nullable = true);
   static DataTypePtr Multiset(DataTypePtr element, bool nullable = true);
   static DataTypePtr Map(DataTypePtr key, DataTypePtr value, bool nullable = true);
@@ -97,9 +98,9 @@ class DataType {
   int32_t length() const { return length_; }        // CHAR/VARCHAR/BINARY/VARBINARY, VECTOR
   int32_t precision() const { return precision_; }  // DECIMAL, TIME, TIMESTAMP(_LTZ)
   int32_t scale() const { return scale_; }          // DECIMAL
-  const DataTypePtr& element() const { return children_[0]; }  // ARRAY, MULTISET, VECTOR
-  const DataTypePtr& key() const { return children_[0]; }      // MAP
-  const DataTypePtr& value() const { return children_[1]; }    // MAP
+  const DataTypePtr& element() const { return children_[0]; }       // ARRAY, MULTISET, VECTOR
+  const DataTypePtr& key() const { return children_[0]; }           // MAP
+  const DataTypePtr& value() const { return children_[1]; }         // MAP
   const std::vector<DataField>& fields() const { return fields_; }  // ROW
 
   bool is_nested() const;

@@ -21,11 +21,33 @@ DataTypePtr MustParse(const std::string& sql) {
 
 // Every atomic type in Java's canonical SQL form (ToString output == input).
 const std::vector<std::string> kCanonicalAtomic = {
-    "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
-    "DECIMAL(10, 0)", "DECIMAL(38, 18)", "CHAR(1)", "CHAR(12)", "VARCHAR(5)", "STRING",
-    "BINARY(16)", "VARBINARY(7)", "BYTES", "DATE", "TIME(0)", "TIME(3)", "TIMESTAMP(0)",
-    "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)", "TIMESTAMP(3) WITH LOCAL TIME ZONE",
-    "TIMESTAMP(6) WITH LOCAL TIME ZONE", "VARIANT", "BLOB",
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL(10, 0)",
+    "DECIMAL(38, 18)",
+    "CHAR(1)",
+    "CHAR(12)",
+    "VARCHAR(5)",
+    "STRING",
+    "BINARY(16)",
+    "VARBINARY(7)",
+    "BYTES",
+    "DATE",
+    "TIME(0)",
+    "TIME(3)",
+    "TIMESTAMP(0)",
+    "TIMESTAMP(3)",
+    "TIMESTAMP(6)",
+    "TIMESTAMP(9)",
+    "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+    "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+    "VARIANT",
+    "BLOB",
 };
 
 TEST(DataTypeTest, AtomicSqlRoundTrip) {
@@ -100,13 +122,36 @@ TEST(DataTypeTest, AliasesAndDefaults) {
 }
 
 TEST(DataTypeTest, RejectsMalformedSql) {
-  for (const char* bad :
-       {"", "   ", "FOO", "INT NOT", "INT NOT NUL", "DECIMAL(0, 0)", "DECIMAL(39, 0)",
-        "DECIMAL(5, 6)", "DECIMAL(5,", "VARCHAR(0)", "VARCHAR(-1)", "VARCHAR(99999999999)",
-        "TIMESTAMP(10)", "TIME(12)", "ARRAY<INT", "ARRAY<>", "MAP<INT>", "MAP<INT, >",
-        "VECTOR<FLOAT>", "VECTOR<FLOAT, 0>", "VECTOR<STRING, 3>", "VECTOR<ARRAY<INT>, 3>",
-        "ROW<a>", "ROW<`a INT>", "ROW<a INT COMMENT 'x>", "ROW", "INT INT", "BIGINT)",
-        "TIMESTAMP WITH TIME ZONE", "INT\x01"}) {
+  for (const char* bad : {"",
+                          "   ",
+                          "FOO",
+                          "INT NOT",
+                          "INT NOT NUL",
+                          "DECIMAL(0, 0)",
+                          "DECIMAL(39, 0)",
+                          "DECIMAL(5, 6)",
+                          "DECIMAL(5,",
+                          "VARCHAR(0)",
+                          "VARCHAR(-1)",
+                          "VARCHAR(99999999999)",
+                          "TIMESTAMP(10)",
+                          "TIME(12)",
+                          "ARRAY<INT",
+                          "ARRAY<>",
+                          "MAP<INT>",
+                          "MAP<INT, >",
+                          "VECTOR<FLOAT>",
+                          "VECTOR<FLOAT, 0>",
+                          "VECTOR<STRING, 3>",
+                          "VECTOR<ARRAY<INT>, 3>",
+                          "ROW<a>",
+                          "ROW<`a INT>",
+                          "ROW<a INT COMMENT 'x>",
+                          "ROW",
+                          "INT INT",
+                          "BIGINT)",
+                          "TIMESTAMP WITH TIME ZONE",
+                          "INT\x01"}) {
     auto r = DataType::Parse(bad);
     EXPECT_RAISES(Invalid, r) << "'" << bad << "'";
   }
@@ -132,8 +177,8 @@ TEST(DataTypeTest, NestedJsonRoundTrip) {
       DataType::Vector(MustParse("DOUBLE"), 2, false),
       DataType::Row(inner),
       DataType::Row(inner, false),
-      DataType::Array(DataType::Row({{9, "deep", DataType::Row(inner, false), std::nullopt,
-                                      std::nullopt}})),
+      DataType::Array(
+          DataType::Row({{9, "deep", DataType::Row(inner, false), std::nullopt, std::nullopt}})),
   };
   for (const auto& type : types) {
     json j = type->ToJson();
@@ -174,20 +219,27 @@ TEST(DataTypeTest, JsonVariantsFromOtherWriters) {
   EXPECT_FALSE((*r)->nullable());
   EXPECT_FALSE((*r)->fields()[0].description.has_value());
 
-  for (const char* bad : {
-           R"(5)", R"(null)", R"([])", R"({})", R"({"type": 3})", R"({"type": "ARRAY"})",
-           R"({"type": "ARRAY", "element": 7})", R"({"type": "MAP", "key": "INT"})",
-           R"({"type": "VECTOR", "element": "FLOAT"})",
-           R"({"type": "VECTOR", "element": "FLOAT", "length": "3"})",
-           R"({"type": "VECTOR", "element": "STRING", "length": 3})",
-           R"({"type": "ROW", "fields": 1})", R"({"type": "ROW", "fields": [1]})",
-           R"({"type": "ROW", "fields": [{"name": "a", "type": "INT"}]})",
-           R"({"type": "ROW", "fields": [{"id": "1", "name": "a", "type": "INT"}]})",
-           R"({"type": "ROW", "fields": [{"id": 1, "name": "a"}]})",
-           R"({"type": "ROW", "fields": [{"id": 1, "name": 5, "type": "INT"}]})",
-           R"({"type": "ROW", "fields": [{"id": 99999999999, "name": "a", "type": "INT"}]})",
-           R"({"type": "ROW", "fields": [{"id": 1, "name": "a", "type": "INT", "description": 3}]})",
-           R"("NOPE")"}) {
+  for (const char* bad :
+       {R"(5)",
+        R"(null)",
+        R"([])",
+        R"({})",
+        R"({"type": 3})",
+        R"({"type": "ARRAY"})",
+        R"({"type": "ARRAY", "element": 7})",
+        R"({"type": "MAP", "key": "INT"})",
+        R"({"type": "VECTOR", "element": "FLOAT"})",
+        R"({"type": "VECTOR", "element": "FLOAT", "length": "3"})",
+        R"({"type": "VECTOR", "element": "STRING", "length": 3})",
+        R"({"type": "ROW", "fields": 1})",
+        R"({"type": "ROW", "fields": [1]})",
+        R"({"type": "ROW", "fields": [{"name": "a", "type": "INT"}]})",
+        R"({"type": "ROW", "fields": [{"id": "1", "name": "a", "type": "INT"}]})",
+        R"({"type": "ROW", "fields": [{"id": 1, "name": "a"}]})",
+        R"({"type": "ROW", "fields": [{"id": 1, "name": 5, "type": "INT"}]})",
+        R"({"type": "ROW", "fields": [{"id": 99999999999, "name": "a", "type": "INT"}]})",
+        R"({"type": "ROW", "fields": [{"id": 1, "name": "a", "type": "INT", "description": 3}]})",
+        R"("NOPE")"}) {
     auto res = DataType::FromJson(json::parse(bad));
     EXPECT_RAISES(Invalid, res) << bad;
   }
@@ -293,8 +345,7 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
       {arrow::timestamp(arrow::TimeUnit::MILLI), "TIMESTAMP(3)"},
       {arrow::timestamp(arrow::TimeUnit::MICRO), "TIMESTAMP(6)"},
       {arrow::timestamp(arrow::TimeUnit::NANO), "TIMESTAMP(9)"},
-      {arrow::timestamp(arrow::TimeUnit::MICRO, "Asia/Tokyo"),
-       "TIMESTAMP(6) WITH LOCAL TIME ZONE"},
+      {arrow::timestamp(arrow::TimeUnit::MICRO, "Asia/Tokyo"), "TIMESTAMP(6) WITH LOCAL TIME ZONE"},
       {arrow::date32(), "DATE"},
       {arrow::time32(arrow::TimeUnit::MILLI), "TIME(0)"},
       {arrow::time64(arrow::TimeUnit::NANO), "TIME(0)"},
@@ -317,8 +368,8 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
   }
   int32_t next = 0;
   EXPECT_FALSE((*DataType::FromArrow(*arrow::int32(), false, &next))->nullable());
-  for (const auto& unsupported : {arrow::null(), arrow::uint32(), arrow::date64(),
-                                  arrow::float16(), arrow::duration(arrow::TimeUnit::SECOND)}) {
+  for (const auto& unsupported : {arrow::null(), arrow::uint32(), arrow::date64(), arrow::float16(),
+                                  arrow::duration(arrow::TimeUnit::SECOND)}) {
     auto status = DataType::FromArrow(*unsupported, true, &next).status();
     EXPECT_TRUE(status.IsInvalid()) << unsupported->ToString();
     EXPECT_EQ(status.message(), "Unsupported pyarrow type: " + unsupported->ToString());
@@ -327,8 +378,8 @@ TEST(DataTypeTest, FromArrowMatchesPypaimon) {
 
 TEST(DataTypeTest, FromArrowNamesTheInnermostUnsupportedType) {
   int32_t next = 0;
-  auto nested = arrow::struct_({arrow::field("ok", arrow::int32()),
-                                arrow::field("bad", arrow::list(arrow::uint8()))});
+  auto nested = arrow::struct_(
+      {arrow::field("ok", arrow::int32()), arrow::field("bad", arrow::list(arrow::uint8()))});
   auto status = DataType::FromArrow(*nested, true, &next).status();
   EXPECT_TRUE(status.IsInvalid());
   EXPECT_EQ(status.message(), "Unsupported pyarrow type: uint8");
@@ -344,15 +395,15 @@ TEST(DataTypeTest, FromArrowRefusesUnregisteredExtensionFields) {
   auto status = FieldsFromArrow(*schema).status();
   EXPECT_TRUE(status.IsInvalid());
   EXPECT_EQ(status.message(), "Unsupported pyarrow type: extension<my.tensor>");
-  auto nested = arrow::schema({arrow::field(
-      "s", arrow::struct_({arrow::field("x", arrow::binary(), true, ext)}))});
+  auto nested = arrow::schema(
+      {arrow::field("s", arrow::struct_({arrow::field("x", arrow::binary(), true, ext)}))});
   EXPECT_EQ(FieldsFromArrow(*nested).status().message(),
             "Unsupported pyarrow type: extension<my.tensor>");
 }
 
 TEST(DataTypeTest, JsonNestedHeadsInAnyCase) {
-  auto type = DataType::FromJson(nlohmann::json::parse(
-      R"({"type": "array not null", "element": "int"})"));
+  auto type =
+      DataType::FromJson(nlohmann::json::parse(R"({"type": "array not null", "element": "int"})"));
   ASSERT_TRUE(type.ok()) << type.status().ToString();
   EXPECT_EQ((*type)->ToString(), "ARRAY<INT> NOT NULL");
   auto map = DataType::FromJson(nlohmann::json::parse(
@@ -368,12 +419,10 @@ TEST(DataTypeTest, FromArrowFieldIdNumbering) {
       arrow::struct_({arrow::field("p", arrow::int32()), arrow::field("q", arrow::utf8())});
   auto schema = arrow::schema({
       arrow::field("a", arrow::int64()),
-      arrow::field("s", arrow::struct_({arrow::field("x", arrow::int32()),
-                                        arrow::field("n", inner),
+      arrow::field("s", arrow::struct_({arrow::field("x", arrow::int32()), arrow::field("n", inner),
                                         arrow::field("y", arrow::float64())})),
       arrow::field("l", arrow::list(arrow::struct_({arrow::field("e", arrow::int8())}))),
-      arrow::field("b", arrow::utf8(), true,
-                   arrow::key_value_metadata({"description"}, {"the b"})),
+      arrow::field("b", arrow::utf8(), true, arrow::key_value_metadata({"description"}, {"the b"})),
   });
   auto r = FieldsFromArrow(*schema);
   ASSERT_OK(r);
@@ -395,12 +444,12 @@ TEST(DataTypeTest, FromArrowFieldIdNumbering) {
   EXPECT_EQ(HighestFieldId(fields), 9);
 
   // AssignFieldIds gives the same numbering to ids that were never assigned.
-  auto renumbered = AssignFieldIds(
-      {{-1, "a", MustParse("BIGINT"), std::nullopt, std::nullopt},
-       {-1, "s", MustParse("ROW<x INT, n ROW<p INT, q STRING>, y DOUBLE>"), std::nullopt,
-        std::nullopt},
-       {-1, "l", MustParse("ARRAY<ROW<e TINYINT>>"), std::nullopt, std::nullopt},
-       {-1, "b", MustParse("STRING"), std::string("the b"), std::nullopt}});
+  auto renumbered =
+      AssignFieldIds({{-1, "a", MustParse("BIGINT"), std::nullopt, std::nullopt},
+                      {-1, "s", MustParse("ROW<x INT, n ROW<p INT, q STRING>, y DOUBLE>"),
+                       std::nullopt, std::nullopt},
+                      {-1, "l", MustParse("ARRAY<ROW<e TINYINT>>"), std::nullopt, std::nullopt},
+                      {-1, "b", MustParse("STRING"), std::string("the b"), std::nullopt}});
   for (size_t i = 0; i < fields.size(); ++i) {
     EXPECT_TRUE(renumbered[i].Equals(fields[i])) << i;
   }

@@ -1,13 +1,11 @@
 #include "paimon_rowid/types/table_schema.h"
 
-#include "paimon_rowid/common/json_text.h"
-
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "arrow/type.h"
 #include "paimon_rowid/common/checked_json.h"
+#include "paimon_rowid/common/json_text.h"
 
 namespace paimon_rowid {
 

@@ -25,8 +25,8 @@ TableSchema SampleSchema() {
   });
   schema.highest_field_id = HighestFieldId(schema.fields);
   schema.partition_keys = {"dt"};
-  schema.options = {{"row-tracking.enabled", "true"}, {"data-evolution.enabled", "true"},
-                    {"bucket", "-1"}};
+  schema.options = {
+      {"row-tracking.enabled", "true"}, {"data-evolution.enabled", "true"}, {"bucket", "-1"}};
   schema.comment = "a \"quoted\" comment";
   schema.time_millis = 1715680000123;
   return schema;
@@ -66,9 +66,9 @@ TEST(TableSchemaTest, JsonRoundTrip) {
 
 TEST(TableSchemaTest, JavaLayout) {
   TableSchema schema;
-  schema.fields = {{0, "a", DataType::Parse("INT").ValueOrDie(), std::nullopt, std::nullopt},
-                   {1, "b", DataType::Parse("ARRAY<STRING NOT NULL>").ValueOrDie(), std::nullopt,
-                    std::nullopt}};
+  schema.fields = {
+      {0, "a", DataType::Parse("INT").ValueOrDie(), std::nullopt, std::nullopt},
+      {1, "b", DataType::Parse("ARRAY<STRING NOT NULL>").ValueOrDie(), std::nullopt, std::nullopt}};
   schema.highest_field_id = 1;
   schema.time_millis = 7;
   // Jackson's DefaultPrettyPrinter, as Java's SchemaManager writes it.
@@ -150,21 +150,27 @@ TEST(TableSchemaTest, OldVersionsGetJavaDefaults) {
 }
 
 TEST(TableSchemaTest, RejectsMalformed) {
-  for (const char* bad : {
-           "", "{", "[]", "null", "3", R"({"version": 3})",
-           R"({"id": "0", "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
-           R"({"id": 0, "fields": {}, "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
-           R"({"id": 0, "fields": [], "partitionKeys": [], "primaryKeys": []})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "primaryKeys": []})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [1], "primaryKeys": []})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "options": []})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "options": {"a": {}}})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "comment": 5})",
-           R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "timeMillis": "x"})",
-           R"({"id": 0, "fields": [{"id": 0, "name": "a", "type": "NOPE"}], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
-           R"({"id": 18446744073709551615, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
-           R"({"version": 99999999999, "id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
-       }) {
+  for (
+      const char* bad : {
+          "",
+          "{",
+          "[]",
+          "null",
+          "3",
+          R"({"version": 3})",
+          R"({"id": "0", "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
+          R"({"id": 0, "fields": {}, "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
+          R"({"id": 0, "fields": [], "partitionKeys": [], "primaryKeys": []})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "primaryKeys": []})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [1], "primaryKeys": []})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "options": []})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "options": {"a": {}}})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "comment": 5})",
+          R"({"id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": [], "timeMillis": "x"})",
+          R"({"id": 0, "fields": [{"id": 0, "name": "a", "type": "NOPE"}], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
+          R"({"id": 18446744073709551615, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
+          R"({"version": 99999999999, "id": 0, "fields": [], "highestFieldId": 0, "partitionKeys": [], "primaryKeys": []})",
+      }) {
     auto r = TableSchema::FromJson(bad);
     EXPECT_RAISES(Invalid, r) << bad;
   }

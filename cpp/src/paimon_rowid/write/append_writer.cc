@@ -1,9 +1,9 @@
 #include "paimon_rowid/write/append_writer.h"
 
 #include <algorithm>
-#include <limits>
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -18,12 +18,12 @@
 #include "arrow/util/byte_size.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/write/blob_writer.h"
 #include "paimon_rowid/write/input_types.h"
+#include "paimon_rowid/write/stats.h"
 
 namespace paimon_rowid {
 namespace {
@@ -98,14 +98,14 @@ struct AppendWriter::Impl {
   std::shared_ptr<FileIO> io;
   std::vector<DataField> write_fields;
   std::optional<std::vector<std::string>> write_cols;  // nullopt = full row
-  std::shared_ptr<arrow::Schema> input_schema;          // table types, no ids
-  std::shared_ptr<arrow::Schema> file_schema;           // with "PARQUET:field_id"
-  std::vector<int> partition_index;                     // into write_fields, key order
+  std::shared_ptr<arrow::Schema> input_schema;         // table types, no ids
+  std::shared_ptr<arrow::Schema> file_schema;          // with "PARQUET:field_id"
+  std::vector<int> partition_index;                    // into write_fields, key order
   std::vector<DataField> partition_fields;
-  std::vector<int> stats_index;                         // into write_fields
-  std::set<std::string> descriptor_fields;              // BLOB fields stored inline
-  std::vector<int> normal_index;                        // into write_fields: Parquet columns
-  std::vector<int> blob_index;                          // into write_fields: .blob columns
+  std::vector<int> stats_index;                               // into write_fields
+  std::set<std::string> descriptor_fields;                    // BLOB fields stored inline
+  std::vector<int> normal_index;                              // into write_fields: Parquet columns
+  std::vector<int> blob_index;                                // into write_fields: .blob columns
   std::optional<std::vector<std::string>> normal_write_cols;  // _WRITE_COLS of Parquet files
   std::vector<std::string> stats_names;
   std::vector<std::shared_ptr<arrow::DataType>> stats_types;
@@ -227,7 +227,8 @@ Status CheckWritable(const Table& table) {
   const Options& opts = table.options();
   const std::string name = table.identifier().FullName();
   if (!schema.primary_keys.empty()) {
-    return Status::NotImplemented("table '", name, "' has primary keys; only append tables are written");
+    return Status::NotImplemented("table '", name,
+                                  "' has primary keys; only append tables are written");
   }
   if (Lower(opts.GetOr(options::kFileFormat, "parquet")) != "parquet") {
     return Status::NotImplemented("table '", name, "' uses file.format '",
@@ -287,8 +288,7 @@ Status AppendWriter::Impl::ResolveWriteType(const std::optional<std::vector<std:
     const DataField* f = schema.FieldByName(col);
     if (f == nullptr) {
       return Status::Invalid("Column '", col, "' is not a column of table '",
-                             table->identifier().FullName(), "' ",
-                             JoinNames(schema.field_names()));
+                             table->identifier().FullName(), "' ", JoinNames(schema.field_names()));
     }
     if (!seen.insert(col).second) return Status::Invalid("Column '", col, "' is written twice");
     write_fields.push_back(*f);
@@ -313,8 +313,8 @@ Status AppendWriter::Impl::ApplyOptions(const Options& opts) {
   }
   ARROW_ASSIGN_OR_RAISE(block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
   block_size = std::max<int64_t>(1, std::min(block_size, target_file_size));
-  std::string codec = Lower(opts.GetOr("parquet.compression",
-                                       opts.GetOr(options::kFileCompression, "zstd")));
+  std::string codec =
+      Lower(opts.GetOr("parquet.compression", opts.GetOr(options::kFileCompression, "zstd")));
   if (codec == "uncompressed") codec = "none";
   parquet.compression = codec;
   ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
@@ -391,8 +391,8 @@ std::vector<std::string> AppendWriter::written_paths() const { return impl_->pat
 std::string AppendWriter::row_id_file_path() const {
   const Impl& impl = *impl_;
   std::string dir = impl.fixed ? impl.fixed->dir : std::string();
-  return JoinPath(dir, impl.prefix + impl.uuid + "-" + std::to_string(impl.file_counter) +
-                           impl.extension);
+  return JoinPath(
+      dir, impl.prefix + impl.uuid + "-" + std::to_string(impl.file_counter) + impl.extension);
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
@@ -412,15 +412,14 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
   if (it != partitions.end()) return it->second.get();
   auto pw = std::make_unique<PartitionWriter>();
   pw->partition = bytes;
-  pw->dir = fixed ? fixed->dir
-                  : table->BucketPath(
-                        JavaPartitionPath(partition_fields, values, default_partition_name),
-                        /*bucket=*/0);
+  pw->dir =
+      fixed ? fixed->dir
+            : table->BucketPath(JavaPartitionPath(partition_fields, values, default_partition_name),
+                                /*bucket=*/0);
   for (int idx : blob_index) {
     pw->blobs.push_back(std::make_unique<BlobFieldWriter>(
         io, pw->dir, write_fields[idx].name, write_fields[idx].type, table->schema().id,
-        blob_target_file_size,
-        [this] { return NewFileName(".blob"); }, &paths));
+        blob_target_file_size, [this] { return NewFileName(".blob"); }, &paths));
   }
   PartitionWriter* raw = pw.get();
   order.push_back(bytes);
@@ -543,9 +542,10 @@ Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
   ARROW_ASSIGN_OR_RAISE(int64_t batch_bytes, arrow::util::ReferencedBufferSize(*normal));
   double raw_per_row = static_cast<double>(batch_bytes) / static_cast<double>(batch->num_rows());
   // Slices small enough that a file overshoots its target by at most ~1/8.
-  int64_t chunk_rows = std::clamp<int64_t>(
-      static_cast<int64_t>(static_cast<double>(target_file_size) / 8.0 / std::max(1.0, raw_per_row)),
-      1, kMaxChunkRows);
+  int64_t chunk_rows =
+      std::clamp<int64_t>(static_cast<int64_t>(static_cast<double>(target_file_size) / 8.0 /
+                                               std::max(1.0, raw_per_row)),
+                          1, kMaxChunkRows);
   for (int64_t offset = 0; offset < batch->num_rows(); offset += chunk_rows) {
     const int64_t length = std::min(chunk_rows, batch->num_rows() - offset);
     auto chunk = batch->Slice(offset, length);

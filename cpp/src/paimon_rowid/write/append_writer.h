@@ -69,9 +69,11 @@ class AppendWriter {
   /// an update of `write_cols` (no partition keys needed) written into `bucket_dir` (the
   /// directory of the group's files) for `partition`, never rolled, with first_row_id preset
   /// so the committer leaves the row ids alone.
-  static Result<std::unique_ptr<AppendWriter>> MakeForRowIds(
-      std::shared_ptr<const Table> table, std::vector<std::string> write_cols,
-      std::string partition, std::string bucket_dir, int64_t first_row_id);
+  static Result<std::unique_ptr<AppendWriter>> MakeForRowIds(std::shared_ptr<const Table> table,
+                                                             std::vector<std::string> write_cols,
+                                                             std::string partition,
+                                                             std::string bucket_dir,
+                                                             int64_t first_row_id);
 
   /// Does not delete files: call Abort() to drop uncommitted output.
   ~AppendWriter();

@@ -114,8 +114,8 @@ Status BlobFieldWriter::AppendMap(const arrow::MapArray& rows, int64_t row) {
     key_lengths.push_back(static_cast<int64_t>(key.size()));
     key_bytes.push_back(std::move(key));
     if (values.IsNull(i) && !type_->value()->nullable()) {
-      return Status::Invalid("MAP<X, BLOB> field '", field_name_,
-                             "' does not allow null values (", type_->ToString(), ")");
+      return Status::Invalid("MAP<X, BLOB> field '", field_name_, "' does not allow null values (",
+                             type_->ToString(), ")");
     }
   }
   ARROW_RETURN_NOT_OK(current_->BeginValue());

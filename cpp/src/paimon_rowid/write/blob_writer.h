@@ -75,5 +75,4 @@ class BlobFieldWriter {
   std::vector<DataFileMeta> done_;
 };
 
-
 }  // namespace paimon_rowid

@@ -83,7 +83,8 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
   ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
   ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(*vectors.values(), *indices));
   ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
-  auto type = arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
+  auto type =
+      arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
   return std::make_shared<arrow::ListArray>(
       type, vectors.length(), offset_array->data()->buffers[1], values,
       vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
@@ -103,8 +104,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
   for (const auto& f : in.fields()) {
     if (!wanted.count(f->name())) {
       return Status::Invalid("Input column '", f->name(), "' is not in the write type ",
-                             JoinNames(write_names), " of table '",
-                             table_name, "'");
+                             JoinNames(write_names), " of table '", table_name, "'");
     }
   }
   arrow::ArrayVector columns;
@@ -123,8 +123,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
       if (!cast.ok() && f.type->holds_blob() && !f.type->is_blob()) {
         // pypaimon rejects any other input type for these columns with a ValueError.
         return Status::Invalid("Cannot cast column '", f.name, "' from ",
-                               column->type()->ToString(), " to ", target->ToString(),
-                               " (Paimon ", f.type->ToString(), "): ", cast.status().message());
+                               column->type()->ToString(), " to ", target->ToString(), " (Paimon ",
+                               f.type->ToString(), "): ", cast.status().message());
       }
       if (!cast.ok()) {
         return Status::TypeError("Cannot cast column '", f.name, "' from ",
@@ -143,8 +143,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
       ARROW_ASSIGN_OR_RAISE(auto elements, vectors.Flatten());
       if (elements->null_count() > 0) {
         return Status::Invalid("Column '", f.name, "' (", f.type->ToString(), ") has ",
-                               elements->null_count(),
-                               " null element(s) inside non-null vectors");
+                               elements->null_count(), " null element(s) inside non-null vectors");
       }
     }
     columns.push_back(std::move(column));

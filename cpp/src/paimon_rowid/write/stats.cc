@@ -24,8 +24,9 @@ Result<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>
   return std::make_pair(pair.value[0], pair.value[1]);
 }
 
-Result<std::shared_ptr<arrow::Array>> ArrayOf(const std::shared_ptr<arrow::DataType>& type,
-                                              const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
+Result<std::shared_ptr<arrow::Array>> ArrayOf(
+    const std::shared_ptr<arrow::DataType>& type,
+    const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
   std::unique_ptr<arrow::ArrayBuilder> builder;
   ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder));
   ARROW_RETURN_NOT_OK(builder->AppendScalars(values));
@@ -74,8 +75,11 @@ bool DecodeUtf8(std::string_view s, std::vector<std::pair<size_t, char32_t>>* ou
   size_t i = 0;
   while (i < s.size()) {
     const auto b = static_cast<uint8_t>(s[i]);
-    size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
-                 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    size_t len = b < 0x80             ? 1
+                 : (b & 0xE0) == 0xC0 ? 2
+                 : (b & 0xF0) == 0xE0 ? 3
+                 : (b & 0xF8) == 0xF0 ? 4
+                                      : 0;
     if (len == 0 || i + len > s.size()) return false;
     char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
     for (size_t k = 1; k < len; ++k) {
@@ -168,10 +172,14 @@ Result<StatsMode> StatsMode::Parse(const std::string& text) {
 
 std::string StatsMode::ToString() const {
   switch (kind) {
-    case Kind::kNone: return "none";
-    case Kind::kCounts: return "counts";
-    case Kind::kTruncate: return "truncate(" + std::to_string(length) + ")";
-    case Kind::kFull: return "full";
+    case Kind::kNone:
+      return "none";
+    case Kind::kCounts:
+      return "counts";
+    case Kind::kTruncate:
+      return "truncate(" + std::to_string(length) + ")";
+    case Kind::kFull:
+      return "full";
   }
   return "?";
 }
@@ -274,8 +282,8 @@ Status StatsCollector::Fold(size_t i, const std::shared_ptr<arrow::Scalar>& lo,
     return Status::OK();
   }
   std::string_view lower = Utf8Prefix(BytesOf(*lo), n);
-  ARROW_ASSIGN_OR_RAISE(auto lo_scalar, arrow::MakeScalar(types_[i], arrow::Buffer::FromString(
-                                                                         std::string(lower))));
+  ARROW_ASSIGN_OR_RAISE(
+      auto lo_scalar, arrow::MakeScalar(types_[i], arrow::Buffer::FromString(std::string(lower))));
   ARROW_ASSIGN_OR_RAISE(auto hi_scalar,
                         arrow::MakeScalar(types_[i], arrow::Buffer::FromString(std::move(*upper))));
   mins_[i].push_back(std::move(lo_scalar));

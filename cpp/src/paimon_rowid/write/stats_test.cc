@@ -1,11 +1,12 @@
 // Stats modes (Java's metadata.stats-mode / fields.<name>.stats-mode), string truncation with
 // a rounded-up max, and what a written file's value stats hold under each mode.
+#include "paimon_rowid/write/stats.h"
+
 #include <gtest/gtest.h>
 
 #include "arrow/api.h"
 #include "arrow/compute/cast.h"
 #include "paimon_rowid/codec/binary_row.h"
-#include "paimon_rowid/write/stats.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/predicate.h"
 #include "paimon_rowid/write/test_util.h"
@@ -67,12 +68,11 @@ TEST(StatsModeTest, ParsesJavaSpellings) {
   EXPECT_EQ(StatsMode::Parse("Counts").ValueOrDie(), StatsMode::Counts());
   EXPECT_EQ(StatsMode::Parse("FULL").ValueOrDie(), StatsMode::Full());
   EXPECT_EQ(StatsMode::Parse("truncate(16)").ValueOrDie(), StatsMode::Truncate(16));
-  EXPECT_EQ(StatsMode::Parse("TRUNCATE(2147483647)").ValueOrDie(),
-            StatsMode::Truncate(2147483647));
+  EXPECT_EQ(StatsMode::Parse("TRUNCATE(2147483647)").ValueOrDie(), StatsMode::Truncate(2147483647));
   EXPECT_EQ(StatsMode::Truncate(7).ToString(), "truncate(7)");
-  for (const char* bad : {"", "truncate(0)", "truncate()", "truncate(-1)", "truncate( 16)",
-                          "truncate(16) ", " full", "truncate(2147483648)", "truncate16",
-                          "truncate(1e3)", "partial"}) {
+  for (const char* bad :
+       {"", "truncate(0)", "truncate()", "truncate(-1)", "truncate( 16)", "truncate(16) ", " full",
+        "truncate(2147483648)", "truncate16", "truncate(1e3)", "partial"}) {
     EXPECT_FALSE(StatsMode::Parse(bad).ok()) << bad;
   }
 }
@@ -88,7 +88,8 @@ TEST(StatsModeTest, ColumnModesFollowStatsCollectorFactories) {
   // Past the first N counted columns the rest are none; a column with its own mode keeps it
   // and is counted.
   Options first = Opts({{"metadata.stats-keep-first-n-columns", "2"},
-                        {"fields.a.stats-mode", "none"}, {"fields.d.stats-mode", "truncate(3)"}});
+                        {"fields.a.stats-mode", "none"},
+                        {"fields.d.stats-mode", "truncate(3)"}});
   EXPECT_EQ(ColumnStatsModes(first, cols).ValueOrDie(),
             (std::vector<StatsMode>{StatsMode::None(), StatsMode::Truncate(16), StatsMode::None(),
                                     StatsMode::Truncate(3)}));
@@ -110,9 +111,9 @@ TEST(StatsModeTest, BinaryColumnsOfParquetFilesKeepOnlyNullCounts) {
 TEST(TruncateTest, PrefixCountsCodePoints) {
   EXPECT_EQ(Utf8Prefix(kAlphabet, 16), "abcdefghijklmnop");
   EXPECT_EQ(Utf8Prefix("abc", 16), "abc");
-  EXPECT_EQ(Utf8Prefix(Repeat("\u00e9", 20), 16), Repeat("\u00e9", 16));         // 2 bytes
-  EXPECT_EQ(Utf8Prefix(Repeat("\u20ac", 3), 2), Repeat("\u20ac", 2));            // 3 bytes
-  EXPECT_EQ(Utf8Prefix(Repeat("\U0001F600", 3), 1), "\U0001F600");              // 4 bytes
+  EXPECT_EQ(Utf8Prefix(Repeat("\u00e9", 20), 16), Repeat("\u00e9", 16));  // 2 bytes
+  EXPECT_EQ(Utf8Prefix(Repeat("\u20ac", 3), 2), Repeat("\u20ac", 2));     // 3 bytes
+  EXPECT_EQ(Utf8Prefix(Repeat("\U0001F600", 3), 1), "\U0001F600");        // 4 bytes
 }
 
 TEST(TruncateTest, UpperBoundIncrementsTheLastCodePoint) {
@@ -130,19 +131,23 @@ TEST(TruncateTest, UpperBoundIncrementsTheLastCodePoint) {
   // U+D7FF + 1 would be a surrogate: the next scalar value is U+E000.
   EXPECT_EQ(Utf8UpperBound("a\ud7ffz", 2), "a\ue000");
   // Malformed UTF-8 gets no bound.
-  EXPECT_EQ(Utf8UpperBound(std::string("a\xff" "bc", 4), 2), std::nullopt);
+  EXPECT_EQ(Utf8UpperBound(std::string("a\xff"
+                                       "bc",
+                                       4),
+                           2),
+            std::nullopt);
   for (const std::string v : {std::string(kAlphabet), Repeat("\u00e9\u20ac\U0001F600", 9)}) {
     auto bound = Utf8UpperBound(v, 16);
     ASSERT_TRUE(bound);
-    EXPECT_GT(*bound, v);                       // byte order = code point order
+    EXPECT_GT(*bound, v);  // byte order = code point order
     EXPECT_LE(std::string(Utf8Prefix(v, 16)), v);
   }
 }
 
 TEST(CollectorTest, TruncateModeBoundsEveryChunk) {
-  auto d = Collect(StatsMode::Truncate(16),
-                   {{std::string("m") + kAlphabet, std::nullopt}, {std::string(kAlphabet), "zz"},
-                    {std::string("zz") + kAlphabet}});
+  auto d = Collect(StatsMode::Truncate(16), {{std::string("m") + kAlphabet, std::nullopt},
+                                             {std::string(kAlphabet), "zz"},
+                                             {std::string("zz") + kAlphabet}});
   EXPECT_EQ(d.min, "abcdefghijklmnop");
   EXPECT_EQ(d.max, "zzabcdefghijklmo");  // "zz" + 14 letters, the last one incremented
   EXPECT_EQ(d.nulls, 1);
@@ -153,8 +158,8 @@ TEST(CollectorTest, TruncateModeBoundsEveryChunk) {
 }
 
 TEST(CollectorTest, OtherModes) {
-  const std::vector<std::vector<std::optional<std::string>>> chunks{{std::string(kAlphabet),
-                                                                     std::nullopt}};
+  const std::vector<std::vector<std::optional<std::string>>> chunks{
+      {std::string(kAlphabet), std::nullopt}};
   auto full = Collect(StatsMode::Full(), chunks);
   EXPECT_EQ(full.min, kAlphabet);
   EXPECT_EQ(full.max, kAlphabet);
@@ -200,16 +205,17 @@ std::shared_ptr<arrow::RecordBatch> Rows(int64_t first, const std::vector<std::s
     EXPECT_TRUE(name.Append(names[i]).ok());
     EXPECT_TRUE(dt.Append(kAlphabet).ok());
   }
-  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                               arrow::field("name", arrow::utf8()),
-                               arrow::field("dt", arrow::utf8())});
-  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(names.size()),
-                                  {ids.Finish().ValueOrDie(), name.Finish().ValueOrDie(),
-                                   dt.Finish().ValueOrDie()});
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8()),
+                     arrow::field("dt", arrow::utf8())});
+  return arrow::RecordBatch::Make(
+      schema, static_cast<int64_t>(names.size()),
+      {ids.Finish().ValueOrDie(), name.Finish().ValueOrDie(), dt.Finish().ValueOrDie()});
 }
 
 TEST(WrittenStatsTest, DefaultIsTruncate16AndFieldModesOverrideIt) {
-  WriteFixture fx(DeOptions({{"fields.dt.stats-mode", "none"}, {"fields.id.stats-mode", "counts"}}));
+  WriteFixture fx(
+      DeOptions({{"fields.dt.stats-mode", "none"}, {"fields.id.stats-mode", "counts"}}));
   fx.Append(Rows(0, {std::string("b") + kAlphabet, kAlphabet}));
   auto entries = LiveEntries(*fx.table());
   ASSERT_EQ(entries.size(), 1u);
@@ -240,11 +246,11 @@ TEST(WrittenStatsTest, PruningWithTruncatedStatsKeepsMatchingFiles) {
   WriteFixture fx;
   const std::string low = kAlphabet, high = std::string("zz") + kAlphabet;
   fx.Append(Rows(0, {low, low + "-2"}));  // file 1
-  fx.Append(Rows(2, {high}));               // file 2
+  fx.Append(Rows(2, {high}));             // file 2
   auto entries = LiveEntries(*fx.table());
   ASSERT_EQ(entries.size(), 2u);
-  auto types = std::vector<std::shared_ptr<arrow::DataType>>{arrow::int64(), arrow::utf8(),
-                                                             arrow::utf8()};
+  auto types =
+      std::vector<std::shared_ptr<arrow::DataType>>{arrow::int64(), arrow::utf8(), arrow::utf8()};
   auto maxs = DecodeBinaryRow(entries[0].file.value_stats.max_values, types).ValueOrDie();
   EXPECT_EQ(maxs[1]->ToString(), "abcdefghijklmnoq");
   auto plan = [&](Predicate::Op op, const std::string& value) {

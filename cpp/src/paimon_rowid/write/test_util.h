@@ -62,17 +62,18 @@ class WriteFixture {
       EXPECT_OK(names.Append("name-" + std::to_string(i)));
       EXPECT_OK(dt.Append(dts[static_cast<size_t>(i) % dts.size()]));
     }
-    auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                                 arrow::field("name", arrow::utf8()),
-                                 arrow::field("dt", arrow::utf8())});
-    return arrow::RecordBatch::Make(schema, n, {ids.Finish().ValueOrDie(),
-                                                names.Finish().ValueOrDie(),
-                                                dt.Finish().ValueOrDie()});
+    auto schema =
+        arrow::schema({arrow::field("id", arrow::int64(), false),
+                       arrow::field("name", arrow::utf8()), arrow::field("dt", arrow::utf8())});
+    return arrow::RecordBatch::Make(
+        schema, n,
+        {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie(), dt.Finish().ValueOrDie()});
   }
 
   /// Writes `batch` with a fresh writer and returns its messages.
-  std::vector<CommitMessage> WriteMessages(const std::shared_ptr<arrow::RecordBatch>& batch,
-                                           std::optional<std::vector<std::string>> cols = std::nullopt) {
+  std::vector<CommitMessage> WriteMessages(
+      const std::shared_ptr<arrow::RecordBatch>& batch,
+      std::optional<std::vector<std::string>> cols = std::nullopt) {
     auto writer = AppendWriter::Make(table_, cols).ValueOrDie();
     Status st = writer->Write(batch);
     EXPECT_OK(st);
@@ -98,7 +99,8 @@ class WriteFixture {
     return reader->ToTable().ValueOrDie();
   }
 
-  static std::vector<int64_t> Int64s(const std::shared_ptr<arrow::Table>& t, const std::string& name) {
+  static std::vector<int64_t> Int64s(const std::shared_ptr<arrow::Table>& t,
+                                     const std::string& name) {
     std::vector<int64_t> out;
     auto col = t->GetColumnByName(name);
     for (const auto& chunk : col->chunks()) {

@@ -3,8 +3,8 @@
 #include <numeric>
 
 #include "arrow/api.h"
-#include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/catalog/schema_validation.h"
+#include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
@@ -153,9 +153,8 @@ TEST(AppendWriterTest, BadInputWritesNothing) {
   arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int64Builder>());
   for (int i = 0; i < 3; ++i) ASSERT_OK(lb.Append());
   ASSERT_OK_AND_ASSIGN(auto list, lb.Finish());
-  expect_clean_failure(
-      good->SetColumn(0, arrow::field("id", list->type()), list).ValueOrDie(),
-      arrow::StatusCode::TypeError);
+  expect_clean_failure(good->SetColumn(0, arrow::field("id", list->type()), list).ValueOrDie(),
+                       arrow::StatusCode::TypeError);
   // Null in a NOT NULL column.
   arrow::Int64Builder nb;
   ASSERT_OK(nb.AppendValues({1}));
