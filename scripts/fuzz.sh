@@ -54,6 +54,7 @@ fi
 
 # ---------------------------------------------------------------- build
 say "building the fuzz targets in $BUILD"
+. scripts/compiler_cache.sh
 CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPAIMON_ROWID_BUILD_FUZZERS=ON -DPAIMON_ROWID_BUILD_TESTS=OFF -DPAIMON_ROWID_BUILD_TOOLS=OFF \
   -DPython3_EXECUTABLE="$VENV/bin/python" >"$BUILD.configure.log" 2>&1 ||

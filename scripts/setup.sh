@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything paimon-rowid needs on a fresh Debian/Ubuntu machine and builds it, inside
 # the project's own virtualenvs (never into the system interpreter: PEP 668):
-#   - system packages: a C++20 compiler, CMake, Ninja, GoogleTest, nlohmann-json, a JDK and
-#     Maven (the Java Paimon oracle), python3-venv when the base Python cannot make a venv;
+#   - system packages: a C++20 compiler, CMake, Ninja, ccache (scripts/compiler_cache.sh),
+#     GoogleTest, nlohmann-json, a JDK and Maven (the Java Paimon oracle), python3-venv when the
+#     base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
 #     scikit-build-core, the test and Ray extras, all at the versions in constraints.txt; then
 #     paimon-rowid itself (pip install: builds the C++ core and the native module);
@@ -39,7 +40,8 @@ apt_install() {  # apt_install PKG...: installs the packages that are not instal
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $need >/dev/null
 }
 
-apt_install g++ cmake ninja-build libgtest-dev nlohmann-json3-dev openjdk-17-jdk-headless maven
+apt_install g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev openjdk-17-jdk-headless maven
+. scripts/compiler_cache.sh
 
 # ---------------------------------------------------------------- the base interpreter
 BASE=${PYTHON:-python3}

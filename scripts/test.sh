@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 PY=${PAIMON_ROWID_VENV:-$(pwd)/.venv}/bin/python
+. scripts/compiler_cache.sh
 
 echo "== C++ build and unit tests"
 cmake -S . -B build/cpp -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAIMON_ROWID_BUILD_TESTS=ON \

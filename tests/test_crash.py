@@ -1,8 +1,9 @@
 """Crash safety: a writer killed with SIGKILL at every point of a commit never corrupts the
-table. Each case runs a writer process that kills itself at a named point of the committer
-(PAIMON_ROWID_CRASH_AT, a test-only hook), then checks from a fresh process that the table
-reads, that its snapshot is either fully there or not there at all, and that later commits
-succeed with unique, contiguous row ids."""
+table. Each case runs a writer process that kills itself at a named fault point of the
+committer (C++ ``FaultPoint``, armed in that process only through the test-only
+``_native._arm_crash_point``), then checks from a fresh process that the table reads, that
+its snapshot is either fully there or not there at all, and that later commits succeed with
+unique, contiguous row ids."""
 from __future__ import annotations
 
 import os
@@ -22,8 +23,10 @@ POINTS = ["before_manifest", "after_manifest", "after_manifest_lists", "after_sn
 WRITER = textwrap.dedent("""
     import sys, pyarrow as pa
     from paimon_rowid import CatalogFactory
+    from paimon_rowid._lib import native
     from paimon_rowid.row_id_jobs import update_by_row_id
-    wh, kind, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    wh, kind, start, crash_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    native()._arm_crash_point(crash_at)
     if kind == "append":
         t = CatalogFactory.create({"warehouse": wh}).get_table("db.t")
         wb = t.new_batch_write_builder()
@@ -41,11 +44,8 @@ def _writer(wh, kind, start, crash_at=None):
     import paimon_rowid
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(paimon_rowid.__file__))
-    env.pop("PAIMON_ROWID_CRASH_AT", None)
-    if crash_at:
-        env["PAIMON_ROWID_CRASH_AT"] = crash_at
-    return subprocess.run([sys.executable, "-c", WRITER, wh, kind, str(start)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", WRITER, wh, kind, str(start), crash_at or ""],
+                          env=env, capture_output=True, text=True, timeout=120)
 
 
 def _read(wh):

@@ -9,12 +9,12 @@ leaves behind, read with the embedded reader.
 
 How the kill lands mid-update, deterministically: every task of the update needs the custom
 resource ``rowid_worker`` that only the two worker nodes have (one each), the update is cut
-into two apply tasks (``num_partitions=2``), and the test hook
-``PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS`` makes each apply task wait, after writing its
-files and before returning, while a hold file exists. A watcher thread waits until both apply
-tasks have written their files (one per file group, so both are held, one on each worker
-node), removes one worker node (every process of it killed, no graceful shutdown), and then
-deletes the hold file so the survivor (and a retry) go on at once.
+into two apply tasks (``num_partitions=2``), and the test seam ``TaskHooks(after_apply=
+HoldWhileExists(hold))`` (ray/_task_hooks.py, passed as ``_hooks``) makes each apply task
+wait, after writing its files and before returning, while a hold file exists. A watcher
+thread waits until both apply tasks have written their files (one per file group, so both are
+held, one on each worker node), removes one worker node (every process of it killed, no
+graceful shutdown), and then deletes the hold file so the survivor (and a retry) go on at once.
 
 - ``retries``: Ray's default ``max_retries`` re-runs the lost apply task on the surviving
   node. Exactly one new snapshot, every row equal to the expected update, and the killed
@@ -23,8 +23,8 @@ deletes the hold file so the survivor (and a retry) go on at once.
 - ``no-retries``: ``ray_remote_args={"max_retries": 0}``: a clear Ray error naming the lost
   worker, no new snapshot, and the table directory exactly as before (the surviving apply
   task's files and the killed attempt's files all deleted).
-- ``write-retries``: ``write_paimon`` of one block; the hook
-  ``PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS`` holds the write task after its file is written
+- ``write-retries``: ``write_paimon`` of one block; the seam ``TaskHooks(after_write=
+  HoldWhileExists(hold, report_node=True))`` holds the write task after its file is written
   and before it reports it, and names its node; that node is removed. Ray re-runs the task on
   the other worker node: one commit with every row once, the killed attempt's file written
   over by the retry.
@@ -123,6 +123,7 @@ def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], ho
 def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
     from paimon_rowid import CatalogFactory
     from paimon_rowid.ray import update_by_row_id
+    from paimon_rowid.ray._task_hooks import HoldWhileExists, TaskHooks
     identifier = SCENARIOS[name]
     table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
     before = _data_files(table.path)
@@ -131,13 +132,14 @@ def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
     remote_args: dict = {"resources": {"rowid_worker": 1}}
     if name == "no-retries":
         remote_args["max_retries"] = 0
-    hold = os.environ["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"]
+    hold = str(Path(warehouse).parent / "hold-apply")
     Path(hold).touch()
     killer = threading.Thread(target=_kill_when_both_held,
                               args=(cluster, victim, table.path, before, hold, report))
     return _run_while_killing(killer, report, lambda: update_by_row_id(
         identifier, _update_source(), {"warehouse": warehouse}, update_cols=["x"],
-        num_partitions=2, ray_remote_args=remote_args))
+        num_partitions=2, ray_remote_args=remote_args,
+        _hooks=TaskHooks(after_apply=HoldWhileExists(hold))))
 
 
 def _run_while_killing(killer: threading.Thread, report: dict, job) -> dict:
@@ -191,12 +193,13 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
 
     from paimon_rowid import CatalogFactory
     from paimon_rowid.ray import write_paimon
+    from paimon_rowid.ray._task_hooks import HoldWhileExists, TaskHooks
     identifier = SCENARIOS["write-retries"]
     table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
     before = _data_files(table.path)
     report: dict = {"scenario": "write-retries", "snapshot_before": table.latest_snapshot()["id"],
                     "files_before": before}
-    hold = os.environ["PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"]
+    hold = str(Path(warehouse).parent / "hold-write")
     Path(hold).touch()
     killer = threading.Thread(target=_kill_write_node,
                               args=(cluster, workers, table.path, before, hold, report))
@@ -204,7 +207,9 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
 
     def write() -> list:
         result = write_paimon(ds, identifier, {"warehouse": warehouse},
-                              ray_remote_args={"resources": {"rowid_worker": 1}})
+                              ray_remote_args={"resources": {"rowid_worker": 1}},
+                              _hooks=TaskHooks(after_write=HoldWhileExists(hold,
+                                                                           report_node=True)))
         return [result.row_count, result.snapshot_id]
 
     return _run_while_killing(killer, report, write)
@@ -243,7 +248,7 @@ def _child(warehouse: str) -> None:
 
 # ------------------------------------------------------------------------- the test
 
-def _run_child(warehouse: str, hold: str) -> dict[str, dict]:
+def _run_child(warehouse: str) -> dict[str, dict]:
     import paimon_rowid
     env = dict(os.environ)
     # The child (and its Ray workers) must import the paimon_rowid this session tests: the
@@ -252,8 +257,6 @@ def _run_child(warehouse: str, hold: str) -> dict[str, dict]:
     env["PYTHONPATH"] = os.pathsep.join(
         [package_root, str(REPO / "tests")] + ([env["PYTHONPATH"]]
                                                if env.get("PYTHONPATH") else []))
-    env["PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"] = hold
-    env["PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"] = hold + "-write"
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
                           text=True, timeout=240, check=False)
@@ -292,7 +295,7 @@ def test_worker_node_killed_mid_update_or_write(tmp_path, native):
     from paimon_rowid import CatalogFactory
     warehouse = str(tmp_path / "warehouse")
     os.makedirs(warehouse)
-    reports = _run_child(warehouse, str(tmp_path / "hold"))
+    reports = _run_child(warehouse)
     catalog = CatalogFactory.create({"warehouse": warehouse})
     initial = {i: (i, float(i), i % 7) for i in range(COMMITS * ROWS)}
 

@@ -346,7 +346,7 @@ def _ray_update_held(warehouse, tmp_path, ids, value):
     import threading
 
     from paimon_rowid.ray import update_by_row_id
-    from paimon_rowid.ray.row_id_jobs import TEST_HOLD_APPLY_ENV
+    from paimon_rowid.ray._task_hooks import HoldWhileExists, TaskHooks
     hold = tmp_path / "hold"
     hold.write_text("")
     before = _data_files(warehouse)
@@ -357,7 +357,7 @@ def _ray_update_held(warehouse, tmp_path, ids, value):
             outcome["result"] = update_by_row_id(
                 "db.t", pa.table({"_ROW_ID": ids, "x": [value] * len(ids)}),
                 {"warehouse": warehouse}, update_cols=["x"],
-                ray_remote_args={"runtime_env": {"env_vars": {TEST_HOLD_APPLY_ENV: str(hold)}}})
+                _hooks=TaskHooks(after_apply=HoldWhileExists(str(hold))))
         except BaseException as error:  # noqa: BLE001 - handed to the test
             outcome["error"] = error
 

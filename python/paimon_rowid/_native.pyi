@@ -12,6 +12,11 @@ def register_error_classes(classes: Dict[str, type]) -> None:
     """Maps error kinds ("TableNotExist", "TableAlreadyExist", "DatabaseNotExist",
     "DatabaseAlreadyExist", "CommitConflict") to Python exception classes."""
 
+def _arm_crash_point(point: str) -> None:
+    """Test-only: this process kills itself with SIGKILL when a commit reaches the fault point
+    ``point`` ("before_manifest", "after_manifest", "after_manifest_lists", "after_snapshot",
+    "after_latest"); "" disarms. Nothing is read from the environment."""
+
 class Catalog:
     def __init__(self, options: Dict[str, str]) -> None: ...
     @property

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "paimon_rowid/catalog/catalog.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
@@ -83,6 +84,8 @@ NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
 
   m.def("register_error_classes", &RegisterErrorClasses);
+  // Test-only (tests/test_crash.py): arms a commit fault point; the process SIGKILLs itself there.
+  m.def("_arm_crash_point", &ArmCrashPoint, nb::arg("point"));
   RegisterSnapshot(m);
 
   nb::class_<Table>(m, "Table")

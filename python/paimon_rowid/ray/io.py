@@ -24,8 +24,10 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..catalog import CatalogFactory
 from ..schema import DataType
 from ..write import CommitMessage
+from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
+from ._task_hooks import TaskHooks
 from .blobs import ARRAY_BLOB_COLUMNS_ATTR, BLOB_COLUMNS_ATTR, MAP_BLOB_COLUMNS_ATTR
 
 __all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
@@ -179,29 +181,11 @@ def _abort(table, serialized: Sequence[bytes]) -> None:
         table.new_batch_write_builder().new_commit().abort(messages)
 
 
-# Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), a
-# write task waits after its files are written and before it reports them, so a node can be
-# killed while the write is in flight.
-TEST_HOLD_WRITE_ENV = "PAIMON_ROWID_TEST_HOLD_WRITE_WHILE_EXISTS"
-
-
-def _hold_for_tests() -> None:
-    import os
-    import time
-    hold = os.environ.get(TEST_HOLD_WRITE_ENV)
-    if hold and os.path.exists(hold):
-        import ray  # tell the test which node to kill
-        with open(hold + ".node", "w") as out:
-            out.write(ray.get_runtime_context().get_node_id())
-    deadline = time.monotonic() + 60
-    while hold and os.path.exists(hold) and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def _write_blocks(table, tracker, blocks, stem: str) -> Dict[str, Any]:
+def _write_blocks(table, tracker, blocks, stem: str, hooks: Optional[TaskHooks]) -> Dict[str, Any]:
     """Worker side: one native append writer over the task's blocks, its files named from
     ``stem`` (the job id and the task's index: a re-run of the task after its worker died
-    writes the same names over the dead attempt's files)."""
+    writes the same names over the dead attempt's files). ``hooks``: the test seams
+    (ray/_task_hooks.py)."""
     import ray
     from ray.data.block import BlockAccessor
     write = with_file_stem(table, stem).new_batch_write_builder().new_write()
@@ -219,7 +203,7 @@ def _write_blocks(table, tracker, blocks, stem: str) -> Dict[str, Any]:
         write.close()
         raise
     serialized = [m.to_bytes() for m in messages if not m.is_empty()]
-    _hold_for_tests()
+    _task_hooks.after_write(hooks)
     try:
         accepted = not serialized or ray.get(tracker.add.remote(serialized))
     except BaseException:
@@ -234,7 +218,7 @@ def _write_blocks(table, tracker, blocks, stem: str) -> Dict[str, Any]:
     return {"messages": serialized, "rows": rows}
 
 
-def _make_datasink(table, tracker, job_id: str):
+def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks]):
     from ray.data import Datasink
 
     class PaimonRowIdDatasink(Datasink):
@@ -244,11 +228,13 @@ def _make_datasink(table, tracker, job_id: str):
             self.table = table
             self.tracker = tracker
             self.job_id = job_id
+            self.hooks = hooks
             self.result: Optional[PaimonWriteResult] = None
             self.commit_started = False
 
         def __getstate__(self) -> Dict[str, Any]:
-            return {"table": self.table, "tracker": self.tracker, "job_id": self.job_id}
+            return {"table": self.table, "tracker": self.tracker, "job_id": self.job_id,
+                    "hooks": self.hooks}
 
         def __setstate__(self, state: Dict[str, Any]) -> None:
             self.__dict__.update(state)
@@ -260,7 +246,7 @@ def _make_datasink(table, tracker, job_id: str):
 
         def write(self, blocks, ctx) -> Dict[str, Any]:
             return _write_blocks(self.table, self.tracker, blocks,
-                                 f"{self.job_id}-t{int(ctx.task_idx)}")
+                                 f"{self.job_id}-t{int(ctx.task_idx)}", self.hooks)
 
         def on_write_complete(self, write_result) -> None:
             returns = getattr(write_result, "write_returns", write_result)
@@ -291,7 +277,8 @@ def _make_datasink(table, tracker, job_id: str):
 def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str, str], *,
                  overwrite: bool = False, concurrency: Optional[int] = None,
                  ray_remote_args: Optional[Dict[str, Any]] = None,
-                 hash_fixed_precluster: str = "auto") -> Optional[PaimonWriteResult]:
+                 hash_fixed_precluster: str = "auto",
+                 _hooks: Optional[TaskHooks] = None) -> Optional[PaimonWriteResult]:
     """Appends ``dataset`` to the table as ONE snapshot; blocking. Returns
     ``PaimonWriteResult(row_count, snapshot_id)``, or None when nothing was written (no
     snapshot). Columns are matched by name and cast to the table's types (pypaimon demands the
@@ -303,7 +290,8 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     left); only a task whose every attempt died after writing leaves its files behind.
     Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster``,
     NotImplementedError for ``overwrite=True``, catalog errors for a missing table, and the
-    innermost worker error (e.g. ValueError for a missing column) when a write task fails."""
+    innermost worker error (e.g. ValueError for a missing column) when a write task fails.
+    ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     ray_data = _ray_data()
     import ray
     if not isinstance(dataset, ray_data.Dataset):
@@ -327,7 +315,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
         ray.get_runtime_context().get_node_id(), soft=False)).remote()
     job_id = new_job_id()  # every file of this write carries it (ray/_job_files.py)
     try:
-        sink = _make_datasink(table, tracker, job_id)
+        sink = _make_datasink(table, tracker, job_id, _hooks)
         try:
             dataset.write_datasink(sink, concurrency=concurrency,
                                    ray_remote_args=dict(ray_remote_args or {}))

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
-import time
 import uuid
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -35,14 +33,11 @@ import pyarrow as pa
 from .. import _job_checks as jobs
 from .._arrow import stream_reader
 from .._lib import native
+from . import _task_hooks
 from ._compat import read_datasource
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
-
-# Test hook (tests/test_ray_cluster.py): while the file this names exists (at most 60 s), an
-# apply task waits after its files are written and before it returns, so a node can be
-# killed while the update is in flight.
-TEST_HOLD_APPLY_ENV = "PAIMON_ROWID_TEST_HOLD_APPLY_WHILE_EXISTS"
+from ._task_hooks import TaskHooks
 
 
 def _to_dataset(ray, source: Any, operation: str, what: str):
@@ -148,11 +143,12 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
 
 
 def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: Mapping[str, Any],
-           target: str, columns: List[str], job_id: str, *parts: pa.Table):
+           target: str, columns: List[str], job_id: str, hooks: Optional[TaskHooks],
+           *parts: pa.Table):
     """Runs the C++ update kernel on one bucket; returns (serialized messages, rows). Its
     files are named from ``job_id`` and their groups (ray/_job_files.py). ``verify_bytes`` (a
     rebased round): the index of the previous round's base; the kernel first checks that
-    none of these rows changed since then."""
+    none of these rows changed since then. ``hooks``: the test seams (ray/_task_hooks.py)."""
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return [], 0
@@ -161,10 +157,7 @@ def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: M
     verify = _index(verify_bytes) if verify_bytes is not None else None
     messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
                                                _index(index_bytes), verify)
-    hold = os.environ.get(TEST_HOLD_APPLY_ENV)
-    deadline = time.monotonic() + 60
-    while hold and os.path.exists(hold) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    _task_hooks.after_apply(hooks)
     return [m.serialize() for m in messages], rows
 
 
@@ -173,7 +166,8 @@ def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: M
 def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], *,
                      update_cols: List[str], num_partitions: Optional[int] = None,
                      ray_remote_args: Optional[Dict[str, Any]] = None,
-                     snapshot_properties: Optional[Mapping[str, str]] = None) -> Dict[str, int]:
+                     snapshot_properties: Optional[Mapping[str, str]] = None,
+                     _hooks: Optional[TaskHooks] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows addressed by the source's ``_ROW_ID`` with one
     commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``.
 
@@ -182,7 +176,8 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     the pipeline runs again on the new snapshot (its tasks first check that none of these rows
     changed) and commits again; if the other writer changed these rows,
     ``CommitConflictException`` is raised. ``snapshot_properties`` go into the snapshot made
-    (default: the progress of the running ``process_row_id_ranges(resume_key=...)`` batch)."""
+    (default: the progress of the running ``process_row_id_ranges(resume_key=...)`` batch).
+    ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     ray = require_ray()
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     ds, names = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
@@ -205,7 +200,8 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     if jobs.table_is_empty(snapshot):
         raise jobs.foreign_ids_error(target)
     pipeline = _UpdatePipeline(ray, table, target, catalog_options, [jobs.ROW_ID] + update_cols,
-                               materialized.to_arrow_refs(), num_partitions, ray_remote_args)
+                               materialized.to_arrow_refs(), num_partitions, ray_remote_args,
+                               _hooks)
     base_index = native().RowIdIndex.build(table._native, snapshot.id)
     rounds: List[Any] = []  # the index ref of each round, for the next round's check
 
@@ -231,8 +227,10 @@ class _UpdatePipeline:
 
     def __init__(self, ray, table, target: str, catalog_options: Mapping[str, Any],
                  columns: List[str], block_refs: List[Any], num_partitions: Optional[int],
-                 ray_remote_args: Optional[Mapping[str, Any]]) -> None:
+                 ray_remote_args: Optional[Mapping[str, Any]],
+                 hooks: Optional[TaskHooks] = None) -> None:
         self._ray = ray
+        self._hooks = hooks
         self._table = table
         self._target = target
         self._catalog_options = dict(catalog_options)
@@ -275,7 +273,7 @@ class _UpdatePipeline:
                     _, pending = ray.wait(pending, num_returns=1)
                 apply_refs.append(self._apply.remote(
                     index_ref, verify_ref, self._catalog_options, self._target, self._columns,
-                    job_id, *parts))
+                    job_id, self._hooks, *parts))
                 pending.append(apply_refs[-1])
             results = ray.get(apply_refs)
         except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind

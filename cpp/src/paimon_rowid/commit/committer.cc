@@ -16,6 +16,7 @@
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/common/clock.h"
+#include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/partition.h"
@@ -23,14 +24,6 @@
 
 namespace paimon_rowid {
 namespace {
-
-// Crash injection for the crash-safety tests: when PAIMON_ROWID_CRASH_AT names this point,
-// the process kills itself with SIGKILL right here (no cleanup, no unwinding), exactly like
-// a machine or OOM kill. Unset in production; reading one environment variable is free.
-void CrashPoint(const char* point) {
-  static const char* wanted = std::getenv("PAIMON_ROWID_CRASH_AT");
-  if (wanted != nullptr && std::strcmp(wanted, point) == 0) ::raise(SIGKILL);
-}
 
 constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
@@ -306,10 +299,10 @@ struct Committer::Attempt {
     if (created.IsAlreadyExists()) return std::nullopt;
     ARROW_RETURN_NOT_OK(created);
     files.clear();  // they belong to the snapshot now
-    CrashPoint("after_snapshot");
+    FaultPoint("after_snapshot");
     if (options().after_snapshot_create) options().after_snapshot_create(attempt, new_id);
     SnapshotManager(table().file_io(), table().path()).AdvanceLatestHint(new_id);
-    CrashPoint("after_latest");
+    FaultPoint("after_latest");
     ARROW_ASSIGN_OR_RAISE(bool ours, Verify(latest, snap));
     if (!ours) return std::nullopt;
     return new_id;
@@ -358,10 +351,10 @@ struct Committer::Attempt {
   Result<ManifestLists> WriteManifestLists(const std::optional<Snapshot>& latest,
                                            const std::vector<ManifestEntry>& entries) {
     const std::shared_ptr<FileIO>& io = table().file_io();
-    CrashPoint("before_manifest");
+    FaultPoint("before_manifest");
     ARROW_ASSIGN_OR_RAISE(auto delta_metas,
                           WriteManifests(table(), entries, settings.manifest, &files));
-    CrashPoint("after_manifest");
+    FaultPoint("after_manifest");
     std::vector<ManifestFileMeta> base;
     if (latest) {
       for (const std::string* list : {&latest->base_manifest_list, &latest->delta_manifest_list}) {
@@ -387,7 +380,7 @@ struct Committer::Attempt {
     ARROW_RETURN_NOT_OK(io->WriteFile(files.back(), delta_bytes->ToString()));
     lists.base_size = base_bytes->size();
     lists.delta_size = delta_bytes->size();
-    CrashPoint("after_manifest_lists");
+    FaultPoint("after_manifest_lists");
     return lists;
   }
 

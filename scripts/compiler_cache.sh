@@ -1,0 +1,11 @@
+# Sourced by the build scripts (setup.sh, test.sh, fuzz.sh): compile through ccache when it is
+# installed (setup.sh installs it). CMake (>= 3.17) and the pip build (scikit-build-core runs
+# CMake) read the launcher from the environment. The cache is keyed on paths relative to the
+# checkout (CCACHE_BASEDIR, no hashing of the build directory), so a fresh clone elsewhere —
+# CI's clean clone, a second worktree — reuses what an earlier build compiled. Only speed
+# changes: a miss compiles normally. PAIMON_ROWID_NO_CCACHE=1 turns it off.
+if [ "${PAIMON_ROWID_NO_CCACHE:-0}" != "1" ] && command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  CCACHE_BASEDIR=$(pwd)
+  export CCACHE_BASEDIR CCACHE_NOHASHDIR=true
+fi
