@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
 namespace paimon_rowid {
@@ -9,12 +10,12 @@ namespace {
 
 class SnapshotManagerTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(io_->MakeDirs(manager_.snapshot_dir()).ok()); }
+  void SetUp() override { ASSERT_OK(io_->MakeDirs(manager_.snapshot_dir())); }
 
   // Any bytes do: the manager only looks at names and hints.
-  void Touch(int64_t id) { ASSERT_TRUE(io_->WriteFile(manager_.SnapshotPath(id), "{}").ok()); }
+  void Touch(int64_t id) { ASSERT_OK(io_->WriteFile(manager_.SnapshotPath(id), "{}")); }
   void Hint(const std::string& text) {
-    ASSERT_TRUE(io_->WriteFile(manager_.HintPath(SnapshotManager::kLatestHint), text).ok());
+    ASSERT_OK(io_->WriteFile(manager_.HintPath(SnapshotManager::kLatestHint), text));
   }
   std::optional<int64_t> Latest() { return manager_.LatestSnapshotId().ValueOrDie(); }
 
@@ -45,8 +46,8 @@ TEST_F(SnapshotManagerTest, ListingIgnoresOtherNames) {
   Touch(2);
   Touch(10);
   Touch(1);
-  ASSERT_TRUE(io_->WriteFile(manager_.snapshot_dir() + "/snapshot-4.tmp", "").ok());
-  ASSERT_TRUE(io_->WriteFile(manager_.snapshot_dir() + "/.snapshot-5", "").ok());
+  ASSERT_OK(io_->WriteFile(manager_.snapshot_dir() + "/snapshot-4.tmp", ""));
+  ASSERT_OK(io_->WriteFile(manager_.snapshot_dir() + "/.snapshot-5", ""));
   EXPECT_EQ(manager_.ListSnapshotIds().ValueOrDie(), (std::vector<int64_t>{1, 2, 10}));
   EXPECT_EQ(Latest(), 10);
 }

@@ -249,7 +249,7 @@ TEST_F(TableTest, NewestSnapshotPropertyWalksNewestFirst) {
   auto with_property = [&](int64_t id, const std::string& value) {
     Snapshot s = table_->SnapshotById(id).ValueOrDie();
     s.properties["k"] = value;
-    ASSERT_TRUE(io()->WriteFile(table_->SnapshotPath(id), s.ToJson()).ok());
+    ASSERT_OK(io()->WriteFile(table_->SnapshotPath(id), s.ToJson()));
   };
   with_property(1, "one");
   EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), "one");  // walked 3, 2, 1
@@ -257,7 +257,7 @@ TEST_F(TableTest, NewestSnapshotPropertyWalksNewestFirst) {
   EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), "two");  // the newest one wins
   EXPECT_EQ(table_->NewestSnapshotProperty("other").ValueOrDie(), std::nullopt);
   // An expired snapshot ends the walk: older properties are not looked at.
-  ASSERT_TRUE(io()->DeleteFile(table_->SnapshotPath(2)).ok());
+  ASSERT_OK(io()->DeleteFile(table_->SnapshotPath(2)));
   EXPECT_EQ(table_->NewestSnapshotProperty("k").ValueOrDie(), std::nullopt);
 }
 

@@ -1,5 +1,5 @@
-// Avro schema parsing and the generic Value's accessors (split from avro.cc, which holds
-// the binary encoding and the container reader/writer).
+// Avro schema parsing and the generic Value's accessors (the container reader is in
+// avro_reader.cc, the writer in avro_writer.cc and the block codecs in avro_block.cc).
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>

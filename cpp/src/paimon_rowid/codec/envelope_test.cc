@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "paimon_rowid/codec/little_endian.h"
+#include "paimon_rowid/testing/gtest_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -23,12 +24,12 @@ TEST(EnvelopeTest, RoundTrip) {
   const std::string body("\x00\xff body", 7);
   const std::string bytes = SealEnvelope(kKind, header, body);
   auto parts = OpenEnvelope(kKind, bytes);  // views into `bytes`
-  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  ASSERT_OK(parts);
   EXPECT_EQ(parts->header, header);
   EXPECT_EQ(parts->body, body);
   const std::string sealed_empty = SealEnvelope(kKind, "", "");
   auto empty = OpenEnvelope(kKind, sealed_empty);
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_TRUE(empty->header.empty());
   EXPECT_TRUE(empty->body.empty());
 }

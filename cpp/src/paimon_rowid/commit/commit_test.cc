@@ -6,6 +6,7 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -75,7 +76,7 @@ TEST(CommitterTest, RefusesMessagesThatWouldBreakTheTable) {
 
   // Aborted: the files are gone, so the commit is refused before writing anything.
   auto committer = Committer::Make(fx.table()).ValueOrDie();
-  ASSERT_TRUE(committer->Abort(fresh).ok());
+  ASSERT_OK(committer->Abort(fresh));
   auto aborted = committer->Commit(fresh);
   ASSERT_FALSE(aborted.ok());
   EXPECT_NE(aborted.status().message().find("does not exist"), std::string::npos);
@@ -110,7 +111,7 @@ TEST(CommitterTest, RetriesAfterLosingTheSnapshotRace) {
   };
   auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
   auto id = committer->Commit(ours);
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_OK(id);
   EXPECT_EQ(**id, 4);
   EXPECT_EQ(raced, 2);
   auto t = fx.ReadAll({"id", "_ROW_ID", "_SEQUENCE_NUMBER"});
@@ -140,8 +141,7 @@ TEST(CommitterTest, FinalFailureRemovesEverything) {
     // Squat on the snapshot id with a copy of snapshot 1 (as a foreign committer would).
     auto s1 = fx.table()->SnapshotById(1).ValueOrDie();
     s1.id = id;
-    ASSERT_TRUE(
-        fx.table()->file_io()->WriteFileNoReplace(fx.table()->SnapshotPath(id), s1.ToJson()).ok());
+    ASSERT_OK(fx.table()->file_io()->WriteFileNoReplace(fx.table()->SnapshotPath(id), s1.ToJson()));
   };
   auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
   auto result = committer->Commit(msgs);
@@ -225,7 +225,7 @@ TEST(ConflictTest, RowIdExistence) {
   auto result = Committer::Make(fx.table()).ValueOrDie()->Commit(wrong_range);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kRowIdConflict);
-  EXPECT_TRUE(Committer::Make(fx.table()).ValueOrDie()->Commit(NameUpdate(fx, 1)).ok());
+  EXPECT_OK(Committer::Make(fx.table()).ValueOrDie()->Commit(NameUpdate(fx, 1)));
 }
 
 }  // namespace
@@ -243,11 +243,11 @@ TEST(CommitterTest, RecommitsWhenACheckThenRenameWriterReplacesOurSnapshot) {
     foreign.uuid = "foreign";
     foreign.commit_user = "someone-else";
     std::string path = fx.table()->SnapshotPath(id);
-    ASSERT_TRUE(fx.table()->file_io()->WriteFile(path, foreign.ToJson()).ok());
+    ASSERT_OK(fx.table()->file_io()->WriteFile(path, foreign.ToJson()));
   };
   auto committer = Committer::Make(fx.table(), opts).ValueOrDie();
   auto id = committer->Commit(msgs);
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_OK(id);
   EXPECT_EQ(**id, 3);  // snapshot 2 was taken over; ours landed again as 3
   auto ids = WriteFixture::Int64s(fx.ReadAll({"id"}), "id");
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 100), 1);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "paimon_rowid/testing/gtest_util.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -31,7 +33,7 @@ TEST(CheckedJsonTest, ExceptionsBecomeInvalidWithContext) {
 }
 
 TEST(CheckedJsonTest, ParseJson) {
-  EXPECT_TRUE(ParseJson(R"({"a": [1, 2]})", "doc").ok());
+  EXPECT_OK(ParseJson(R"({"a": [1, 2]})", "doc"));
   auto bad = ParseJson("{", "the doc");
   EXPECT_TRUE(bad.status().IsInvalid());
   EXPECT_EQ(bad.status().message(), "the doc is not valid JSON");

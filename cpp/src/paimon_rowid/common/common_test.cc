@@ -60,7 +60,7 @@ TEST(RowRangeTest, SortMergeIntersect) {
 
 TEST(RowRangeTest, ParseJson) {
   auto ranges = ParseRowRangesJson("[[0, 19], [40, 40]]");
-  ASSERT_TRUE(ranges.ok()) << ranges.status().ToString();
+  ASSERT_OK(ranges);
   ASSERT_EQ(ranges->size(), 2u);
   EXPECT_EQ((*ranges)[0], (RowRange{0, 19}));
   EXPECT_EQ((*ranges)[1], (RowRange{40, 40}));

@@ -118,13 +118,7 @@ class OrderedMap {
       if (s.claimed == i) {
         // Nobody started it (threads == 1, or the workers are queued behind other work):
         // compute it here rather than wait for a pool thread.
-        ++s.claimed;
-        ++s.busy;
-        lock.unlock();
-        auto result = s.fn(i);
-        lock.lock();
-        --s.busy;
-        s.results[i] = std::move(result);
+        ComputeClaimed(s, lock);
         break;
       }
       s.cv.wait(lock);
@@ -198,17 +192,23 @@ class OrderedMap {
     }
   }
 
+  // Claims the next index (s.claimed), calls fn on it with the lock released and stores
+  // the result. REQUIRES: `lock` holds s.mu; it holds it again on return.
+  static void ComputeClaimed(State& s, std::unique_lock<std::mutex>& lock) {
+    const int64_t i = s.claimed++;
+    ++s.busy;
+    lock.unlock();
+    auto result = s.fn(i);
+    lock.lock();
+    --s.busy;
+    s.results[i] = std::move(result);
+  }
+
   static void Work(const std::shared_ptr<State>& state) {
     State& s = *state;
     std::unique_lock<std::mutex> lock(s.mu);
     while (Claimable(s)) {
-      const int64_t i = s.claimed++;
-      ++s.busy;
-      lock.unlock();
-      auto result = s.fn(i);
-      lock.lock();
-      --s.busy;
-      s.results[i] = std::move(result);
+      ComputeClaimed(s, lock);
       s.cv.notify_all();
     }
     --s.workers;

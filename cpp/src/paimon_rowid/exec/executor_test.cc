@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "paimon_rowid/testing/gtest_util.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -30,28 +32,22 @@ TEST(ExecutorTest, ParallelForRunsEveryIndexOnce) {
       calls[i].fetch_add(1);
       return Status::OK();
     });
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     for (const auto& c : calls) EXPECT_EQ(c.load(), 1) << "threads=" << threads;
   }
 }
 
 TEST(ExecutorTest, ParallelForEmptyAndSingle) {
   int calls = 0;
-  EXPECT_TRUE(Executor::Default()
-                  ->ParallelFor(0, 4,
-                                [&](int64_t) {
-                                  ++calls;
-                                  return Status::OK();
-                                })
-                  .ok());
+  EXPECT_OK(Executor::Default()->ParallelFor(0, 4, [&](int64_t) {
+    ++calls;
+    return Status::OK();
+  }));
   EXPECT_EQ(calls, 0);
-  EXPECT_TRUE(Executor::Default()
-                  ->ParallelFor(1, 4,
-                                [&](int64_t) {
-                                  ++calls;
-                                  return Status::OK();
-                                })
-                  .ok());
+  EXPECT_OK(Executor::Default()->ParallelFor(1, 4, [&](int64_t) {
+    ++calls;
+    return Status::OK();
+  }));
   EXPECT_EQ(calls, 1);
 }
 
@@ -63,7 +59,7 @@ TEST(ExecutorTest, ParallelForSingleThreadRunsOnCaller) {
     order.push_back(i);
     return Status::OK();
   });
-  ASSERT_TRUE(st.ok());
+  ASSERT_OK(st);
   EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
 
@@ -108,7 +104,7 @@ TEST(ExecutorTest, ParallelForUsesUpToThreadsAtOnce) {
     running.fetch_sub(1);
     return Status::OK();
   });
-  ASSERT_TRUE(st.ok());
+  ASSERT_OK(st);
   EXPECT_LE(peak.load(), 3);
   EXPECT_GE(exec->capacity(), 2);  // grown for the two helpers of the caller
 }
@@ -122,7 +118,7 @@ TEST(ExecutorTest, NestedParallelForDoesNotDeadlock) {
       return Status::OK();
     });
   });
-  ASSERT_TRUE(st.ok());
+  ASSERT_OK(st);
   EXPECT_EQ(inner_calls.load(), 32);
 }
 
@@ -211,11 +207,10 @@ TEST(OrderedMapTest, ProgressesWhenThePoolIsBusy) {
   bool release = false;
   auto exec = Executor::Make(2).ValueOrDie();  // destroyed (joined) before mu and cv
   for (int t = 0; t < 2; ++t) {
-    ASSERT_TRUE(exec->Spawn([&] {
-                      std::unique_lock<std::mutex> lock(mu);
-                      cv.wait(lock, [&] { return release; });
-                    })
-                    .ok());
+    ASSERT_OK(exec->Spawn([&] {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return release; });
+    }));
   }
   {
     OrderedMap<int64_t> map(exec.get(), 5, 2, 2, [](int64_t i) { return Result<int64_t>(i); });
@@ -250,13 +245,12 @@ TEST(OrderedMapTest, CapturesAreReleasedOnTheStoppingThread) {
     // Keep every pool thread busy (the map grew the pool to 2), so the map's worker tasks
     // stay queued and the consumer computes every item itself.
     for (int t = 0; t < exec->capacity(); ++t) {
-      ASSERT_TRUE(exec->Spawn([&] {
-                        ++blocking;
-                        while (!release.load()) {
-                          std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                        }
-                      })
-                      .ok());
+      ASSERT_OK(exec->Spawn([&] {
+        ++blocking;
+        while (!release.load()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      }));
     }
     while (blocking.load() < exec->capacity()) std::this_thread::yield();
     for (int i = 0; i < 3; ++i) {

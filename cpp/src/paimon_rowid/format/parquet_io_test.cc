@@ -489,9 +489,8 @@ std::string WriteTable(const std::string& path, const arrow::Table& table, Write
       ->max_row_group_length(rows_per_group);
   if (writer == Writer::kNoIndexV2) props.data_page_version(parquet::ParquetDataPageVersion::V2);
   if (writer == Writer::kNoIndexPlain) props.disable_dictionary();
-  EXPECT_TRUE(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink, rows_per_group,
-                                         props.build())
-                  .ok());
+  EXPECT_OK(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink, rows_per_group,
+                                       props.build()));
   EXPECT_OK(sink->Close());
   return path;
 }

@@ -12,6 +12,7 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/read/group_plan.h"
 #include "paimon_rowid/scan/plan.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 #include "paimon_rowid/write/append_writer.h"
 
@@ -33,7 +34,7 @@ class BlobReadTest : public ::testing::Test {
  protected:
   void SetUp() override {
     catalog_ = Catalog::Make({{"warehouse", dir_.path()}}).ValueOrDie();
-    ASSERT_TRUE(catalog_->CreateDatabase("db", false).ok());
+    ASSERT_OK(catalog_->CreateDatabase("db", false));
     TableSchema schema;
     schema.fields = AssignFieldIds({
         DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt, false)},
@@ -44,16 +45,16 @@ class BlobReadTest : public ::testing::Test {
                       {"data-evolution.enabled", "true"},
                       {"blob.target-file-size", "1000"}};
     Status st = catalog_->CreateTable("db.t", schema, false);
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_OK(st);
     table_ = catalog_->GetTable("db.t").ValueOrDie();
 
     arrow::Int64Builder ids;
     arrow::LargeBinaryBuilder pics, docs;
     for (int i = 0; i < kRows; ++i) {
-      ASSERT_TRUE(ids.Append(i).ok());
+      ASSERT_OK(ids.Append(i));
       auto p = Pic(i);
-      ASSERT_TRUE((p ? pics.Append(*p) : pics.AppendNull()).ok());
-      ASSERT_TRUE(docs.Append(*Doc(i)).ok());
+      ASSERT_OK(p ? pics.Append(*p) : pics.AppendNull());
+      ASSERT_OK(docs.Append(*Doc(i)));
     }
     auto batch = arrow::RecordBatch::Make(
         arrow::schema({arrow::field("id", arrow::int64(), false),
@@ -61,11 +62,11 @@ class BlobReadTest : public ::testing::Test {
                        arrow::field("doc", arrow::large_binary())}),
         kRows, {ids.Finish().ValueOrDie(), pics.Finish().ValueOrDie(), docs.Finish().ValueOrDie()});
     auto writer = AppendWriter::Make(table_).ValueOrDie();
-    ASSERT_TRUE(writer->Write(batch).ok());
+    ASSERT_OK(writer->Write(batch));
     messages_ = writer->PrepareCommit().ValueOrDie();
     auto committer = Committer::Make(table_).ValueOrDie();
     auto id = committer->Commit(messages_);
-    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    ASSERT_OK(id);
   }
 
   std::shared_ptr<arrow::Table> Read(std::shared_ptr<const Table> table,
@@ -81,10 +82,10 @@ class BlobReadTest : public ::testing::Test {
     opts.predicate = std::move(predicate);
     opts.limit = limit;
     auto read = TableRead::Make(table, opts);
-    EXPECT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_OK(read);
     auto reader = (*read)->Read(plan.splits).ValueOrDie();
     auto out = reader->ToTable();
-    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_OK(out);
     return out.ValueOrDie()->CombineChunks().ValueOrDie();
   }
 
@@ -182,14 +183,14 @@ TEST_F(BlobReadTest, BlobDeltaFilesFallBackOnPlaceholders) {
     BlobFileWriter w(sink);
     for (int i = 0; i < 10; ++i) {
       if (i == 2) {
-        ASSERT_TRUE(w.AddValue("new-2").ok());
+        ASSERT_OK(w.AddValue("new-2"));
       } else if (i == 5) {
         w.AddNull();
       } else {
         w.AddPlaceholder();
       }
     }
-    ASSERT_TRUE(w.Close().ok());
+    ASSERT_OK(w.Close());
   }
   DataFileMeta meta = messages_[0].new_files[1];
   meta.file_name = name;
@@ -204,7 +205,7 @@ TEST_F(BlobReadTest, BlobDeltaFilesFallBackOnPlaceholders) {
   msg.check_from_snapshot = 1;
   auto committer = Committer::Make(table_).ValueOrDie();
   auto id = committer->Commit({msg});
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_OK(id);
 
   auto all = Read(table_, {"pic", "doc", "_ROW_ID"});
   ASSERT_EQ(all->num_rows(), kRows);
@@ -291,7 +292,7 @@ TEST_F(GroupPlanTest, NewestFileWinsEachColumnByFieldId) {
                      File("update.parquet", 100, 10, 5, 1, std::vector<std::string>{"title"})};
   auto plan =
       PlanGroupRead(table_schema_, {"id", "title", "pt", "_ROW_ID"}, group, std::nullopt, Lookup());
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_OK(plan);
   ASSERT_TRUE(plan->has_value());
   const GroupReadPlan& p = **plan;
   EXPECT_EQ(p.range.from, 100);
@@ -317,7 +318,7 @@ TEST_F(GroupPlanTest, NewestFileWinsEachColumnByFieldId) {
 TEST_F(GroupPlanTest, RenamedColumnIsReadUnderItsOldName) {
   FileGroup group = {File("base.parquet", 0, 4, 1, 0)};
   auto plan = PlanGroupRead(table_schema_, {"title"}, group, std::nullopt, Lookup());
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   ASSERT_EQ((*plan)->supplies.size(), 1u);
   EXPECT_EQ((*plan)->supplies[0].columns,
             (std::vector<std::pair<std::string, std::string>>{{"title", "name"}}));
@@ -327,7 +328,7 @@ TEST_F(GroupPlanTest, RowRangesSelectGroupRelativePositions) {
   FileGroup group = {File("base.parquet", 100, 10, 1, 0)};
   std::vector<RowRange> ranges = {{90, 101}, {105, 105}, {200, 300}};
   auto plan = PlanGroupRead(table_schema_, {"id"}, group, ranges, Lookup());
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   const GroupReadPlan& p = **plan;
   ASSERT_EQ(p.selection.size(), 2u);
   EXPECT_EQ(p.selection[0].from, 0);
@@ -341,7 +342,7 @@ TEST_F(GroupPlanTest, NoSelectedRowMeansNoPlanAndNoSchemaLookup) {
   FileGroup group = {File("base.parquet", 100, 10, 1, 0)};
   std::vector<RowRange> ranges = {{0, 99}};
   auto plan = PlanGroupRead(table_schema_, {"id"}, group, ranges, Lookup());
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   EXPECT_FALSE(plan->has_value());
   EXPECT_EQ(lookups_, 0);
 }
@@ -359,7 +360,7 @@ TEST_F(GroupPlanTest, BlobColumnComesFromBlobFilesOfItsField) {
                      File("p-0.blob", 0, 2, 1, 1, std::vector<std::string>{"pic"}),
                      File("p-1.blob", 2, 2, 1, 1, std::vector<std::string>{"pic"})};
   auto plan = PlanGroupRead(table_schema_, {"id", "pic"}, group, std::nullopt, Lookup());
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_OK(plan);
   const GroupReadPlan& p = **plan;
   EXPECT_EQ(p.range.to, 3);  // .blob files do not widen the group's range
   ASSERT_EQ(p.normal.size(), 1u);

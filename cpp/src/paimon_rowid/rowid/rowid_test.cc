@@ -8,6 +8,7 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/write/test_util.h"
 
@@ -21,8 +22,8 @@ std::shared_ptr<arrow::RecordBatch> NameUpdates(const std::vector<int64_t>& ids,
   arrow::Int64Builder id_builder;
   arrow::StringBuilder name_builder;
   for (int64_t id : ids) {
-    EXPECT_TRUE(id_builder.Append(id).ok());
-    EXPECT_TRUE(name_builder.Append(prefix + std::to_string(id)).ok());
+    EXPECT_OK(id_builder.Append(id));
+    EXPECT_OK(name_builder.Append(prefix + std::to_string(id)));
   }
   auto schema =
       arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())});
@@ -43,7 +44,7 @@ std::vector<std::string> Names(const std::shared_ptr<arrow::Table>& t) {
 std::unique_ptr<RowIdUpdate> MakeUpdate(WriteFixture& fx, const std::vector<int64_t>& ids,
                                         const std::string& prefix) {
   auto update = RowIdUpdate::Make(fx.table(), {"name"}, "db.t").ValueOrDie();
-  EXPECT_TRUE(update->Add(NameUpdates(ids, prefix)).ok());
+  EXPECT_OK(update->Add(NameUpdates(ids, prefix)));
   return update;
 }
 
@@ -56,12 +57,12 @@ TEST(RowIdIndexTest, RoutesAndRejects) {
   ASSERT_EQ(index->groups().size(), 2u);
   EXPECT_EQ(index->ValidRangesString(), "['[0, 14]']");
   arrow::Int64Builder b;
-  ASSERT_TRUE(b.AppendValues({14, 0, 9, 10}).ok());
+  ASSERT_OK(b.AppendValues({14, 0, 9, 10}));
   auto ids = std::static_pointer_cast<arrow::Int64Array>(b.Finish().ValueOrDie());
   auto owners = index->Route(*ids, "ctx").ValueOrDie();
   EXPECT_EQ(owners, (std::vector<int32_t>{1, 0, 0, 1}));
   arrow::Int64Builder bad;
-  ASSERT_TRUE(bad.AppendValues({3, 15}).ok());
+  ASSERT_OK(bad.AppendValues({3, 15}));
   auto bad_ids = std::static_pointer_cast<arrow::Int64Array>(bad.Finish().ValueOrDie());
   auto st = index->Route(*bad_ids, "ctx").status();
   EXPECT_TRUE(st.IsInvalid());
@@ -111,7 +112,7 @@ TEST(RowIdUpdateTest, UpdatesOnlyTouchedGroupsAndReads) {
   auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
   auto read = RowIdRead::Make(fx.table(), {"name"}, index).ValueOrDie();
   arrow::Int64Builder b;
-  ASSERT_TRUE(b.AppendValues({19, 3, 3, 4}).ok());
+  ASSERT_OK(b.AppendValues({19, 3, 3, 4}));
   auto reader = read->Read({b.Finish().ValueOrDie()}).ValueOrDie();
   auto got = reader->ToTable().ValueOrDie();
   EXPECT_EQ(Names(got), (std::vector<std::string>{"new-3", "name-4", "new-19"}));
@@ -135,9 +136,9 @@ TEST(RowIdUpdateTest, RebasesOverAConcurrentUpdateOfOtherRows) {
   fx.Append(WriteFixture::Batch(0, 10));
   auto ours = MakeUpdate(fx, {1, 2}, "ours-");   // planned on snapshot 1
   auto theirs = MakeUpdate(fx, {7}, "theirs-");  // the same group and column, other rows
-  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  ASSERT_OK(CommitUpdate(theirs.get(), fx.table(), "them"));
   auto outcome = CommitUpdate(ours.get(), fx.table(), "us");
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_OK(outcome);
   EXPECT_EQ(outcome->rebases, 1);
   auto names = Names(fx.ReadAll({"name"}));
   EXPECT_EQ(names[1], "ours-1");
@@ -151,7 +152,7 @@ TEST(RowIdUpdateTest, TrueConflictFailsAndLeavesNothing) {
   fx.Append(WriteFixture::Batch(0, 10));
   auto ours = MakeUpdate(fx, {1, 2}, "ours-");
   auto theirs = MakeUpdate(fx, {2}, "theirs-");  // changes one of our rows
-  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  ASSERT_OK(CommitUpdate(theirs.get(), fx.table(), "them"));
   auto before = WriteFixture::Files(fx.table_path());
   auto st = CommitUpdate(ours.get(), fx.table(), "us").status();
   ASSERT_FALSE(st.ok());
@@ -190,9 +191,9 @@ TEST(RowIdUpdateTest, RoundsRoutedAfreshRebaseOverOtherRows) {
   auto base =
       RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie()).ValueOrDie();
   auto theirs = MakeUpdate(fx, {7}, "theirs-");
-  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  ASSERT_OK(CommitUpdate(theirs.get(), fx.table(), "them"));
   auto outcome = CommitLikeRay(fx, {1, 2}, "ours-", base);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_OK(outcome);
   EXPECT_EQ(outcome->rebases, 1);
   EXPECT_EQ(outcome->snapshot_id, 3);
   EXPECT_EQ(outcome->num_updated, 2);
@@ -207,7 +208,7 @@ TEST(RowIdUpdateTest, RoundsRoutedAfreshDetectTrueConflicts) {
   auto base =
       RowIdIndex::Build(fx.table(), *fx.table()->LatestSnapshot().ValueOrDie()).ValueOrDie();
   auto theirs = MakeUpdate(fx, {2}, "theirs-");
-  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  ASSERT_OK(CommitUpdate(theirs.get(), fx.table(), "them"));
   auto before = WriteFixture::Files(fx.table_path());
   auto st = CommitLikeRay(fx, {1, 2}, "ours-", base).status();
   ASSERT_NE(GetErrorKind(st), nullptr) << st.ToString();
@@ -234,7 +235,7 @@ TEST(RowIdUpdateTest, FileStemNamesTheFilesOfAnUpdate) {
   fx.Append(WriteFixture::Batch(10, 10));
   auto stemmed = fx.table()->Copy({{AppendWriter::kFileStemOption, "job42"}}).ValueOrDie();
   auto update = RowIdUpdate::Make(stemmed, {"name"}, "db.t").ValueOrDie();
-  ASSERT_TRUE(update->Add(NameUpdates({3, 12}, "n-")).ok());
+  ASSERT_OK(update->Add(NameUpdates({3, 12}, "n-")));
   auto messages = update->Finish(1).ValueOrDie();
   ASSERT_EQ(messages.size(), 2u);
   auto index =
@@ -249,7 +250,7 @@ TEST(RowIdUpdateTest, FileStemNamesTheFilesOfAnUpdate) {
   }
   // A rerun (a retried task) writes the same names.
   auto again = RowIdUpdate::Make(stemmed, {"name"}, "db.t").ValueOrDie();
-  ASSERT_TRUE(again->Add(NameUpdates({3}, "m-")).ok());
+  ASSERT_OK(again->Add(NameUpdates({3}, "m-")));
   EXPECT_EQ(again->Finish(1).ValueOrDie()[0].new_files[0].file_name,
             messages[0].new_files[0].file_name);
   // Without a stem the paths are unknown.
@@ -276,9 +277,9 @@ TEST(RowIdUpdateTest, SpillsBeyondTheMemoryBudget) {
   {
     auto update = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
     // Interleaved groups across batches: every group gets rows from several spill files.
-    ASSERT_TRUE(update->Add(NameUpdates({21, 2}, "s-")).ok());
-    ASSERT_TRUE(update->Add(NameUpdates({5, 29, 15}, "s-")).ok());
-    ASSERT_TRUE(update->Add(NameUpdates({0, 22}, "s-")).ok());
+    ASSERT_OK(update->Add(NameUpdates({21, 2}, "s-")));
+    ASSERT_OK(update->Add(NameUpdates({5, 29, 15}, "s-")));
+    ASSERT_OK(update->Add(NameUpdates({0, 22}, "s-")));
     EXPECT_EQ(update->num_spills(), 3);
     EXPECT_EQ(WriteFixture::Files(spill.path()).size(), 3u);
     auto outcome = CommitUpdate(update.get(), table, "u").ValueOrDie();
@@ -298,7 +299,7 @@ TEST(RowIdUpdateTest, NoSpillUnderTheDefaultBudget) {
   auto update = MakeUpdate(fx, {1, 2}, "m-");
   EXPECT_EQ(update->num_spills(), 0);
   EXPECT_GT(update->peak_routed_bytes(), 0);
-  ASSERT_TRUE(CommitUpdate(update.get(), fx.table(), "u").ok());
+  ASSERT_OK(CommitUpdate(update.get(), fx.table(), "u"));
 }
 
 TEST(RowIdUpdateTest, SpilledUpdateRebasesAndDuplicatesAcrossSpillsFail) {
@@ -307,12 +308,12 @@ TEST(RowIdUpdateTest, SpilledUpdateRebasesAndDuplicatesAcrossSpillsFail) {
   testing::TempDir spill;
   auto table = WithSpilling(fx, spill);
   auto ours = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
-  ASSERT_TRUE(ours->Add(NameUpdates({1}, "ours-")).ok());
-  ASSERT_TRUE(ours->Add(NameUpdates({2}, "ours-")).ok());
+  ASSERT_OK(ours->Add(NameUpdates({1}, "ours-")));
+  ASSERT_OK(ours->Add(NameUpdates({2}, "ours-")));
   auto theirs = MakeUpdate(fx, {7}, "theirs-");
-  ASSERT_TRUE(CommitUpdate(theirs.get(), fx.table(), "them").ok());
+  ASSERT_OK(CommitUpdate(theirs.get(), fx.table(), "them"));
   auto outcome = CommitUpdate(ours.get(), table, "us");
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_OK(outcome);
   EXPECT_EQ(outcome->rebases, 1);
   auto names = Names(fx.ReadAll({"name"}));
   EXPECT_EQ(names[1], "ours-1");
@@ -324,8 +325,8 @@ TEST(RowIdUpdateTest, SpilledUpdateRebasesAndDuplicatesAcrossSpillsFail) {
   // The same id in two spill files is still a duplicate; nothing is left behind.
   auto before = WriteFixture::Files(fx.table_path());
   auto dup = RowIdUpdate::Make(table, {"name"}, "db.t").ValueOrDie();
-  ASSERT_TRUE(dup->Add(NameUpdates({4}, "d-")).ok());
-  ASSERT_TRUE(dup->Add(NameUpdates({4}, "d-")).ok());
+  ASSERT_OK(dup->Add(NameUpdates({4}, "d-")));
+  ASSERT_OK(dup->Add(NameUpdates({4}, "d-")));
   auto st = CommitUpdate(dup.get(), table, "d").status();
   EXPECT_TRUE(st.IsInvalid());
   EXPECT_NE(st.message().find("Deduplicate the source"), std::string::npos);
@@ -339,7 +340,7 @@ TEST(RowIdReadTest, ParallelStreamKeepsPlanOrderAndReportsErrors) {
   auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
   auto read = RowIdRead::Make(fx.table(), {"name"}, index).ValueOrDie();
   arrow::Int64Builder b;
-  for (int64_t id = 59; id >= 0; id -= 3) ASSERT_TRUE(b.Append(id).ok());
+  for (int64_t id = 59; id >= 0; id -= 3) ASSERT_OK(b.Append(id));
   auto ids = b.Finish().ValueOrDie();
   for (int threads : {1, 3, 8}) {
     auto got = read->Read({ids}, threads).ValueOrDie()->ToTable().ValueOrDie();

@@ -404,11 +404,11 @@ TEST(DataTypeTest, FromArrowRefusesUnregisteredExtensionFields) {
 TEST(DataTypeTest, JsonNestedHeadsInAnyCase) {
   auto type =
       DataType::FromJson(nlohmann::json::parse(R"({"type": "array not null", "element": "int"})"));
-  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  ASSERT_OK(type);
   EXPECT_EQ((*type)->ToString(), "ARRAY<INT> NOT NULL");
   auto map = DataType::FromJson(nlohmann::json::parse(
       R"({"type": "Map<STRING, INT>", "key": "STRING NOT NULL", "value": "INT"})"));
-  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  ASSERT_OK(map);
   EXPECT_EQ((*map)->ToString(), "MAP<STRING NOT NULL, INT>");
 }
 

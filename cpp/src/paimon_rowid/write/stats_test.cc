@@ -9,6 +9,7 @@
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/predicate.h"
+#include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -22,7 +23,7 @@ constexpr const char* kAlphabet = "abcdefghijklmnopqrstuvwxyz";
 
 std::shared_ptr<arrow::Array> Strings(const std::vector<std::optional<std::string>>& values) {
   arrow::StringBuilder b;
-  for (const auto& v : values) EXPECT_TRUE((v ? b.Append(*v) : b.AppendNull()).ok());
+  for (const auto& v : values) EXPECT_OK(v ? b.Append(*v) : b.AppendNull());
   return b.Finish().ValueOrDie();
 }
 
@@ -44,13 +45,13 @@ Decoded DecodeOne(const SimpleStats& stats, const std::shared_ptr<arrow::DataTyp
 
 Decoded Collect(StatsMode mode, const std::vector<std::vector<std::optional<std::string>>>& chunks,
                 const std::shared_ptr<arrow::DataType>& type = arrow::utf8()) {
-  EXPECT_TRUE(EnsureComputeInitialized().ok());
+  EXPECT_OK(EnsureComputeInitialized());
   StatsCollector collector({type}, {mode});
   for (const auto& chunk : chunks) {
     auto array = Strings(chunk);
     if (!type->Equals(*array->type())) array = *arrow::compute::Cast(*array, type);
     Status st = collector.Update({array});
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
   return DecodeOne(collector.Finish().ValueOrDie(), type);
 }
@@ -201,9 +202,9 @@ std::shared_ptr<arrow::RecordBatch> Rows(int64_t first, const std::vector<std::s
   arrow::Int64Builder ids;
   arrow::StringBuilder name, dt;
   for (size_t i = 0; i < names.size(); ++i) {
-    EXPECT_TRUE(ids.Append(first + static_cast<int64_t>(i)).ok());
-    EXPECT_TRUE(name.Append(names[i]).ok());
-    EXPECT_TRUE(dt.Append(kAlphabet).ok());
+    EXPECT_OK(ids.Append(first + static_cast<int64_t>(i)));
+    EXPECT_OK(name.Append(names[i]));
+    EXPECT_OK(dt.Append(kAlphabet));
   }
   auto schema =
       arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8()),
