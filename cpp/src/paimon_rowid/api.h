@@ -60,6 +60,12 @@
 // IOError the file system. Errors a caller branches on (a table that does not exist, a lost
 // commit conflict, ...) carry an ErrorKind: GetErrorKind(status) (common/status.h).
 //
+// Memory: the options of TableRead (ReadOptions), AppendWriter (AppendWriterOptions),
+// RowIdUpdate (RowIdUpdateOptions) and RowIdRead (RowIdReadOptions) carry an
+// `arrow::MemoryPool* pool`, default arrow::default_memory_pool(), that every allocation of
+// their data path comes from (docs/cpp-api.md, "Memory pools"). The pool is not owned and
+// must outlive the object and what it returns.
+//
 // Threads: objects are immutable after construction and may be shared between threads
 // unless their header says otherwise (writers, updates and committers are driven by one
 // thread at a time). Each header states its own contract in more detail.

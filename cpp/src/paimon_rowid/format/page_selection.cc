@@ -9,6 +9,7 @@
 #include "arrow/array/builder_primitive.h"
 #include "arrow/buffer.h"
 #include "arrow/compute/api_vector.h"
+#include "arrow/compute/exec.h"
 #include "arrow/datum.h"
 #include "arrow/io/memory.h"
 #include "arrow/memory_pool.h"
@@ -162,8 +163,13 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
  public:
   PrunedFile(std::unique_ptr<parquet::ParquetFileReader::Contents> inner,
              std::shared_ptr<arrow::io::RandomAccessFile> file, std::map<PlanKey, LeafPlan>* plans,
-             ParquetReadStats* stats)
-      : inner_(std::move(inner)), file_(std::move(file)), plans_(plans), stats_(stats) {
+             ParquetReadStats* stats, arrow::MemoryPool* pool)
+      : inner_(std::move(inner)),
+        file_(std::move(file)),
+        plans_(plans),
+        stats_(stats),
+        pool_(pool),
+        properties_(VerifyingReaderProperties(pool)) {
     auto md = inner_->metadata();
     always_compressed_ = md->writer_version().VersionLt(
         parquet::ApplicationVersion::PARQUET_CPP_10353_FIXED_VERSION());
@@ -248,7 +254,7 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
     }
     int64_t total = 0;
     for (const auto& piece : pieces) total += piece.length;
-    PARQUET_ASSIGN_OR_THROW(auto buffer, arrow::AllocateBuffer(total));
+    PARQUET_ASSIGN_OR_THROW(auto buffer, arrow::AllocateBuffer(total, pool_));
     uint8_t* out = buffer->mutable_data();
     // Read pieces separated by small holes in one request each.
     for (size_t i = 0; i < pieces.size();) {
@@ -283,9 +289,10 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
   std::shared_ptr<arrow::io::RandomAccessFile> file_;
   std::map<PlanKey, LeafPlan>* plans_;
   ParquetReadStats* stats_;
+  arrow::MemoryPool* pool_;
   // The compacted buffers hold whole pages (header and body), so their CRCs are checked
   // exactly as in a full read.
-  parquet::ReaderProperties properties_ = VerifyingReaderProperties();
+  parquet::ReaderProperties properties_;
   bool always_compressed_ = false;
 };
 
@@ -379,8 +386,8 @@ void PlanField(const parquet::FileMetaData& md, int row_group, const std::vector
 // sorted and merged; every wanted row is kept).
 Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& kept,
                                                   const std::vector<RowRange>& wanted,
-                                                  bool* identity) {
-  arrow::Int64Builder builder;
+                                                  bool* identity, arrow::MemoryPool* pool) {
+  arrow::Int64Builder builder(pool);
   ARROW_RETURN_NOT_OK(builder.Reserve(CountRows(wanted)));
   size_t span = 0;
   int64_t span_base = 0;  // decoded rows before kept[span]
@@ -402,13 +409,10 @@ Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& k
 
 }  // namespace
 
-const parquet::ReaderProperties& VerifyingReaderProperties() {
-  static const parquet::ReaderProperties properties = [] {
-    parquet::ReaderProperties p = parquet::default_reader_properties();
-    p.set_page_checksum_verification(true);
-    return p;
-  }();
-  return properties;
+parquet::ReaderProperties VerifyingReaderProperties(arrow::MemoryPool* pool) {
+  parquet::ReaderProperties p(pool);
+  p.set_page_checksum_verification(true);
+  return p;
 }
 
 std::vector<int> PagesHoldingRows(const std::vector<int64_t>& page_first_rows, int64_t rows,
@@ -478,17 +482,19 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
   }
 
   auto contents = std::make_unique<PrunedFile>(
-      parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(), md), in.file,
-      &plans, stats);
+      parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(in.pool), md),
+      in.file, &plans, stats, in.pool);
   auto parquet_reader = std::make_unique<parquet::ParquetFileReader>();
   parquet_reader->Open(std::move(contents));
   parquet::ArrowReaderProperties arrow_props;
   arrow_props.set_pre_buffer(false);  // PreBuffer requires the library's own contents
   arrow_props.set_use_threads(false);
+  arrow_props.set_io_context(arrow::io::IOContext(in.pool));
   std::unique_ptr<parquet::arrow::FileReader> reader;
-  ARROW_RETURN_NOT_OK(parquet::arrow::FileReader::Make(
-      arrow::default_memory_pool(), std::move(parquet_reader), arrow_props, &reader));
+  ARROW_RETURN_NOT_OK(
+      parquet::arrow::FileReader::Make(in.pool, std::move(parquet_reader), arrow_props, &reader));
 
+  arrow::compute::ExecContext ctx(in.pool);
   std::vector<std::shared_ptr<arrow::ChunkedArray>> out;
   for (size_t fi = 0; fi < in.fields.size(); ++fi) {
     const int field = in.fields[fi];
@@ -508,7 +514,7 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
       if (sparse) {
         auto column_reader = reader->parquet_reader()->RowGroup(g)->Column(leaves.front());
         ARROW_ASSIGN_OR_RAISE(auto gathered, ReadSparseByteArray(column_reader.get(), plan.kept,
-                                                                 wanted[g], field_type));
+                                                                 wanted[g], field_type, in.pool));
         chunks.push_back(std::move(gathered));
         if (stats != nullptr) ++stats->chunks_sparse;
       } else {
@@ -542,13 +548,14 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
       }
       if (sparse) continue;
       bool identity = false;
-      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity));
+      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity, in.pool));
       if (identity) {
         chunks.insert(chunks.end(), decoded->chunks().begin(), decoded->chunks().end());
         continue;
       }
       ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
-                            arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices)));
+                            arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices),
+                                                 arrow::compute::TakeOptions::Defaults(), &ctx));
       const auto& taken_chunks = taken.chunked_array()->chunks();
       chunks.insert(chunks.end(), taken_chunks.begin(), taken_chunks.end());
     }

@@ -29,6 +29,7 @@
 
 #include "arrow/chunked_array.h"
 #include "arrow/io/interfaces.h"
+#include "arrow/memory_pool.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
 
@@ -56,9 +57,9 @@ struct ParquetReadStats {
 
 namespace format_internal {
 
-/// Reader properties for every Parquet read: default ones plus page CRC verification (pages
-/// whose header carries a `crc`; others are read unchecked).
-const parquet::ReaderProperties& VerifyingReaderProperties();
+/// Reader properties for every Parquet read: default ones allocating from `pool`, plus page
+/// CRC verification (pages whose header carries a `crc`; others are read unchecked).
+parquet::ReaderProperties VerifyingReaderProperties(arrow::MemoryPool* pool);
 
 /// The pages of one column chunk that hold a row of `wanted`. `page_first_rows` are the
 /// pages' first rows (row-group relative, ascending, starting at 0); `rows` is the row
@@ -77,6 +78,8 @@ struct SelectionRead {
   /// Sorted, merged, non-empty ranges of file row positions, validated by the caller.
   const std::vector<RowRange>* positions = nullptr;
   std::string path;  // for error messages
+  /// Every allocation of the read (page buffers, decoding, gathers, takes). Not owned.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
 /// Reads the selected rows of each field in `in.fields`, one ChunkedArray per field, rows

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "arrow/io/interfaces.h"
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
 #include "paimon_rowid/format/page_selection.h"
@@ -104,24 +105,32 @@ struct ParquetFileReader::Impl {
   std::unique_ptr<parquet::arrow::FileReader> reader;
   std::shared_ptr<arrow::Schema> schema;
   std::vector<int64_t> row_group_starts;  // first row of each row group, plus the total
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
 ParquetFileReader::ParquetFileReader() : impl_(std::make_unique<Impl>()) {}
 ParquetFileReader::~ParquetFileReader() = default;
 
 Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
-    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path, int64_t expected_size) {
+    std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path, int64_t expected_size,
+    const ParquetReadOptions& options) {
   std::unique_ptr<ParquetFileReader> out(new ParquetFileReader());
   Impl* impl = out->impl_.get();
   impl->path = std::move(path);
   impl->file = file;
+  impl->pool = options.pool;
   ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
   ARROW_RETURN_NOT_OK(CheckFileSize(impl->path, size, expected_size));
   ARROW_RETURN_NOT_OK(CatchParquet(impl->path, [&]() -> Status {
     parquet::arrow::FileReaderBuilder builder;
-    Status opened = builder.Open(std::move(file), format_internal::VerifyingReaderProperties());
-    if (opened.ok())
-      opened = builder.memory_pool(arrow::default_memory_pool())->Build(&impl->reader);
+    Status opened =
+        builder.Open(std::move(file), format_internal::VerifyingReaderProperties(impl->pool));
+    // The pre-buffered reads of whole row groups go through the I/O context's pool.
+    parquet::ArrowReaderProperties arrow_props;
+    arrow_props.set_io_context(arrow::io::IOContext(impl->pool));
+    if (opened.ok()) {
+      opened = builder.memory_pool(impl->pool)->properties(arrow_props)->Build(&impl->reader);
+    }
     if (!opened.ok()) {
       return Status::IOError("cannot open Parquet file '", impl->path, "': ", opened.message());
     }
@@ -209,6 +218,7 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
   in.row_group_starts = impl_->row_group_starts;
   in.positions = positions;
   in.path = impl_->path;
+  in.pool = impl_->pool;
   std::vector<std::shared_ptr<arrow::ChunkedArray>> arrays;
   ARROW_RETURN_NOT_OK(AsDataError(impl_->path, CatchParquet(impl_->path, [&]() -> Status {
                                     ARROW_ASSIGN_OR_RAISE(
@@ -235,7 +245,8 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     const ParquetWriteOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto codec, CompressionFromName(options.compression));
   parquet::WriterProperties::Builder builder;
-  builder.compression(codec)
+  builder.memory_pool(options.pool)
+      ->compression(codec)
       ->max_row_group_length(options.row_group_size_rows)
       ->data_pagesize(options.data_page_size_bytes)
       ->write_batch_size(options.write_batch_size);
@@ -287,8 +298,8 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     auto paimon_root = std::static_pointer_cast<parquet::schema::GroupNode>(
         parquet::schema::GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
     auto file_writer = parquet::ParquetFileWriter::Open(sink, paimon_root, props);
-    return parquet::arrow::FileWriter::Make(arrow::default_memory_pool(), std::move(file_writer),
-                                            schema, arrow_props, &out->impl_->writer);
+    return parquet::arrow::FileWriter::Make(options.pool, std::move(file_writer), schema,
+                                            arrow_props, &out->impl_->writer);
   }));
   return out;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arrow/io/interfaces.h"
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "arrow/table.h"
 #include "paimon_rowid/common/row_range.h"
@@ -21,6 +22,13 @@
 #include "paimon_rowid/format/page_selection.h"
 
 namespace paimon_rowid {
+
+struct ParquetReadOptions {
+  /// Every allocation of the reads: Parquet's reader properties (page and decompression
+  /// buffers), the Arrow reader's builders, the page-selective read's compacted buffers,
+  /// gathers and takes. Not owned; outlives the reader.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+};
 
 // Integrity: data page and dictionary page CRCs (the optional `crc` of the page header,
 // written by our writer and by Java's parquet-java, not by pyarrow/pypaimon) are verified on
@@ -31,10 +39,11 @@ class ParquetFileReader {
   /// Opens a file; `path` is used in error messages only. `expected_size` (> 0) is the size the
   /// manifest records: a file of another size is IOError (replaced or truncated) before any
   /// byte of it is parsed. The open file's size is known without a syscall, and Parquet's
-  /// reader needs it anyway to find the footer.
+  /// reader needs it anyway to find the footer. `options.pool` serves every allocation of the
+  /// reader (the file's own reads allocate from the pool `file` was opened with).
   static Result<std::unique_ptr<ParquetFileReader>> Open(
       std::shared_ptr<arrow::io::RandomAccessFile> file, std::string path,
-      int64_t expected_size = -1);
+      int64_t expected_size = -1, const ParquetReadOptions& options = {});
   ~ParquetFileReader();
 
   int64_t num_rows() const;
@@ -76,6 +85,8 @@ struct ParquetWriteOptions {
   /// writes it by default, and readers that do not verify ignore it). Costs 4 bytes and one
   /// CRC pass per page.
   bool write_page_checksum = true;
+  /// Parquet's writer properties and Arrow's FileWriter allocate from it. Not owned.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
 /// Streams record batches into one Parquet file. The Arrow schema's field metadata

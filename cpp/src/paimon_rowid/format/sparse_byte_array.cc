@@ -101,12 +101,13 @@ bool IsSparseByteArrayColumn(const parquet::ColumnDescriptor& descr, const arrow
 
 Result<std::shared_ptr<arrow::Array>> ReadSparseByteArray(
     parquet::ColumnReader* reader, const std::vector<RowRange>& kept,
-    const std::vector<RowRange>& wanted, const std::shared_ptr<arrow::DataType>& type) {
+    const std::vector<RowRange>& wanted, const std::shared_ptr<arrow::DataType>& type,
+    arrow::MemoryPool* pool) {
   auto* bytes = dynamic_cast<parquet::ByteArrayReader*>(reader);
   if (bytes == nullptr) return Status::Invalid("not a BYTE_ARRAY column reader");
   const int16_t max_def = reader->descr()->max_definition_level();
   std::unique_ptr<arrow::ArrayBuilder> builder;
-  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder));
+  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(pool, type, &builder));
   if (type->id() == arrow::Type::LARGE_BINARY || type->id() == arrow::Type::LARGE_STRING) {
     ARROW_RETURN_NOT_OK(Gather(bytes, max_def, kept, wanted,
                                static_cast<arrow::LargeBinaryBuilder*>(builder.get())));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "arrow/array.h"
+#include "arrow/memory_pool.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
 #include "parquet/column_reader.h"
@@ -28,8 +29,10 @@ bool IsSparseByteArrayColumn(const parquet::ColumnDescriptor& descr, const arrow
 /// `kept` lists the rows the reader yields, in order (row-group relative, merged); it may
 /// grow while reading (a page filter that records the pages it keeps): a page is loaded
 /// whenever a wanted row lies beyond the rows known so far. Every wanted row must be kept.
+/// The result is built in `pool`.
 Result<std::shared_ptr<arrow::Array>> ReadSparseByteArray(
     parquet::ColumnReader* reader, const std::vector<RowRange>& kept,
-    const std::vector<RowRange>& wanted, const std::shared_ptr<arrow::DataType>& type);
+    const std::vector<RowRange>& wanted, const std::shared_ptr<arrow::DataType>& type,
+    arrow::MemoryPool* pool);
 
 }  // namespace paimon_rowid::format_internal

@@ -86,8 +86,8 @@ Result<std::string> FileIO::ReadText(const std::string& path) const {
 }
 
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> FileIO::OpenInput(
-    const std::string& path) const {
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path));
+    const std::string& path, arrow::MemoryPool* pool) const {
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path, pool));
   return file;
 }
 

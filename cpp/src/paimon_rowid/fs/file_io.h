@@ -18,6 +18,7 @@
 
 #include "arrow/buffer.h"
 #include "arrow/io/interfaces.h"
+#include "arrow/memory_pool.h"
 #include "paimon_rowid/common/status.h"
 
 namespace paimon_rowid {
@@ -36,7 +37,9 @@ class FileIO {
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(const std::string& path) const;
   /// Reads a whole small file as text.
   Result<std::string> ReadText(const std::string& path) const;
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(const std::string& path) const;
+  /// The file's reads (ReadAt, Read) allocate their buffers from `pool` (not owned).
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& path, arrow::MemoryPool* pool = arrow::default_memory_pool()) const;
   Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(const std::string& path) const;
 
   /// Creates `path` with `data`, failing with AlreadyExists when it exists. Atomic: readers

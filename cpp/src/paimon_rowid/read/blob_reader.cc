@@ -98,8 +98,8 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
 Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile>& open,
                                                   const std::vector<BlobBunchFile>& files,
                                                   const std::vector<Resolved>& resolved,
-                                                  bool as_descriptor) {
-  arrow::LargeBinaryBuilder builder;
+                                                  bool as_descriptor, arrow::MemoryPool* pool) {
+  arrow::LargeBinaryBuilder builder(pool);
   ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(resolved.size())));
   if (as_descriptor) {
     for (const auto& r : resolved) {
@@ -137,10 +137,11 @@ Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile
 Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile>& open,
                                                   const std::vector<BlobBunchFile>& files,
                                                   const std::vector<Resolved>& resolved,
-                                                  const DataType& type, bool as_descriptor) {
+                                                  const DataType& type, bool as_descriptor,
+                                                  arrow::MemoryPool* pool) {
   const bool is_map = type.root() == TypeRoot::kMap;
   std::unique_ptr<arrow::ArrayBuilder> builder;
-  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type.ToArrow(), &builder));
+  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(pool, type.ToArrow(), &builder));
   arrow::ArrayBuilder* key_builder = nullptr;
   arrow::LargeBinaryBuilder* value_builder;
   if (is_map) {
@@ -221,7 +222,8 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
 Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
                                                     std::vector<BlobBunchFile> files,
                                                     const std::vector<int64_t>& row_ids,
-                                                    const DataType& type, bool as_descriptor) {
+                                                    const DataType& type, bool as_descriptor,
+                                                    arrow::MemoryPool* pool) {
   // Newest first; within one sequence number by first row id (docs/format.md §5.3 step 6).
   std::stable_sort(files.begin(), files.end(), [](const BlobBunchFile& a, const BlobBunchFile& b) {
     if (a.meta->max_sequence_number != b.meta->max_sequence_number) {
@@ -243,7 +245,7 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     OpenBlobFile& o = open[f];
     if (!o.index) {
       o.source = &files[f];
-      ARROW_ASSIGN_OR_RAISE(o.input, io.OpenInput(files[f].path));
+      ARROW_ASSIGN_OR_RAISE(o.input, io.OpenInput(files[f].path, pool));
       // The open file knows its size (fstat at open): checking it costs no syscall.
       ARROW_ASSIGN_OR_RAISE(int64_t size, o.input->GetSize());
       ARROW_RETURN_NOT_OK(CheckFileSize(files[f].path, size, files[f].meta->file_size));
@@ -276,11 +278,11 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     }
   }
 
-  if (type.is_blob()) return BuildScalar(open, files, resolved, as_descriptor);
+  if (type.is_blob()) return BuildScalar(open, files, resolved, as_descriptor, pool);
   if (type.root() != TypeRoot::kArray && type.root() != TypeRoot::kMap) {
     return Status::NotImplemented("reading ", type.ToString(), " from .blob files");
   }
-  return BuildNested(open, files, resolved, type, as_descriptor);
+  return BuildNested(open, files, resolved, type, as_descriptor, pool);
 }
 
 namespace {
@@ -360,7 +362,7 @@ Result<std::shared_ptr<arrow::Buffer>> ReadRange(RangeSource* src, const BlobRan
 }  // namespace
 
 Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
-    const FileIO& io, const std::vector<BlobRange>& ranges) {
+    const FileIO& io, const std::vector<BlobRange>& ranges, arrow::MemoryPool* pool) {
   // Every range is checked before the first read, so a bad one fails the call up front.
   std::vector<std::string> paths;
   paths.reserve(ranges.size());
@@ -382,7 +384,7 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
       RangeSource src;
       src.path = path;
       src.is_blob_file = IsBlobFilePath(path);
-      ARROW_ASSIGN_OR_RAISE(src.input, io.OpenInput(path));
+      ARROW_ASSIGN_OR_RAISE(src.input, io.OpenInput(path, pool));
       it = sources.emplace(path, std::move(src)).first;
     }
     ARROW_ASSIGN_OR_RAISE(auto bytes, ReadRange(&it->second, range));
@@ -393,7 +395,8 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
 
 Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
                                                                  const arrow::Array& stored,
-                                                                 const std::string& column) {
+                                                                 const std::string& column,
+                                                                 arrow::MemoryPool* pool) {
   if (stored.type_id() != arrow::Type::LARGE_BINARY) {
     return Status::Invalid("descriptor column '", column, "' must be large_binary, got ",
                            stored.type()->ToString());
@@ -411,8 +414,8 @@ Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& i
     }
     ranges.push_back({std::move(descriptor->uri), descriptor->offset, descriptor->length});
   }
-  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBlobRanges(io, ranges));
-  arrow::LargeBinaryBuilder builder;
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadBlobRanges(io, ranges, pool));
+  arrow::LargeBinaryBuilder builder(pool);
   ARROW_RETURN_NOT_OK(builder.Reserve(values.length()));
   size_t next = 0;
   for (int64_t i = 0; i < values.length(); ++i) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "arrow/array.h"
+#include "arrow/memory_pool.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/types/data_type.h"
@@ -50,11 +51,12 @@ struct BlobBunchFile {
 /// (BLOB, ARRAY<BLOB> or MAP<K, BLOB>), in `type.ToArrow()`: large_binary,
 /// list<large_binary>, map<K, large_binary>. In descriptor mode every BLOB value (element,
 /// map value) is BlobDescriptor bytes. IOError for unreadable / inconsistent files (e.g.
-/// index row count != manifest row count, corrupt nested payload framing).
-Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
-                                                    std::vector<BlobBunchFile> files,
-                                                    const std::vector<int64_t>& row_ids,
-                                                    const DataType& type, bool as_descriptor);
+/// index row count != manifest row count, corrupt nested payload framing). The result is
+/// built in `pool`, which also holds the bytes read from the files.
+Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(
+    const FileIO& io, std::vector<BlobBunchFile> files, const std::vector<int64_t>& row_ids,
+    const DataType& type, bool as_descriptor,
+    arrow::MemoryPool* pool = arrow::default_memory_pool());
 
 /// A byte range of a file, as a BlobDescriptor names it (`uri`: a local path or file: uri).
 struct BlobRange {
@@ -71,15 +73,18 @@ struct BlobRange {
 /// range lies outside every payload of a .blob file, or outside any other file;
 /// NotImplemented for non-local uris and Invalid for a negative offset or length, both
 /// checked for every range before the first byte is read. Other files are read as they are.
+/// The bytes are read into buffers of `pool`.
 Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
-    const FileIO& io, const std::vector<BlobRange>& ranges);
+    const FileIO& io, const std::vector<BlobRange>& ranges,
+    arrow::MemoryPool* pool = arrow::default_memory_pool());
 
 /// The payloads referenced by the BlobDescriptor bytes in `stored` (large_binary, e.g. a
 /// `blob-descriptor-field` column read with blob-as-descriptor=false), read and verified by
 /// ReadBlobRanges. Invalid when a value is not descriptor bytes;
 /// NotImplemented for non-local uris; IOError when a range lies past the end of its file.
-Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(const FileIO& io,
-                                                                 const arrow::Array& stored,
-                                                                 const std::string& column);
+/// The result is built in `pool`.
+Result<std::shared_ptr<arrow::Array>> DereferenceBlobDescriptors(
+    const FileIO& io, const arrow::Array& stored, const std::string& column,
+    arrow::MemoryPool* pool = arrow::default_memory_pool());
 
 }  // namespace paimon_rowid

@@ -25,7 +25,8 @@ namespace {
 // null rows get `size` null placeholder values; a non-null row of another length is an error.
 Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arrow::Array>& array,
                                                       const arrow::FixedSizeListType& type,
-                                                      const std::string& name) {
+                                                      const std::string& name,
+                                                      cp::ExecContext* ctx) {
   const int32_t size = type.list_size();
   std::shared_ptr<arrow::Array> values;
   std::vector<int64_t> starts(static_cast<size_t>(array->length()));
@@ -45,7 +46,7 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
       lengths[i] = list.value_length(i);
     }
   }
-  arrow::Int64Builder indices;
+  arrow::Int64Builder indices(ctx->memory_pool());
   ARROW_RETURN_NOT_OK(indices.Reserve(array->length() * size));
   for (int64_t i = 0; i < array->length(); ++i) {
     if (array->IsNull(i)) {
@@ -59,14 +60,15 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
     for (int32_t k = 0; k < size; ++k) indices.UnsafeAppend(starts[i] + k);
   }
   ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, index_array));
+  ARROW_ASSIGN_OR_RAISE(auto taken,
+                        cp::Take(values, index_array, cp::TakeOptions::Defaults(), ctx));
   std::shared_ptr<arrow::Array> flat = taken.make_array();
   if (!flat->type()->Equals(*type.value_type())) {
-    ARROW_ASSIGN_OR_RAISE(flat, cp::Cast(*flat, type.value_type()));
+    ARROW_ASSIGN_OR_RAISE(flat, cp::Cast(*flat, type.value_type(), cp::CastOptions::Safe(), ctx));
   }
   std::shared_ptr<arrow::Buffer> validity;
   if (array->null_count() > 0) {
-    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length()));
+    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length(), ctx->memory_pool()));
     for (int64_t i = 0; i < array->length(); ++i) {
       arrow::bit_util::SetBitTo(validity->mutable_data(), i, array->IsValid(i));
     }
@@ -78,8 +80,8 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
 
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column,
-    const std::shared_ptr<arrow::DataType>& type, const std::string& name,
-    const std::string& path) {
+    const std::shared_ptr<arrow::DataType>& type, const std::string& name, const std::string& path,
+    cp::ExecContext* ctx) {
   if (column->type()->Equals(*type)) return column;
   if (type->id() == arrow::Type::FIXED_SIZE_LIST &&
       (column->type()->id() == arrow::Type::LIST ||
@@ -88,14 +90,14 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     for (const auto& chunk : column->chunks()) {
       ARROW_ASSIGN_OR_RAISE(
           auto converted,
-          ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name));
+          ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name, ctx));
       chunks.push_back(std::move(converted));
     }
     return std::make_shared<arrow::ChunkedArray>(std::move(chunks), type);
   }
-  auto safe = cp::Cast(column, type, cp::CastOptions::Safe());
+  auto safe = cp::Cast(column, type, cp::CastOptions::Safe(), ctx);
   if (safe.ok()) return safe->chunked_array();
-  auto unsafe = cp::Cast(column, type, cp::CastOptions::Unsafe());
+  auto unsafe = cp::Cast(column, type, cp::CastOptions::Unsafe(), ctx);
   if (unsafe.ok()) return unsafe->chunked_array();
   return Status::TypeError("column '", name, "' of '", path, "' has type ",
                            column->type()->ToString(), ", which cannot be read as ",
@@ -104,28 +106,30 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
 
 Result<std::shared_ptr<arrow::Array>> ConstantArray(const std::shared_ptr<arrow::Scalar>& value,
                                                     const std::shared_ptr<arrow::DataType>& type,
-                                                    int64_t length) {
-  if (!value || !value->is_valid) return arrow::MakeArrayOfNull(type, length);
+                                                    int64_t length, arrow::MemoryPool* pool) {
+  if (!value || !value->is_valid) return arrow::MakeArrayOfNull(type, length, pool);
   std::shared_ptr<arrow::Scalar> v = value;
   if (!v->type->Equals(*type)) {
     ARROW_ASSIGN_OR_RAISE(v, v->CastTo(type));
   }
-  return arrow::MakeArrayFromScalar(*v, length);
+  return arrow::MakeArrayFromScalar(*v, length, pool);
 }
 
-std::shared_ptr<arrow::Array> Int64Range(const std::vector<RowRange>& ranges, int64_t offset) {
-  arrow::Int64Builder builder;
+Result<std::shared_ptr<arrow::Array>> Int64Range(const std::vector<RowRange>& ranges,
+                                                 int64_t offset, arrow::MemoryPool* pool) {
+  arrow::Int64Builder builder(pool);
   int64_t n = 0;
   for (const auto& r : ranges) n += r.count();
-  (void)builder.Reserve(n);
+  ARROW_RETURN_NOT_OK(builder.Reserve(n));
   for (const auto& r : ranges) {
     for (int64_t v = r.from; v <= r.to; ++v) builder.UnsafeAppend(v + offset);
   }
-  return builder.Finish().ValueOrDie();
+  return builder.Finish();
 }
 
-std::shared_ptr<arrow::Array> Int64Constant(int64_t value, int64_t length) {
-  return arrow::MakeArrayFromScalar(arrow::Int64Scalar(value), length).ValueOrDie();
+Result<std::shared_ptr<arrow::Array>> Int64Constant(int64_t value, int64_t length,
+                                                    arrow::MemoryPool* pool) {
+  return arrow::MakeArrayFromScalar(arrow::Int64Scalar(value), length, pool);
 }
 
 class GroupStreamReader : public arrow::RecordBatchReader {
@@ -266,11 +270,14 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
     const DataSplit& split, const GroupReadPlan& plan) const {
   const TableSchema& schema = table_->schema();
   std::map<std::string, std::shared_ptr<arrow::ChunkedArray>> columns;
+  cp::ExecContext ctx(options_.pool);
+  ParquetReadOptions read_options;
+  read_options.pool = options_.pool;
   for (const auto& s : plan.supplies) {
     std::string path = split.FilePath(*s.file);
-    ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path));
-    ARROW_ASSIGN_OR_RAISE(auto reader,
-                          ParquetFileReader::Open(std::move(input), path, s.file->file_size));
+    ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path, options_.pool));
+    ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(std::move(input), path,
+                                                               s.file->file_size, read_options));
     if (reader->num_rows() != s.file->row_count) {
       return Status::IOError("data file '", path, "' holds ", reader->num_rows(),
                              " rows but its manifest entry says ", s.file->row_count);
@@ -288,8 +295,9 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
     ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &plan.selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
-      ARROW_ASSIGN_OR_RAISE(auto column, CastColumn(data->column(static_cast<int>(i)),
-                                                    tf->type->ToArrow(), table_names[i], path));
+      ARROW_ASSIGN_OR_RAISE(auto column,
+                            CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
+                                       table_names[i], path, &ctx));
       columns[table_names[i]] = std::move(column);
     }
   }
@@ -311,22 +319,24 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
     std::shared_ptr<arrow::Array> array;
     if (name == system_fields::kRowId) {
       if (plan.normal.empty() && group.empty()) return Status::Invalid("empty file group");
-      array = Int64Range(plan.selection, plan.range.from);
+      ARROW_ASSIGN_OR_RAISE(array, Int64Range(plan.selection, plan.range.from, options_.pool));
     } else if (name == system_fields::kSequenceNumber) {
       // The newest normal file of the group, whatever the projection (pypaimon's rule and
       // Java's, minus Java's projection-dependent pruning; docs/format-notes.md).
       const DataFileMeta* source = !plan.normal.empty() ? plan.normal.front() : &group.front();
-      array = Int64Constant(source->max_sequence_number, num_rows);
+      ARROW_ASSIGN_OR_RAISE(array,
+                            Int64Constant(source->max_sequence_number, num_rows, options_.pool));
     } else if (partition_names.count(name)) {
       size_t k = 0;
       while (k < partition_fields_.size() && partition_fields_[k].name != name) ++k;
       std::shared_ptr<arrow::Scalar> value =
           k < partition_values.size() ? partition_values[k] : nullptr;
-      ARROW_ASSIGN_OR_RAISE(array, ConstantArray(value, field->type(), num_rows));
+      ARROW_ASSIGN_OR_RAISE(array, ConstantArray(value, field->type(), num_rows, options_.pool));
     } else {
       auto it = columns->find(name);
       if (it == columns->end()) {
-        ARROW_ASSIGN_OR_RAISE(array, arrow::MakeArrayOfNull(field->type(), num_rows));
+        ARROW_ASSIGN_OR_RAISE(array,
+                              arrow::MakeArrayOfNull(field->type(), num_rows, options_.pool));
       } else {
         if (it->second->length() != num_rows) {
           return Status::IOError("column '", name, "' read ", it->second->length(),
@@ -335,7 +345,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
         if (it->second->num_chunks() == 1) {
           array = it->second->chunk(0);
         } else {
-          ARROW_ASSIGN_OR_RAISE(array, arrow::Concatenate(it->second->chunks()));
+          ARROW_ASSIGN_OR_RAISE(array, arrow::Concatenate(it->second->chunks(), options_.pool));
         }
       }
     }
@@ -359,9 +369,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
       bunch.reserve(files.size());
       for (const DataFileMeta* f : files) bunch.push_back({f, split.FilePath(*f)});
       const int index = needed_schema_->GetFieldIndex(name);
-      ARROW_ASSIGN_OR_RAISE(auto values,
-                            ReadBlobBunch(*table_->file_io(), bunch, row_ids,
-                                          *schema.FieldByName(name)->type, blob_as_descriptor_));
+      ARROW_ASSIGN_OR_RAISE(auto values, ReadBlobBunch(*table_->file_io(), bunch, row_ids,
+                                                       *schema.FieldByName(name)->type,
+                                                       blob_as_descriptor_, options_.pool));
       ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), values));
     }
     return Status::OK();
@@ -378,18 +388,20 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
   }
 
   if (options_.predicate) {
+    cp::ExecContext ctx(options_.pool);
     ARROW_ASSIGN_OR_RAISE(auto expr, options_.predicate->ToExpression());
     ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*needed_schema_));
     ARROW_ASSIGN_OR_RAISE(auto input, cp::MakeExecBatch(*needed_schema_, batch));
-    ARROW_ASSIGN_OR_RAISE(auto mask, cp::ExecuteScalarExpression(expr, input));
-    ARROW_ASSIGN_OR_RAISE(auto filtered,
-                          cp::Filter(batch, mask, cp::FilterOptions(cp::FilterOptions::DROP)));
+    ARROW_ASSIGN_OR_RAISE(auto mask, cp::ExecuteScalarExpression(expr, input, &ctx));
+    ARROW_ASSIGN_OR_RAISE(
+        auto filtered, cp::Filter(batch, mask, cp::FilterOptions(cp::FilterOptions::DROP), &ctx));
     batch = filtered.record_batch();
     if (blobs_pending) {
-      arrow::Int64Builder ids;
+      arrow::Int64Builder ids(options_.pool);
       ARROW_RETURN_NOT_OK(ids.AppendValues(row_ids));
       ARROW_ASSIGN_OR_RAISE(auto all_ids, ids.Finish());
-      ARROW_ASSIGN_OR_RAISE(auto kept, cp::Filter(all_ids, mask));
+      ARROW_ASSIGN_OR_RAISE(auto kept,
+                            cp::Filter(all_ids, mask, cp::FilterOptions::Defaults(), &ctx));
       auto kept_array = std::static_pointer_cast<arrow::Int64Array>(kept.make_array());
       row_ids.assign(kept_array->raw_values(), kept_array->raw_values() + kept_array->length());
     }
@@ -402,7 +414,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
   for (const auto& name : dereference_fields_) {
     const int index = needed_schema_->GetFieldIndex(name);
     ARROW_ASSIGN_OR_RAISE(
-        auto payloads, DereferenceBlobDescriptors(*table_->file_io(), *batch->column(index), name));
+        auto payloads,
+        DereferenceBlobDescriptors(*table_->file_io(), *batch->column(index), name, options_.pool));
     ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(index, needed_schema_->field(index), payloads));
   }
   if (needed_schema_->num_fields() != output_schema_->num_fields()) {

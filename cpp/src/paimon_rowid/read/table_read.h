@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/read/group_plan.h"
@@ -42,6 +43,11 @@ struct ReadOptions {
   std::vector<std::string> fields;
   std::shared_ptr<Predicate> predicate;
   std::optional<int64_t> limit;
+  /// Every allocation of the read: Parquet decoding and the page-selective read, casts,
+  /// assembly (concatenation, constant and NULL columns), the predicate's compute and the
+  /// BLOB columns, and the buffers the data files are read into. Not owned; must outlive
+  /// the TableRead and its readers.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
 class TableRead {

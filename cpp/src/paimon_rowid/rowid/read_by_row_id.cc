@@ -56,13 +56,15 @@ class PlannedGroupReader : public arrow::RecordBatchReader {
 
 Result<std::shared_ptr<RowIdRead>> RowIdRead::Make(std::shared_ptr<const Table> table,
                                                    std::vector<std::string> projection,
-                                                   std::shared_ptr<const RowIdIndex> index) {
+                                                   std::shared_ptr<const RowIdIndex> index,
+                                                   const RowIdReadOptions& read_options) {
   if (std::find(projection.begin(), projection.end(), system_fields::kRowId) == projection.end()) {
     projection.push_back(system_fields::kRowId);
   }
   std::shared_ptr<RowIdRead> out(new RowIdRead());
   ReadOptions options;
   options.fields = std::move(projection);
+  options.pool = read_options.pool;
   ARROW_ASSIGN_OR_RAISE(out->read_, TableRead::Make(table, std::move(options)));
   out->table_ = std::move(table);
   out->index_ = std::move(index);

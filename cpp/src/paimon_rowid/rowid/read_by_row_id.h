@@ -13,12 +13,19 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 
 namespace paimon_rowid {
+
+struct RowIdReadOptions {
+  /// Every allocation of the reads (ReadOptions::pool of the underlying TableRead). Not
+  /// owned; must outlive the RowIdRead and its streams.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+};
 
 class RowIdRead : public std::enable_shared_from_this<RowIdRead> {
  public:
@@ -28,7 +35,8 @@ class RowIdRead : public std::enable_shared_from_this<RowIdRead> {
   /// where the projection puts it.
   static Result<std::shared_ptr<RowIdRead>> Make(std::shared_ptr<const Table> table,
                                                  std::vector<std::string> projection,
-                                                 std::shared_ptr<const RowIdIndex> index);
+                                                 std::shared_ptr<const RowIdIndex> index,
+                                                 const RowIdReadOptions& options = {});
 
   const std::shared_ptr<arrow::Schema>& output_schema() const;
   const std::shared_ptr<const RowIdIndex>& index() const { return index_; }

@@ -27,8 +27,8 @@ std::string SpillFileName() {
 }  // namespace
 
 RoutedSource::RoutedSource(std::shared_ptr<arrow::Schema> schema, int64_t budget,
-                           std::string spill_dir)
-    : schema_(std::move(schema)), budget_(budget), spill_dir_(std::move(spill_dir)) {
+                           std::string spill_dir, arrow::MemoryPool* pool)
+    : schema_(std::move(schema)), budget_(budget), pool_(pool), spill_dir_(std::move(spill_dir)) {
   if (spill_dir_.empty()) {
     std::error_code ec;
     auto tmp = std::filesystem::temp_directory_path(ec);
@@ -75,6 +75,7 @@ Status RoutedSource::Spill() {
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
   spill_paths_.push_back(path);  // registered first: deleted even if the write fails
   auto options = arrow::ipc::IpcWriteOptions::Defaults();
+  options.memory_pool = pool_;
   if (arrow::util::Codec::IsAvailable(arrow::Compression::LZ4_FRAME)) {
     ARROW_ASSIGN_OR_RAISE(options.codec, arrow::util::Codec::Create(arrow::Compression::LZ4_FRAME));
   }
@@ -85,7 +86,7 @@ Status RoutedSource::Spill() {
     if (memory_[g].empty()) continue;
     // One batch per group keeps Load to a few reads; slices of one source batch are copied
     // into it, so the source batch is freed once every group it fed has spilled.
-    ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(memory_[g]));
+    ARROW_ASSIGN_OR_RAISE(auto combined, arrow::ConcatenateRecordBatches(memory_[g], pool_));
     ARROW_RETURN_NOT_OK(writer->WriteRecordBatch(*combined));
     spilled_[g].push_back({file, batch++});
     spilled_rows_ += combined->num_rows();
@@ -103,8 +104,10 @@ Result<std::shared_ptr<arrow::Table>> RoutedSource::Load(size_t g) const {
   std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader;
   for (const auto& s : spilled_[g]) {
     if (s.file != open_file) {
-      ARROW_ASSIGN_OR_RAISE(auto in, arrow::io::ReadableFile::Open(spill_paths_[s.file]));
-      ARROW_ASSIGN_OR_RAISE(reader, arrow::ipc::RecordBatchFileReader::Open(in));
+      ARROW_ASSIGN_OR_RAISE(auto in, arrow::io::ReadableFile::Open(spill_paths_[s.file], pool_));
+      auto read_options = arrow::ipc::IpcReadOptions::Defaults();
+      read_options.memory_pool = pool_;
+      ARROW_ASSIGN_OR_RAISE(reader, arrow::ipc::RecordBatchFileReader::Open(in, read_options));
       open_file = s.file;
     }
     ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadRecordBatch(s.batch));

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "arrow/table.h"
 #include "paimon_rowid/common/status.h"
@@ -26,7 +27,9 @@ class RoutedSource {
  public:
   /// `budget` is the number of bytes of rows held in memory before spilling (<= 0: never
   /// spill). Spill files are created in `spill_dir` (the system temp directory when empty).
-  RoutedSource(std::shared_ptr<arrow::Schema> schema, int64_t budget, std::string spill_dir);
+  /// Spilling and loading allocate from `pool` (not owned).
+  RoutedSource(std::shared_ptr<arrow::Schema> schema, int64_t budget, std::string spill_dir,
+               arrow::MemoryPool* pool = arrow::default_memory_pool());
   ~RoutedSource();
   RoutedSource(const RoutedSource&) = delete;
   RoutedSource& operator=(const RoutedSource&) = delete;
@@ -69,6 +72,7 @@ class RoutedSource {
 
   std::shared_ptr<arrow::Schema> schema_;
   int64_t budget_;
+  arrow::MemoryPool* pool_;
   std::string spill_dir_;
   std::vector<std::vector<std::shared_ptr<arrow::RecordBatch>>> memory_;  // per group
   std::vector<std::vector<SpilledBatch>> spilled_;                        // per group

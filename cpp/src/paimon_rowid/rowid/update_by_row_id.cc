@@ -24,7 +24,8 @@ constexpr const char* kStaleContext =
 
 // Routes the cast rows of `conformed` to the groups of `index` that own them.
 Status RouteRows(const RowIdIndex* index, const std::string& target,
-                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into);
+                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
+                 arrow::MemoryPool* pool);
 
 }  // namespace
 
@@ -75,10 +76,11 @@ struct RowIdUpdate::Impl {
   int64_t memory_budget = 0;
   std::string spill_dir;
   int64_t rows = 0;
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
   Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) const {
-    return RouteRows(index.get(), target, conformed, into);
+    return RouteRows(index.get(), target, conformed, into, pool);
   }
   Result<CommitMessage> UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
                                     std::vector<std::string>* written) const;
@@ -89,14 +91,15 @@ RowIdUpdate::~RowIdUpdate() = default;
 
 Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Table> table,
                                                        std::vector<std::string> update_cols,
-                                                       std::string target) {
+                                                       std::string target,
+                                                       const RowIdUpdateOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto base, table->LatestSnapshot());
   std::shared_ptr<const RowIdIndex> index;
   if (base) {
     ARROW_ASSIGN_OR_RAISE(index, RowIdIndex::Build(table, *base));
   }
   ARROW_ASSIGN_OR_RAISE(auto update, Make(std::move(table), std::move(update_cols),
-                                          std::move(target), std::move(index)));
+                                          std::move(target), std::move(index), options));
   update->impl_->base = std::move(base);
   return update;
 }
@@ -104,7 +107,8 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
 Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Table> table,
                                                        std::vector<std::string> update_cols,
                                                        std::string target,
-                                                       std::shared_ptr<const RowIdIndex> index) {
+                                                       std::shared_ptr<const RowIdIndex> index,
+                                                       const RowIdUpdateOptions& options) {
   ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
   std::unique_ptr<RowIdUpdate> update(new RowIdUpdate());
   Impl* impl = update->impl_.get();
@@ -121,12 +125,13 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->cols = std::move(update_cols);
   impl->target = std::move(target);
   impl->index = std::move(index);
+  impl->pool = options.pool;
   ARROW_ASSIGN_OR_RAISE(impl->memory_budget, impl->table->options().GetMemorySize(
                                                  kMemoryBudgetOption, kDefaultMemoryBudget));
   impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
   if (impl->index) {
-    impl->routed =
-        std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget, impl->spill_dir);
+    impl->routed = std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget,
+                                                  impl->spill_dir, impl->pool);
     impl->routed->Reset(impl->index->groups().size());
     if (!impl->base) {
       ARROW_ASSIGN_OR_RAISE(auto snap, impl->table->SnapshotById(impl->index->snapshot_id()));
@@ -170,10 +175,11 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
                            cols_list, ".");
   }
   std::vector<std::shared_ptr<arrow::Array>> arrays;
+  cp::ExecContext ctx(pool);
   for (const auto& f : update_schema->fields()) {
     auto column = batch.GetColumnByName(f->name());
     if (!column->type()->Equals(*f->type())) {
-      auto cast = cp::Cast(*column, f->type(), cp::CastOptions::Safe());
+      auto cast = cp::Cast(*column, f->type(), cp::CastOptions::Safe(), &ctx);
       if (!cast.ok()) {
         // Keep Arrow's code (Invalid for overflow/unparsable, NotImplemented for impossible
         // casts), as pypaimon surfaces pyarrow's ArrowInvalid / ArrowNotImplementedError.
@@ -207,7 +213,8 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
 namespace {
 
 Status RouteRows(const RowIdIndex* index, const std::string& target,
-                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) {
+                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
+                 arrow::MemoryPool* pool) {
   if (!index || index->groups().empty()) {
     return Status::Invalid("target '", target,
                            "' has no rows; every _ROW_ID in the source is foreign.");
@@ -232,12 +239,14 @@ Status RouteRows(const RowIdIndex* index, const std::string& target,
   } else {
     // Interleaved owners: gather each owner's rows with one Take.
     std::map<int32_t, std::vector<int64_t>> rows_of;
+    cp::ExecContext ctx(pool);
     for (int64_t i = 0; i < n; ++i) rows_of[owners[i]].push_back(i);
     for (auto& [g, rows] : rows_of) {
-      arrow::Int64Builder b;
+      arrow::Int64Builder b(pool);
       ARROW_RETURN_NOT_OK(b.AppendValues(rows));
       ARROW_ASSIGN_OR_RAISE(auto indices, b.Finish());
-      ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(conformed, indices));
+      ARROW_ASSIGN_OR_RAISE(auto taken,
+                            cp::Take(conformed, indices, cp::TakeOptions::Defaults(), &ctx));
       ARROW_RETURN_NOT_OK(into->Append(g, taken.record_batch()));
     }
   }
@@ -265,7 +274,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
   const int64_t start = group.range.from;
   const int64_t n = group.range.count();
   ARROW_ASSIGN_OR_RAISE(auto source, routed->Load(g));
-  ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks());
+  ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks(pool));
+  cp::ExecContext ctx(pool);
   const auto& ids = static_cast<const arrow::Int64Array&>(*source->column(0)->chunk(0));
   const int64_t m = ids.length();
   // Order the updates by position; equal neighbours are duplicate ids.
@@ -281,7 +291,7 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
           "Deduplicate the source before merging.");
     }
   }
-  arrow::Int64Builder order_builder;
+  arrow::Int64Builder order_builder(pool);
   ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
   ARROW_ASSIGN_OR_RAISE(auto order_array, order_builder.Finish());
 
@@ -289,7 +299,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
   if (m == n) {
     // Every row of the group is updated: no need to read the current values.
     for (size_t c = 0; c < cols.size(); ++c) {
-      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array));
+      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
+                                                  cp::TakeOptions::Defaults(), &ctx));
       columns.push_back(sorted.make_array());
     }
   } else {
@@ -301,7 +312,7 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
     }
     // Take indices over concat(current, new values in position order): untouched rows keep
     // their index, updated rows point past the current values.
-    arrow::Int64Builder idx;
+    arrow::Int64Builder idx(pool);
     ARROW_RETURN_NOT_OK(idx.Reserve(n));
     int64_t k = 0;
     for (int64_t pos = 0; pos < n; ++pos) {
@@ -314,18 +325,24 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
     }
     ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
     for (size_t c = 0; c < cols.size(); ++c) {
-      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array));
-      ARROW_ASSIGN_OR_RAISE(auto both, arrow::Concatenate({current->column(static_cast<int>(c)),
-                                                           sorted.make_array()}));
-      ARROW_ASSIGN_OR_RAISE(auto merged, cp::Take(both, indices));
+      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
+                                                  cp::TakeOptions::Defaults(), &ctx));
+      ARROW_ASSIGN_OR_RAISE(
+          auto both,
+          arrow::Concatenate({current->column(static_cast<int>(c)), sorted.make_array()}, pool));
+      ARROW_ASSIGN_OR_RAISE(auto merged,
+                            cp::Take(both, indices, cp::TakeOptions::Defaults(), &ctx));
       columns.push_back(merged.make_array());
     }
   }
   std::vector<std::shared_ptr<arrow::Field>> out_fields(update_schema->fields().begin() + 1,
                                                         update_schema->fields().end());
   auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
-  ARROW_ASSIGN_OR_RAISE(auto writer, AppendWriter::MakeForRowIds(table, cols, group.partition,
-                                                                 group.bucket_dir, start));
+  AppendWriterOptions writer_options;
+  writer_options.pool = pool;
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        AppendWriter::MakeForRowIds(table, cols, group.partition, group.bucket_dir,
+                                                    start, writer_options));
 
   Status st = writer->Write(batch);
   auto paths = writer->written_paths();
@@ -350,6 +367,7 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   if (touched.empty()) return std::vector<CommitMessage>{};
   ReadOptions ro;
   ro.fields = impl_->cols;
+  ro.pool = impl_->pool;
   ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(impl_->table, ro));
   // One group per task on the shared executor; `written` is per group so a failed update
   // can delete the files of every group, finished or not.
@@ -376,21 +394,26 @@ namespace {
 // A reader of the update columns of `table` pinned at `index`'s snapshot.
 Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
                                             const std::vector<std::string>& cols,
-                                            std::shared_ptr<const RowIdIndex> index) {
+                                            std::shared_ptr<const RowIdIndex> index,
+                                            arrow::MemoryPool* pool) {
   ARROW_ASSIGN_OR_RAISE(
       auto pinned, table.Copy({{options::kScanSnapshotId, std::to_string(index->snapshot_id())},
                                {options::kScanTagName, std::nullopt}}));
-  return RowIdRead::Make(std::move(pinned), cols, std::move(index));
+  RowIdReadOptions options;
+  options.pool = pool;
+  return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);
 }
 
 // The values `read` gives for `ids`, ordered by row id.
 Result<std::shared_ptr<arrow::Table>> ValuesOf(
-    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids) {
+    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids,
+    arrow::MemoryPool* pool) {
   ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
   ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
-  ARROW_ASSIGN_OR_RAISE(auto sorted,
-                        cp::SortIndices(*table->GetColumnByName(system_fields::kRowId)));
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted));
+  cp::ExecContext ctx(pool);
+  ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId),
+                                                     cp::SortOrder::Ascending, &ctx));
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted, cp::TakeOptions::Defaults(), &ctx));
   return taken.table();
 }
 
@@ -398,9 +421,9 @@ Result<std::shared_ptr<arrow::Table>> ValuesOf(
 // `after`'s; else the conflict error every rebase reports.
 Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
                       const std::vector<std::shared_ptr<arrow::Array>>& ids,
-                      const std::vector<std::string>& cols) {
-  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids));
-  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids));
+                      const std::vector<std::string>& cols, arrow::MemoryPool* pool) {
+  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids, pool));
+  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids, pool));
   if (old_values->Equals(*new_values)) return Status::OK();
   std::string columns;
   for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
@@ -427,26 +450,27 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
     return Status::Invalid("cannot rebase an update without snapshots");
   }
   ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->SnapshotById(latest_index->snapshot_id()));
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, impl.index));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, latest_index));
+  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, latest_index, impl.pool));
   // One old group at a time, so the rebase holds no more than the routing does: the rows'
   // values must be unchanged (else a true conflict); then they are re-routed with the latest
   // index (group boundaries may have moved).
-  auto rerouted =
-      std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget, impl.spill_dir);
+  auto rerouted = std::make_unique<RoutedSource>(impl.update_schema, impl.memory_budget,
+                                                 impl.spill_dir, impl.pool);
   rerouted->Reset(latest_index->groups().size());
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     impl.routed->Release(g);
     ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols));
+        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
     arrow::TableBatchReader batches(*rows);
     std::shared_ptr<arrow::RecordBatch> batch;
     while (true) {
       ARROW_RETURN_NOT_OK(batches.ReadNext(&batch));
       if (!batch) break;
-      ARROW_RETURN_NOT_OK(RouteRows(latest_index.get(), impl.target, batch, rerouted.get()));
+      ARROW_RETURN_NOT_OK(
+          RouteRows(latest_index.get(), impl.target, batch, rerouted.get(), impl.pool));
     }
   }
   impl.index = std::move(latest_index);
@@ -461,13 +485,13 @@ Status RowIdUpdate::VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since
     return Status::Invalid("cannot verify an update without snapshots");
   }
   if (since_index->snapshot_id() == impl.index->snapshot_id()) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, since_index));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, impl.index));
+  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, since_index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols));
+        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
   }
   return Status::OK();
 }

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/commit/committer.h"
@@ -45,6 +46,14 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
                                                        const std::string& target,
                                                        const std::string& operation);
 
+struct RowIdUpdateOptions {
+  /// Every allocation of the update: casts and routing of the source, spill files, the
+  /// reads of the current values (ReadOptions::pool), the merge (takes, concatenation) and
+  /// the partial-column writers (AppendWriterOptions::pool). Not owned; must outlive the
+  /// RowIdUpdate.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+};
+
 class RowIdUpdate {
  public:
   /// Bytes of routed source rows held in memory before spilling ("0" never spills).
@@ -56,12 +65,14 @@ class RowIdUpdate {
   /// Pins the latest snapshot of `table` as the base. `update_cols` must be validated.
   static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,
                                                    std::vector<std::string> update_cols,
-                                                   std::string target);
+                                                   std::string target,
+                                                   const RowIdUpdateOptions& options = {});
   /// Uses an index built elsewhere (e.g. shipped from a driver) instead of reading manifests.
   static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,
                                                    std::vector<std::string> update_cols,
                                                    std::string target,
-                                                   std::shared_ptr<const RowIdIndex> index);
+                                                   std::shared_ptr<const RowIdIndex> index,
+                                                   const RowIdUpdateOptions& options = {});
   ~RowIdUpdate();
 
   /// The Arrow schema rows are cast to: _ROW_ID int64 not null, then the update columns with

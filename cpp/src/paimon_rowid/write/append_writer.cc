@@ -114,7 +114,7 @@ struct AppendWriter::Impl {
   int64_t target_file_size = kDefaultTargetFileSize;
   int64_t blob_target_file_size = kDefaultTargetFileSize;
   int64_t block_size = kDefaultBlockSize;
-  ParquetWriteOptions parquet;
+  ParquetWriteOptions parquet;  // parquet.pool: the writer's pool
   std::string prefix = "data-";
   std::string extension = ".parquet";
   std::string default_partition_name = "__DEFAULT_PARTITION__";
@@ -208,7 +208,7 @@ Status AppendWriter::Impl::DeriveSchemas() {
 
 Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::ForParquet(
     const arrow::RecordBatch& batch) const {
-  return VectorsAsLists(batch, file_schema);
+  return VectorsAsLists(batch, file_schema, parquet.pool);
 }
 
 std::string AppendWriter::Impl::NewFileName(const std::string& ext) {
@@ -331,7 +331,8 @@ Status AppendWriter::Impl::ApplyOptions(const Options& opts) {
 }
 
 Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
-    std::shared_ptr<const Table> table, std::optional<std::vector<std::string>> write_cols) {
+    std::shared_ptr<const Table> table, std::optional<std::vector<std::string>> write_cols,
+    const AppendWriterOptions& options) {
   if (!table) return Status::Invalid("AppendWriter needs a table");
   ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
   ARROW_RETURN_NOT_OK(CheckWritable(*table));
@@ -340,6 +341,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   Impl& impl = *out->impl_;
   impl.table = table;
   impl.io = table->file_io();
+  impl.parquet.pool = options.pool;
   impl.descriptor_fields = DescriptorFields(table->options());
   ARROW_RETURN_NOT_OK(impl.ResolveWriteType(write_cols));
   ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
@@ -360,7 +362,7 @@ std::string AppendWriter::RowIdFileStem(const std::string& stem, int64_t first_r
 
 Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
     std::shared_ptr<const Table> table, std::vector<std::string> write_cols, std::string partition,
-    std::string bucket_dir, int64_t first_row_id) {
+    std::string bucket_dir, int64_t first_row_id, const AppendWriterOptions& options) {
   for (const auto& col : write_cols) {
     if (table->schema().IsPartitionKey(col)) {
       return Status::Invalid("partition column '", col, "' cannot be rewritten in place");
@@ -370,7 +372,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
   // partition is the group's.
   std::vector<std::string> with_keys = write_cols;
   for (const auto& key : table->schema().partition_keys) with_keys.push_back(key);
-  ARROW_ASSIGN_OR_RAISE(auto writer, Make(table, with_keys));
+  ARROW_ASSIGN_OR_RAISE(auto writer, Make(table, with_keys, options));
   Impl& impl = *writer->impl_;
   impl.write_fields.resize(write_cols.size());
   impl.write_cols = write_cols;
@@ -397,7 +399,8 @@ std::string AppendWriter::row_id_file_path() const {
 
 Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
     const arrow::RecordBatch& batch) const {
-  return ConformInput(batch, write_fields, input_schema, table->identifier().FullName());
+  return ConformInput(batch, write_fields, input_schema, table->identifier().FullName(),
+                      parquet.pool);
 }
 
 Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
@@ -439,7 +442,8 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
     key_types.emplace_back(batch->column(idx)->type());
     keys.emplace_back(batch->column(idx));
   }
-  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(key_types));
+  arrow::compute::ExecContext ctx(parquet.pool);
+  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(key_types, &ctx));
   arrow::compute::ExecBatch key_batch(std::move(keys), batch->num_rows());
   ARROW_ASSIGN_OR_RAISE(arrow::Datum group_ids,
                         grouper->Consume(arrow::compute::ExecSpan(key_batch)));
@@ -461,10 +465,13 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
     return WritePartition(pw, batch);
   }
   auto ids = std::static_pointer_cast<arrow::UInt32Array>(group_ids.make_array());
-  ARROW_ASSIGN_OR_RAISE(auto groupings, arrow::compute::Grouper::MakeGroupings(*ids, num_groups));
+  ARROW_ASSIGN_OR_RAISE(auto groupings,
+                        arrow::compute::Grouper::MakeGroupings(*ids, num_groups, &ctx));
   for (uint32_t g = 0; g < num_groups; ++g) {
     auto indices = groupings->value_slice(g);
-    ARROW_ASSIGN_OR_RAISE(arrow::Datum taken, arrow::compute::Take(batch, indices));
+    ARROW_ASSIGN_OR_RAISE(
+        arrow::Datum taken,
+        arrow::compute::Take(batch, indices, arrow::compute::TakeOptions::Defaults(), &ctx));
     ARROW_ASSIGN_OR_RAISE(auto values, values_of(g));
     ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values));
     ARROW_RETURN_NOT_OK(WritePartition(pw, taken.record_batch()));
@@ -484,7 +491,7 @@ Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row) 
   ARROW_ASSIGN_OR_RAISE(auto sink, io->OpenOutput(file->path));
   paths.push_back(file->path);
   ARROW_ASSIGN_OR_RAISE(file->writer, ParquetFileWriter::Open(sink, file_schema, opts));
-  file->stats = std::make_unique<StatsCollector>(stats_types, stats_modes);
+  file->stats = std::make_unique<StatsCollector>(stats_types, stats_modes, parquet.pool);
   pw->current = std::move(file);
   return Status::OK();
 }

@@ -44,11 +44,19 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/meta/commit_message.h"
 
 namespace paimon_rowid {
+
+struct AppendWriterOptions {
+  /// Every allocation of the writer: input casts, partition routing, the Parquet writer
+  /// (its properties and column encoders) and the value-stats collector. Not owned; must
+  /// outlive the writer.
+  arrow::MemoryPool* pool = arrow::default_memory_pool();
+};
 
 class AppendWriter {
  public:
@@ -64,16 +72,16 @@ class AppendWriter {
   /// keys); nullopt (or every column in table order) writes full rows.
   static Result<std::unique_ptr<AppendWriter>> Make(
       std::shared_ptr<const Table> table,
-      std::optional<std::vector<std::string>> write_cols = std::nullopt);
+      std::optional<std::vector<std::string>> write_cols = std::nullopt,
+      const AppendWriterOptions& options = {});
   /// A writer of one partial-column file for existing rows [first_row_id, first_row_id + n):
   /// an update of `write_cols` (no partition keys needed) written into `bucket_dir` (the
   /// directory of the group's files) for `partition`, never rolled, with first_row_id preset
   /// so the committer leaves the row ids alone.
-  static Result<std::unique_ptr<AppendWriter>> MakeForRowIds(std::shared_ptr<const Table> table,
-                                                             std::vector<std::string> write_cols,
-                                                             std::string partition,
-                                                             std::string bucket_dir,
-                                                             int64_t first_row_id);
+  static Result<std::unique_ptr<AppendWriter>> MakeForRowIds(
+      std::shared_ptr<const Table> table, std::vector<std::string> write_cols,
+      std::string partition, std::string bucket_dir, int64_t first_row_id,
+      const AppendWriterOptions& options = {});
 
   /// Does not delete files: call Abort() to drop uncommitted output.
   ~AppendWriter();

@@ -6,6 +6,7 @@
 #include "arrow/builder.h"
 #include "arrow/compute/api_vector.h"
 #include "arrow/compute/cast.h"
+#include "arrow/compute/exec.h"
 
 namespace paimon_rowid {
 
@@ -63,12 +64,13 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 namespace {
 
-Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
+Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
+                                                   arrow::MemoryPool* pool) {
   const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(array);
   const int32_t size = vectors.value_length();
-  arrow::Int32Builder offsets;
+  arrow::Int32Builder offsets(pool);
   ARROW_RETURN_NOT_OK(offsets.Reserve(vectors.length() + 1));
-  arrow::Int64Builder take;
+  arrow::Int64Builder take(pool);
   int32_t offset = 0;
   offsets.UnsafeAppend(0);
   for (int64_t i = 0; i < vectors.length(); ++i) {
@@ -81,7 +83,10 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
     offsets.UnsafeAppend(offset);
   }
   ARROW_ASSIGN_OR_RAISE(auto indices, take.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto values, arrow::compute::Take(*vectors.values(), *indices));
+  arrow::compute::ExecContext ctx(pool);
+  ARROW_ASSIGN_OR_RAISE(auto values,
+                        arrow::compute::Take(*vectors.values(), *indices,
+                                             arrow::compute::TakeOptions::Defaults(), &ctx));
   ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
   auto type =
       arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
@@ -95,7 +100,9 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array) {
 
 Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
     const arrow::RecordBatch& batch, const std::vector<DataField>& write_fields,
-    const std::shared_ptr<arrow::Schema>& input_schema, const std::string& table_name) {
+    const std::shared_ptr<arrow::Schema>& input_schema, const std::string& table_name,
+    arrow::MemoryPool* pool) {
+  arrow::compute::ExecContext ctx(pool);
   const auto& in = *batch.schema();
   std::set<std::string> wanted;
   for (const auto& f : write_fields) wanted.insert(f.name);
@@ -119,7 +126,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
     std::shared_ptr<arrow::Array> column = batch.column(indices[0]);
     const auto& target = input_schema->field(static_cast<int>(i))->type();
     if (!column->type()->Equals(*target)) {
-      auto cast = arrow::compute::Cast(*column, target, arrow::compute::CastOptions::Safe());
+      auto cast = arrow::compute::Cast(*column, target, arrow::compute::CastOptions::Safe(), &ctx);
       if (!cast.ok() && f.type->holds_blob() && !f.type->is_blob()) {
         // pypaimon rejects any other input type for these columns with a ValueError.
         return Status::Invalid("Cannot cast column '", f.name, "' from ",
@@ -152,7 +159,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> VectorsAsLists(
-    const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& file_schema) {
+    const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& file_schema,
+    arrow::MemoryPool* pool) {
   bool has_vector = false;
   for (int i = 0; i < batch.num_columns(); ++i) {
     has_vector |= batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST;
@@ -161,7 +169,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> VectorsAsLists(
   arrow::ArrayVector columns;
   for (int i = 0; i < batch.num_columns(); ++i) {
     if (batch.column(i)->type_id() == arrow::Type::FIXED_SIZE_LIST) {
-      ARROW_ASSIGN_OR_RAISE(auto list, VectorAsList(*batch.column(i)));
+      ARROW_ASSIGN_OR_RAISE(auto list, VectorAsList(*batch.column(i), pool));
       columns.push_back(std::move(list));
     } else {
       columns.push_back(batch.column(i));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/common/status.h"
 #include "paimon_rowid/types/data_type.h"
@@ -33,12 +34,16 @@ std::string JoinNames(const std::vector<std::string>& names);
 /// cast when their type differs; unknown, missing or duplicated columns, nulls in NOT NULL
 /// columns and null elements inside non-null vectors are errors (Invalid; TypeError for an
 /// impossible cast of a non-BLOB column, as pypaimon raises). `table_name` is for messages.
+/// Casts allocate from `pool`.
 Result<std::shared_ptr<arrow::RecordBatch>> ConformInput(
     const arrow::RecordBatch& batch, const std::vector<DataField>& write_fields,
-    const std::shared_ptr<arrow::Schema>& input_schema, const std::string& table_name);
+    const std::shared_ptr<arrow::Schema>& input_schema, const std::string& table_name,
+    arrow::MemoryPool* pool = arrow::default_memory_pool());
 
-/// `batch` with its fixed_size_list (VECTOR) columns as LIST, typed as `file_schema`.
+/// `batch` with its fixed_size_list (VECTOR) columns as LIST, typed as `file_schema`, the
+/// lists built in `pool`.
 Result<std::shared_ptr<arrow::RecordBatch>> VectorsAsLists(
-    const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& file_schema);
+    const arrow::RecordBatch& batch, const std::shared_ptr<arrow::Schema>& file_schema,
+    arrow::MemoryPool* pool = arrow::default_memory_pool());
 
 }  // namespace paimon_rowid

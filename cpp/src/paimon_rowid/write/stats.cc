@@ -7,6 +7,7 @@
 #include "arrow/array.h"
 #include "arrow/builder.h"
 #include "arrow/compute/api_aggregate.h"
+#include "arrow/compute/exec.h"
 #include "arrow/scalar.h"
 #include "paimon_rowid/codec/binary_row.h"
 
@@ -17,18 +18,19 @@ constexpr const char* kDefaultStatsMode = "truncate(16)";
 
 // (min, max) of the non-null values of `array`; both null scalars when there are none.
 Result<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>> MinMaxOf(
-    const std::shared_ptr<arrow::Array>& array) {
+    const std::shared_ptr<arrow::Array>& array, arrow::MemoryPool* pool) {
   arrow::compute::ScalarAggregateOptions opts(/*skip_nulls=*/true, /*min_count=*/1);
-  ARROW_ASSIGN_OR_RAISE(arrow::Datum result, arrow::compute::MinMax(array, opts));
+  arrow::compute::ExecContext ctx(pool);
+  ARROW_ASSIGN_OR_RAISE(arrow::Datum result, arrow::compute::MinMax(array, opts, &ctx));
   const auto& pair = result.scalar_as<arrow::StructScalar>();
   return std::make_pair(pair.value[0], pair.value[1]);
 }
 
 Result<std::shared_ptr<arrow::Array>> ArrayOf(
     const std::shared_ptr<arrow::DataType>& type,
-    const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
+    const std::vector<std::shared_ptr<arrow::Scalar>>& values, arrow::MemoryPool* pool) {
   std::unique_ptr<arrow::ArrayBuilder> builder;
-  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder));
+  ARROW_RETURN_NOT_OK(arrow::MakeBuilder(pool, type, &builder));
   ARROW_RETURN_NOT_OK(builder->AppendScalars(values));
   return builder->Finish();
 }
@@ -243,10 +245,11 @@ std::optional<std::string> Utf8UpperBound(std::string_view utf8, int32_t n) {
 // ------------------------------------------------------------------------- StatsCollector
 
 StatsCollector::StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types,
-                               std::vector<StatsMode> modes)
+                               std::vector<StatsMode> modes, arrow::MemoryPool* pool)
     : types_(std::move(types)),
       modes_(modes.empty() ? std::vector<StatsMode>(types_.size(), StatsMode::Full())
                            : std::move(modes)),
+      pool_(pool),
       mins_(types_.size()),
       maxs_(types_.size()),
       null_counts_(types_.size(), 0),
@@ -300,7 +303,7 @@ Status StatsCollector::Update(const std::vector<std::shared_ptr<arrow::Array>>& 
     if (modes_[i].kind == StatsMode::Kind::kNone) continue;
     null_counts_[i] += col->null_count();
     if (col->length() == col->null_count() || !KeepsBounds(i)) continue;
-    ARROW_ASSIGN_OR_RAISE(auto mm, MinMaxOf(col));
+    ARROW_ASSIGN_OR_RAISE(auto mm, MinMaxOf(col, pool_));
     ARROW_RETURN_NOT_OK(Fold(i, mm.first, mm.second));
   }
   return Status::OK();
@@ -332,10 +335,10 @@ Result<SimpleStats> StatsCollector::Finish() const {
       maxs.push_back(arrow::MakeNullScalar(types_[i]));
       continue;
     }
-    ARROW_ASSIGN_OR_RAISE(auto min_array, ArrayOf(types_[i], mins_[i]));
-    ARROW_ASSIGN_OR_RAISE(auto max_array, ArrayOf(types_[i], maxs_[i]));
-    ARROW_ASSIGN_OR_RAISE(auto lo, MinMaxOf(min_array));
-    ARROW_ASSIGN_OR_RAISE(auto hi, MinMaxOf(max_array));
+    ARROW_ASSIGN_OR_RAISE(auto min_array, ArrayOf(types_[i], mins_[i], pool_));
+    ARROW_ASSIGN_OR_RAISE(auto max_array, ArrayOf(types_[i], maxs_[i], pool_));
+    ARROW_ASSIGN_OR_RAISE(auto lo, MinMaxOf(min_array, pool_));
+    ARROW_ASSIGN_OR_RAISE(auto hi, MinMaxOf(max_array, pool_));
     mins.push_back(lo.first);
     maxs.push_back(hi.second);
   }

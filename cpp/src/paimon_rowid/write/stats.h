@@ -78,9 +78,11 @@ std::optional<std::string> Utf8UpperBound(std::string_view utf8, int32_t n);
 class StatsCollector {
  public:
   /// One Arrow type per collected column (the types of the arrays passed to Update), and
-  /// its mode (empty: full for every column, as partition stats are).
+  /// its mode (empty: full for every column, as partition stats are). Min/max compute and
+  /// the bound arrays of Finish allocate from `pool` (not owned; outlives the collector).
   explicit StatsCollector(std::vector<std::shared_ptr<arrow::DataType>> types,
-                          std::vector<StatsMode> modes = {});
+                          std::vector<StatsMode> modes = {},
+                          arrow::MemoryPool* pool = arrow::default_memory_pool());
 
   /// Folds one chunk of each column in (`columns[i]` has type `types[i]`).
   Status Update(const std::vector<std::shared_ptr<arrow::Array>>& columns);
@@ -99,6 +101,7 @@ class StatsCollector {
 
   std::vector<std::shared_ptr<arrow::DataType>> types_;
   std::vector<StatsMode> modes_;
+  arrow::MemoryPool* pool_;
   // Candidate bounds per column: chunk minima/maxima, already truncated. Truncation is
   // monotone, so the bound of the candidates equals the bound of the whole column.
   std::vector<std::vector<std::shared_ptr<arrow::Scalar>>> mins_, maxs_;
