@@ -148,8 +148,15 @@ def check_arguments(target: str, catalog_options: Mapping[str, Any], *, column: 
 # ---------------------------------------------------------------------------- reading a batch
 
 def batch_read(spec: BackfillSpec, batch: List[Range]):
-    """(TableRead, splits) of the batch's pending rows: BLOB payloads (not descriptors), the
-    ``IS NULL`` filter when ``only_null``, ``where``. Planning reads manifests only."""
+    """(TableRead, splits) of the batch's pending rows (see ``pending_rows``). Planning reads
+    manifests only."""
+    rb = pending_rows(spec)
+    return rb.new_read(), rb.new_scan().with_row_ranges(batch).plan().splits()
+
+
+def pending_rows(spec: BackfillSpec):
+    """The ReadBuilder of the rows to compute: ``read_columns`` with BLOB payloads (not
+    descriptors), the ``IS NULL`` filter when ``only_null``, and ``where``."""
     table = jobs.load_table(spec.target, spec.catalog_options).copy(
         {"blob-as-descriptor": "false"})
     rb = table.new_read_builder().with_projection(spec.read_columns)
@@ -161,7 +168,7 @@ def batch_read(spec: BackfillSpec, batch: List[Range]):
     predicate = PredicateBuilder.and_predicates(filters)
     if predicate is not None:
         rb.with_filter(predicate)
-    return rb.new_read(), rb.new_scan().with_row_ranges(batch).plan().splits()
+    return rb
 
 
 def io_bytes_read() -> int:
@@ -227,6 +234,9 @@ class Compute:
                 raise TypeError(f"fn returned {values.type}, which cannot be cast to column "
                                 f"{spec.column!r} ({spec.column_type}): {error}") from error
         return pa.Table.from_arrays([inputs[ROW_ID], values], schema=self._schema)
+
+    def empty(self) -> pa.Table:
+        return self._schema.empty_table()
 
 
 # ---------------------------------------------------------------------------- the batch loop
@@ -305,7 +315,7 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
             span = ", ".join(f"{r.from_}..{r.to}" for r in Range.merge_sorted_as_possible(batch))
             raise BackfillError(
                 f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} of "
-                f"{len(batches)}, row ids {span}: {type(error).__name__}: {error}. "
+                f"{len(batches)}, row ids {span}: {type(error).__name__}: {_first_line(error)}. "
                 f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to resume.",
                 list(batch), result()) from error
         computed += rows
@@ -395,3 +405,8 @@ def backfill_status(target: str, catalog_options: Mapping[str, Any], key: str) -
         else:
             out.append(RangeStatus(g, False))
     return BackfillStatus(key, out)
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).splitlines()  # Ray appends its retry advice to a task's error
+    return lines[0] if lines else ""
