@@ -214,10 +214,7 @@ class Compute:
         spec = self._spec
         values = self._fn(inputs.select(spec.input_columns + [ROW_ID]))
         if isinstance(values, (pa.Table, pa.RecordBatch)):
-            if values.num_columns != 1:
-                raise ValueError(f"fn must return an array or a one-column table; got a table "
-                                 f"with columns {values.schema.names}.")
-            values = values.column(0)
+            values = self._column_of(values, inputs)
         if not isinstance(values, (pa.Array, pa.ChunkedArray)):
             try:
                 values = pa.array(values, type=spec.column_type)
@@ -234,6 +231,20 @@ class Compute:
                 raise TypeError(f"fn returned {values.type}, which cannot be cast to column "
                                 f"{spec.column!r} ({spec.column_type}): {error}") from error
         return pa.Table.from_arrays([inputs[ROW_ID], values], schema=self._schema)
+
+    def _column_of(self, table, inputs: pa.Table):
+        """A one-column table's column, or the column named ``column`` (a table that also
+        carries ``_ROW_ID``, as the seed's ``EmbedImages`` returns, must keep the rows)."""
+        names = table.schema.names
+        if self._spec.column in names:
+            if ROW_ID in names and not table.column(ROW_ID).equals(inputs.column(ROW_ID)):
+                raise ValueError("fn returned a table whose _ROW_ID differs from its input's "
+                                 "(values must come in the input's row order).")
+            return table.column(self._spec.column)
+        if table.num_columns != 1:
+            raise ValueError(f"fn must return an array, a one-column table or a table with a "
+                             f"{self._spec.column!r} column; got columns {names}.")
+        return table.column(0)
 
     def empty(self) -> pa.Table:
         return self._schema.empty_table()
