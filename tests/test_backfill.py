@@ -315,3 +315,26 @@ def test_bad_values_fail_the_batch_and_commit_nothing(warehouse, fn, error, mess
     assert isinstance(info.value.__cause__, error)
     assert re.search(message, str(info.value.__cause__))
     assert latest_id(opts) == before and table_files(opts) == files
+
+
+def test_groups_are_read_in_windows(warehouse, monkeypatch):
+    """The native reader yields a file group as one batch: backfill reads a group in windows
+    of row ids so the input in memory is one window (here 50 rows of a 200-row group)."""
+    from paimon_rowid import _backfill_core as core
+    from paimon_rowid import backfill
+    opts = make_images(warehouse, groups=2)
+    monkeypatch.setattr(core, "READ_WINDOW_ROWS", 50)
+    planned = []
+    real = core.batch_read
+
+    def recording(spec, batch):
+        read, splits = real(spec, batch)
+        planned.append([s.row_count for s in splits])
+        return read, splits
+
+    monkeypatch.setattr(core, "batch_read", recording)
+    result = backfill("db.images", opts, column="embedding", fn=embed, input_columns=["image"],
+                      rows_per_commit=GROUP, batch_size=10, progress=False)
+    assert planned == [[50] * 4, [50] * 4] and result.rows_computed == 400
+    got = read_all(opts, ("image", "embedding", "_ROW_ID"))
+    assert got["embedding"].to_pylist() == embed(got).to_pylist()

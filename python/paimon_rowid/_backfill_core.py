@@ -147,11 +147,30 @@ def check_arguments(target: str, catalog_options: Mapping[str, Any], *, column: 
 
 # ---------------------------------------------------------------------------- reading a batch
 
+# The native reader yields a split's rows as one Arrow batch per file group, so a group is
+# read in windows of this many row ids (or batch_size, when larger): the input held in memory
+# is one window, not one group. Each window is one plan (a manifest read).
+READ_WINDOW_ROWS = 16_384
+
+
+def read_window(spec: BackfillSpec) -> int:
+    return max(spec.batch_size, READ_WINDOW_ROWS)
+
+
 def batch_read(spec: BackfillSpec, batch: List[Range]):
-    """(TableRead, splits) of the batch's pending rows (see ``pending_rows``). Planning reads
-    manifests only."""
+    """(TableRead, splits) of the batch's pending rows (see ``pending_rows``), each split
+    covering at most ``read_window`` row ids. Planning reads manifests only."""
     rb = pending_rows(spec)
-    return rb.new_read(), rb.new_scan().with_row_ranges(batch).plan().splits()
+    splits = rb.new_scan().with_row_ranges(batch).plan().splits()
+    window = read_window(spec)
+    if all(s.row_count <= window for s in splits):
+        return rb.new_read(), splits
+    windowed = []
+    for r in batch:
+        for start in range(r.from_, r.to + 1, window):
+            piece = Range(start, min(r.to, start + window - 1))
+            windowed += rb.new_scan().with_row_ranges([piece]).plan().splits()
+    return rb.new_read(), windowed
 
 
 def pending_rows(spec: BackfillSpec):

@@ -66,9 +66,10 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     the failing one leaves nothing behind, and a rerun resumes at it.
 
     Cost: one manifest read to plan, one snapshot walk for the key's progress; per batch one
-    planned read of only the pending rows' ``read columns`` and one commit. Memory: about
-    ``batch_size`` input rows per thread plus the batch's new values (``rows_per_commit``
-    values of ``column``) until its commit."""
+    planned read of only the pending rows' read columns (one plan per window of
+    ``max(batch_size, 16,384)`` row ids when a file group is larger) and one commit. Memory:
+    one window of input rows, ``batch_size`` rows per thread in ``fn``, plus the batch's new
+    values (``rows_per_commit`` values of ``column``) until its commit."""
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,
