@@ -87,3 +87,30 @@ def test_ray_backfill_failure_names_the_batch_and_rerun_resumes(ray_session, see
                      input_columns=["image"], rows_per_commit=200, progress=False)
     assert (rerun.rows_computed, rerun.ranges_skipped, rerun.commits) == (200, 2, 1)
     assert _read(opts, seed.TARGET)["embedding"].null_count == 0
+
+
+def test_ray_backfill_survives_a_lost_worker(ray_session, seed, tmp_path):
+    """The first actor process dies (os._exit) inside its first fn call: Ray restarts the
+    actor and re-runs its split; the run completes, nothing is lost or doubled."""
+    from paimon_rowid.ray import backfill
+    opts = {"warehouse": str(tmp_path / "wh")}
+    seed.CATALOG_OPTIONS.clear()
+    seed.CATALOG_OPTIONS.update(opts)
+    seed.create_images_table(400)
+    flag = str(tmp_path / "died")
+
+    class DiesOnce(seed.EmbedImages):
+        def __call__(self, batch: pa.Table) -> pa.Table:
+            if not os.path.exists(flag):
+                open(flag, "w").close()
+                os._exit(1)  # the worker process is lost, no exception, no cleanup
+            return super().__call__(batch)
+
+    seen = []
+    result = backfill(seed.TARGET, opts, column="embedding", fn=DiesOnce,
+                      input_columns=["image"], rows_per_commit=200, progress=False,
+                      on_progress=seen.append)
+    assert os.path.exists(flag)
+    assert (result.rows_computed, result.commits) == (400, 2)
+    assert [p.rows_done for p in seen if not p.finished][-1] == 400
+    assert _read(opts, seed.TARGET)["embedding"].null_count == 0

@@ -45,7 +45,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     ``ray_remote_args``: Ray options of each actor (default ``{"num_cpus": 1}``, e.g. add
     ``"num_gpus": 1``), plus ``max_restarts`` / ``max_task_retries`` (default 3). A class
     ``fn`` is constructed once per actor. The update's Ray tasks need CPUs while the actors
-    live: leave some free. Progress advances once per batch (when its values are computed)."""
+    live: leave some free. Progress advances per split (a file group, or a window of one) as
+    its values are computed."""
     ray = require_ray()
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
@@ -72,14 +73,14 @@ class _ReadAndCompute:
         self._compute = core.Compute(spec)
         self._read = core.pending_rows(spec).new_read()
 
-    def run(self, split: bytes) -> Tuple[pa.Table, int]:
+    def run(self, split: bytes) -> Tuple[pa.Table, Tuple[int, int]]:
+        """(the values, (their rows, bytes read))."""
         before = core.io_bytes_read()
         reader = self._read.to_arrow_batch_reader([Split.deserialize(split)])
         outs = [self._compute(chunk) for chunk in core.chunks(reader, self._spec.batch_size)]
         read = core.io_bytes_read() - before
-        if not outs:
-            return self._compute.empty(), read
-        return pa.concat_tables(outs), read
+        values = pa.concat_tables(outs) if outs else self._compute.empty()
+        return values, (values.num_rows, read)
 
 
 class _RayBatch:
@@ -117,14 +118,20 @@ class _RayBatch:
         if not self._actors:
             worker = self._ray.remote(**self._options)(_ReadAndCompute)
             self._actors = [worker.remote(spec) for _ in range(self._size)]
-        table_refs, byte_refs = [], []
+        table_refs, figure_refs = [], []
         for i, split in enumerate(splits):
-            table_ref, byte_ref = self._actors[i % len(self._actors)].run.options(
+            table_ref, figures_ref = self._actors[i % len(self._actors)].run.options(
                 num_returns=2).remote(split.serialize())
             table_refs.append(table_ref)
-            byte_refs.append(byte_ref)
+            figure_refs.append(figures_ref)
+        bytes_read = 0
         try:
-            bytes_read = sum(self._ray.get(byte_refs))
+            pending = list(figure_refs)
+            while pending:  # progress per split (a window of a group at most) as it finishes
+                ready, pending = self._ray.wait(pending, num_returns=1)
+                rows, read = self._ray.get(ready[0])
+                bytes_read += read
+                tracker.rows(rows)
         except Exception as error:  # noqa: BLE001 - the task's own error, unwrapped
             for ref in table_refs:  # collect every result, so Ray reports none as unhandled
                 try:
@@ -136,10 +143,8 @@ class _RayBatch:
                 raise
             raise inner from error
         values = ray.data.from_arrow_refs(table_refs)
-        rows = values.count()
-        if rows == 0:
+        if values.count() == 0:
             return 0, None, bytes_read
-        tracker.rows(rows)
         written, snapshot_id = update_and_commit(spec.target, values, spec.catalog_options,
                                                  update_cols=[spec.column],
                                                  snapshot_properties=properties)
