@@ -114,3 +114,25 @@ def test_ray_backfill_survives_a_lost_worker(ray_session, seed, tmp_path):
     assert (result.rows_computed, result.commits) == (400, 2)
     assert [p.rows_done for p in seen if not p.finished][-1] == 400
     assert _read(opts, seed.TARGET)["embedding"].null_count == 0
+
+
+@pytest.mark.parametrize("override,error,message", [
+    (dict(concurrency=0), ValueError, "concurrency"),
+    (dict(ray_remote_args="num_gpus=1"), TypeError, "ray_remote_args"),
+    (dict(column="nope"), ValueError, "not in target"),
+    (dict(fn=None), TypeError, "fn must be"),
+])
+def test_ray_backfill_checks_arguments_before_running(ray_session, seed, tmp_path, override,
+                                                      error, message):
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.ray import backfill
+    opts = {"warehouse": str(tmp_path / "wh")}
+    seed.CATALOG_OPTIONS.clear()
+    seed.CATALOG_OPTIONS.update(opts)
+    seed.create_images_table(40, commits=1)
+    kwargs = dict(column="embedding", fn=seed.EmbedImages, input_columns=["image"],
+                  progress=False)
+    kwargs.update(override)
+    with pytest.raises(error, match=message):
+        backfill(seed.TARGET, opts, **kwargs)
+    assert CatalogFactory.create(opts).get_table(seed.TARGET).latest_snapshot().id == 1
