@@ -1,6 +1,7 @@
 """What the embedded and the Ray ``backfill`` share: argument checks, the plan (which file
 groups are pending for a key), the batch loop with its progress and failure rule, the
-compute step that calls ``fn`` and casts its values, the result, and ``backfill_status``.
+compute step that calls ``fn`` and casts its values, and the result (``_backfill_status``
+reads the progress back).
 
 Progress lives in snapshot properties, written by the commit of each batch:
 
@@ -275,16 +276,7 @@ def _encode_batch(ranges: List[Range]) -> str:
     return ",".join(f"{r.from_}-{r.to}" for r in Range.merge_sorted_as_possible(ranges))
 
 
-def _decode_batch(text: str) -> List[Range]:
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        if lo.isdigit() and hi.isdigit():
-            out.append(Range(int(lo), int(hi)))
-    return out
-
-
-def _covered(r: Range, done: List[Range]) -> bool:
+def covered(r: Range, done: List[Range]) -> bool:
     return any(d.from_ <= r.from_ and r.to <= d.to for d in done)
 
 
@@ -315,8 +307,8 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
     started = time.perf_counter()
     groups = plan_row_id_ranges(table)
     done = completed_ranges(table, spec.key)
-    pending = [g for g in groups if not _covered(g, done)]
-    skipped = [g for g in groups if _covered(g, done)]
+    pending = [g for g in groups if not covered(g, done)]
+    skipped = [g for g in groups if covered(g, done)]
     batches = _pack(pending, spec.rows_per_commit)
     tracker = ProgressTracker(sum(g.count() for g in pending), len(batches), progress,
                               on_progress)
@@ -365,76 +357,6 @@ def _encode_ranges(ranges: List[Range]) -> str:
     # The JSON text process_row_id_ranges records (and backfill_done_ranges decodes).
     merged = Range.merge_sorted_as_possible(ranges)
     return "[" + ", ".join(f"[{r.from_}, {r.to}]" for r in merged) + "]"
-
-
-# ---------------------------------------------------------------------------- status
-
-@dataclasses.dataclass(frozen=True)
-class RangeStatus:
-    """One file-group range of the latest snapshot: done (with the snapshot that recorded it
-    and its commit time, epoch milliseconds; None when unknown) or pending."""
-    range: Range
-    done: bool
-    snapshot_id: Optional[int] = None
-    committed_millis: Optional[int] = None
-
-
-@dataclasses.dataclass(frozen=True)
-class BackfillStatus:
-    key: str
-    ranges: List[RangeStatus]
-
-    @property
-    def done(self) -> List[RangeStatus]:
-        return [r for r in self.ranges if r.done]
-
-    @property
-    def pending(self) -> List[Range]:
-        return [r.range for r in self.ranges if not r.done]
-
-    @property
-    def rows_done(self) -> int:
-        return sum(r.range.count() for r in self.done)
-
-    @property
-    def rows_pending(self) -> int:
-        return sum(r.count() for r in self.pending)
-
-
-def backfill_status(target: str, catalog_options: Mapping[str, Any], key: str) -> BackfillStatus:
-    """Which file-group ranges of the latest snapshot are done for ``key`` and which are
-    pending, and which snapshot committed each done range and when. Metadata only: one
-    manifest read to plan, then snapshot files newest first until every done range is dated
-    (or snapshot 1 / an expired snapshot is reached). No data file is opened."""
-    if not isinstance(key, str) or not key:
-        raise ValueError("key must be a non-empty string.")
-    table = jobs.load_table(target, catalog_options)
-    groups = plan_row_id_ranges(table)
-    done = completed_ranges(table, key)
-    dated: Dict[Range, Tuple[int, int]] = {}
-    todo = [g for g in groups if _covered(g, done)]
-    snapshot = table.latest_snapshot()
-    snapshot_id = snapshot.id if snapshot is not None else 0
-    while todo and snapshot_id >= 1:
-        try:
-            s = table.snapshot(snapshot_id)
-        except ValueError:
-            break  # expired
-        text = s.properties.get(BATCH_PROPERTY_PREFIX + key)
-        if text:
-            batch = _decode_batch(text)
-            for g in [g for g in todo if _covered(g, batch)]:
-                dated[g] = (s.id, s.time_millis)
-            todo = [g for g in todo if g not in dated]
-        snapshot_id -= 1
-    out = []
-    for g in groups:
-        if _covered(g, done):
-            sid, millis = dated.get(g, (None, None))
-            out.append(RangeStatus(g, True, sid, millis))
-        else:
-            out.append(RangeStatus(g, False))
-    return BackfillStatus(key, out)
 
 
 def _first_line(error: BaseException) -> str:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 
 from .. import _backfill_core as core
-from .._backfill_core import BackfillResult, backfill_status
+from .._backfill_core import BackfillResult
+from .._backfill_status import backfill_status
 from .._progress import BackfillProgress, ProgressTracker
 from ..predicate import Predicate
 from ..range import Range
