@@ -41,6 +41,7 @@ def make_sides(ours_python: str, pypaimon_python: str, dev: bool) -> Dict[str, S
     return {
         "ours": Side("ours", ours_python, ours_env),
         "ours-ray": Side("ours-ray", ours_python, ours_env),
+        "ours-backfill": Side("ours-backfill", ours_python, ours_env),
         "pypaimon": Side("pypaimon", pypaimon_python, pyp_env),
         "pypaimon-ray": Side("pypaimon-ray", pypaimon_python, pyp_env),
     }

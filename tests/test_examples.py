@@ -1,8 +1,12 @@
-"""The examples run end to end: the README's main job (examples/demo.py, embedded) and the
-seed's Ray backfill (examples/seed_backfill.py, the seed code with only imports changed)."""
+"""The examples run end to end: the README's main job as one backfill(...) call
+(examples/backfill_demo.py; embedded here: its --ray mode runs the same calls through
+paimon_rowid.ray.backfill, which tests/test_ray_backfill.py covers, and a Ray start and a
+child driver would add ~50 s), the hand-written embedded job (examples/demo.py) and the seed's
+Ray backfill (examples/seed_backfill.py, the seed code with only imports changed)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -44,3 +48,23 @@ def test_seed_backfill_on_ray(tmp_path):
                 "--rows", "400", "--rows-per-commit", "200"], tmp_path, 600)  # 2 batches
     assert run.returncode == 0, run.stderr[-3000:]
     assert "rows still without an embedding: 0" in run.stdout
+
+
+def _check_backfill_demo(run):
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    assert "killing the run (SIGKILL) in batch 3 of 5, 2 commit(s) made" in out
+    assert "2 range(s) done" in out and "3 pending" in out
+    assert re.search(r"resume after a kill: 600 rows computed, 400 rows in 2 finished range\(s\) "
+                     r"skipped unread, 3 commit\(s\)", out)
+    assert re.search(r"after appending 100 rows: 100 rows computed, 1,000 rows in 5 finished "
+                     r"range\(s\) skipped unread, 1 commit\(s\)", out)
+    assert "rows without an embedding: 0" in out
+
+
+def test_backfill_demo_kill_resume_and_append(tmp_path):
+    """examples/backfill_demo.py: the seed's job as one backfill(...) call, embedded."""
+    _check_backfill_demo(_run([os.path.join(ROOT, "examples", "backfill_demo.py"),
+                               "--warehouse", str(tmp_path / "wh"), "--rows", "1000",
+                               "--append", "100"], tmp_path, 300))
+

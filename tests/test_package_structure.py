@@ -116,5 +116,9 @@ def test_row_id_jobs_are_exported_at_the_top_level():
     assert paimon_rowid.update_by_row_id is row_id_jobs.update_by_row_id
     assert paimon_rowid.read_by_row_id is row_id_jobs.read_by_row_id
     assert paimon_rowid.process_row_id_ranges is row_id_ranges.process_row_id_ranges
-    for name in ("update_by_row_id", "read_by_row_id", "process_row_id_ranges"):
+    for name in ("update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
+                 "backfill_status"):
         assert name in paimon_rowid.__all__
+    from paimon_rowid import backfill_job
+    assert paimon_rowid.backfill is backfill_job.backfill
+    assert paimon_rowid.backfill_status is backfill_job.backfill_status

@@ -4,7 +4,9 @@
 library, or Ray for the Ray engines, cannot be imported in this interpreter.
 
 Names: ``ours`` (paimon_rowid, embedded), ``pypaimon`` (pypaimon 2.1.0's table-level API, no
-Ray), ``ours-ray`` (paimon_rowid.ray, built by another engineer), ``pypaimon-ray``
+Ray), ``ours-backfill`` (paimon_rowid with its one-call ``backfill``, which the ``backfill_call``
+workload compares with the hand-written seed loop on ``ours``), ``ours-ray``
+(paimon_rowid.ray, built by another engineer), ``pypaimon-ray``
 (pypaimon.ray; needs ray installed in pypaimon's virtualenv).
 """
 from __future__ import annotations
@@ -18,6 +20,9 @@ def load(name: str):
     if name == "ours":
         from bench.engines.ours import Ours
         return Ours()
+    if name == "ours-backfill":
+        from bench.engines.ours import OursBackfill
+        return OursBackfill()
     if name == "ours-ray":
         from bench.engines.ours import OursRay
         return OursRay()

@@ -46,6 +46,18 @@ class Ours(Engine):
                                rows_per_commit=rows_per_commit, processor=processor)
 
 
+class OursBackfill(Ours):
+    """paimon_rowid's one-call ``backfill`` (the other calls are ``Ours``')."""
+    name = "ours-backfill"
+
+    def backfill_call(self, warehouse, identifier, *, column, fn, input_columns,
+                      rows_per_commit, batch_size):
+        return paimon_rowid.backfill(identifier, {"warehouse": warehouse}, column=column,
+                                     fn=fn, input_columns=list(input_columns),
+                                     rows_per_commit=rows_per_commit, batch_size=batch_size,
+                                     progress=False)
+
+
 class OursRay(RayMixin, Ours):
     """Hook for paimon_rowid.ray (same signatures as pypaimon.ray)."""
     name = "ours-ray"

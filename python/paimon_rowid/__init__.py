@@ -3,10 +3,20 @@ tracking and data evolution, with pypaimon's API shape.
 
 ``from paimon_rowid import CatalogFactory, Schema, Range`` replaces the pypaimon imports;
 ``update_by_row_id``, ``read_by_row_id`` and ``process_row_id_ranges`` are the row-id jobs,
-embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs them on Ray). The
+embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs them on Ray);
+``backfill`` computes a derived column in one call, resumable and incremental (beyond pypaimon). The
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
+from .backfill_job import (
+    BackfillError,
+    BackfillProgress,
+    BackfillResult,
+    BackfillStatus,
+    RangeStatus,
+    backfill,
+    backfill_status,
+)
 from .blob import BlobDescriptor, map_with_blobs
 from .catalog import Catalog, CatalogFactory
 from .exceptions import (
@@ -34,4 +44,7 @@ __all__ = [
     "CommitConflictException", "BlobDescriptor", "map_with_blobs",
     # the row-id jobs, embedded (paimon_rowid.ray has the same calls on Ray)
     "update_by_row_id", "read_by_row_id", "process_row_id_ranges",
+    # a derived column in one call (paimon_rowid.ray.backfill runs it on Ray)
+    "backfill", "backfill_status", "BackfillResult", "BackfillProgress", "BackfillStatus",
+    "RangeStatus", "BackfillError",
 ]

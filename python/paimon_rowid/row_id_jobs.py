@@ -14,7 +14,7 @@ read decodes only the row groups holding wanted ids, only the projected columns.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
 
@@ -62,14 +62,27 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     Memory: the routed source is held up to ``paimon-rowid.update.memory-budget`` (a catalog
     option, default 256 mb) and spilled to disk beyond it, so a streamed source (a
     RecordBatchReader or ``__arrow_c_stream__`` object) larger than memory can be applied."""
+    rows, _snapshot_id = update_and_commit(target, source, catalog_options,
+                                           update_cols=update_cols,
+                                           num_partitions=num_partitions,
+                                           snapshot_properties=snapshot_properties)
+    return {"num_updated": rows}
+
+
+def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, Any], *,
+                      update_cols: List[str], num_partitions: Optional[int] = None,
+                      snapshot_properties: Optional[Mapping[str, str]] = None
+                      ) -> Tuple[int, Optional[int]]:
+    """``update_by_row_id`` returning (rows updated, id of the snapshot made or None when
+    nothing was committed); ``backfill`` records the snapshot ids it makes."""
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     table = _with_update_options(table, catalog_options)
     stream = source_stream(source, "update_by_row_id", "the target _ROW_ID")
     properties = jobs.snapshot_properties(target, snapshot_properties)
-    rows, _snapshot_id, _rebases = stream.call(lambda reader: native().update_by_row_id_commit(
+    rows, snapshot_id, _rebases = stream.call(lambda reader: native().update_by_row_id_commit(
         table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
         jobs.MAX_REBASES, properties))
-    return {"num_updated": int(rows)}
+    return int(rows), (None if snapshot_id is None else int(snapshot_id))
 
 
 def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any], *,

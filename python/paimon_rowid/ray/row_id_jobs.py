@@ -25,7 +25,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import uuid
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -178,6 +178,22 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     ``CommitConflictException`` is raised. ``snapshot_properties`` go into the snapshot made
     (default: the progress of the running ``process_row_id_ranges(resume_key=...)`` batch).
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
+    rows, _snapshot_id = update_and_commit(target, source, catalog_options,
+                                           update_cols=update_cols,
+                                           num_partitions=num_partitions,
+                                           ray_remote_args=ray_remote_args,
+                                           snapshot_properties=snapshot_properties,
+                                           _hooks=_hooks)
+    return {"num_updated": rows}
+
+
+def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, Any], *,
+                      update_cols: List[str], num_partitions: Optional[int] = None,
+                      ray_remote_args: Optional[Dict[str, Any]] = None,
+                      snapshot_properties: Optional[Mapping[str, str]] = None,
+                      _hooks: Optional[TaskHooks] = None) -> Tuple[int, Optional[int]]:
+    """``update_by_row_id`` returning (rows updated, id of the snapshot made or None when
+    nothing was committed); ``backfill`` records the snapshot ids it makes."""
     ray = require_ray()
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     ds, names = _to_dataset(ray, source, "update_by_row_id", "the target _ROW_ID")
@@ -196,7 +212,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     snapshot = table.latest_snapshot()
     num_rows = materialized.count()
     if num_rows == 0:
-        return {"num_updated": 0}
+        return 0, None
     if jobs.table_is_empty(snapshot):
         raise jobs.foreign_ids_error(target)
     pipeline = _UpdatePipeline(ray, table, target, catalog_options, [jobs.ROW_ID] + update_cols,
@@ -214,9 +230,10 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
         return pipeline.messages
 
     properties = jobs.snapshot_properties(target, snapshot_properties)
-    native().commit_update(table._native, run_round, num_rows, str(uuid.uuid4()), properties,
-                           jobs.MAX_REBASES)
-    return {"num_updated": int(pipeline.rows)}
+    snapshot_id, _rebases = native().commit_update(table._native, run_round, num_rows,
+                                                   str(uuid.uuid4()), properties,
+                                                   jobs.MAX_REBASES)
+    return int(pipeline.rows), (None if snapshot_id is None else int(snapshot_id))
 
 
 class _UpdatePipeline:
