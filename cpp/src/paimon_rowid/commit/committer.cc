@@ -256,10 +256,10 @@ struct Committer::Attempt {
   const CommitDelta& delta;
   // The latest snapshot id the first attempt saw; later attempts look above it for a
   // snapshot of this commit that did land (an ambiguous failure).
-  std::optional<int64_t> first_seen_latest;
+  std::optional<int64_t> first_seen_latest{};
   // Set when the messages turn out to be committed already: their files are not ours then.
   bool already_committed = false;
-  std::vector<std::string> files;  // written by the current attempt
+  std::vector<std::string> files{};  // written by the current attempt
 
   const Table& table() const { return *committer.table_; }
   const CommitOptions& options() const { return committer.options_; }
