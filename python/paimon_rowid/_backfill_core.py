@@ -228,7 +228,12 @@ class Compute:
     def __init__(self, spec: BackfillSpec) -> None:
         self._spec = spec
         self._fn = spec.fn() if isinstance(spec.fn, type) else spec.fn
-        self._schema = pa.schema([(ROW_ID, pa.int64()), (spec.column, spec.column_type)])
+        self._schema = Compute.schema_of(spec)
+
+    @staticmethod
+    def schema_of(spec: BackfillSpec) -> pa.Schema:
+        """What a compute step returns: ``_ROW_ID`` and the column, in the column's type."""
+        return pa.schema([(ROW_ID, pa.int64()), (spec.column, spec.column_type)])
 
     def __call__(self, inputs: pa.Table) -> pa.Table:
         spec = self._spec

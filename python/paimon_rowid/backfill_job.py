@@ -63,8 +63,10 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     Cost: one manifest read to plan, one snapshot walk for the key's progress; per batch one
     planned read of only the pending rows' read columns (one plan per window of
     ``max(batch_size, 16,384)`` row ids when a file group is larger) and one commit. Memory:
-    one window of input rows, ``batch_size`` rows per thread in ``fn``, plus the batch's new
-    values (``rows_per_commit`` values of ``column``) until its commit."""
+    one window of input rows and ``batch_size`` rows per thread in ``fn``; the new values
+    stream into the update as they are computed, which holds them up to its memory budget
+    (``paimon-rowid.update.memory-budget``, default 256 mb) and spills the rest to disk until
+    the batch's commit, so ``rows_per_commit`` does not set the memory."""
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,
@@ -109,30 +111,40 @@ class _EmbeddedBatch:
         read, splits = core.batch_read(spec, batch)
         if not splits:
             return 0, None, 0
-        before = core.io_bytes_read()
-        outputs: List[pa.Table] = []
-        chunks = core.chunks(read.to_arrow_batch_reader(splits), spec.batch_size)
+        measured = {"bytes": 0}
+
+        def values():
+            # Pulled by the native update while it routes (and spills past its memory
+            # budget): the batch's new values are never all held here at once.
+            before = core.io_bytes_read()
+            for out in self._computed(read.to_arrow_batch_reader(splits)):
+                tracker.rows(out.num_rows)
+                yield from out.to_batches()
+            measured["bytes"] = core.io_bytes_read() - before
+
+        schema = core.Compute.schema_of(spec)
+        rows, snapshot_id = update_and_commit(
+            spec.target, pa.RecordBatchReader.from_batches(schema, values()),
+            spec.catalog_options, update_cols=[spec.column], snapshot_properties=properties)
+        return rows, snapshot_id, measured["bytes"]
+
+    def _computed(self, batches):
+        """``fn`` over chunks of ``batch_size`` rows, in order; on ``threads`` threads at most
+        ``threads`` chunks are in flight."""
+        chunks = core.chunks(batches, self._spec.batch_size)
         if self._pool is None:
             for chunk in chunks:
-                outputs.append(self._compute(chunk))
-                tracker.rows(chunk.num_rows)
-        else:
-            in_flight: List[concurrent.futures.Future] = []
+                yield self._compute(chunk)
+            return
+        in_flight: List[concurrent.futures.Future] = []
+        try:
             for chunk in chunks:
                 in_flight.append(self._pool.submit(self._compute, chunk))
                 while len(in_flight) >= self._threads:
-                    out = in_flight.pop(0).result()
-                    outputs.append(out)
-                    tracker.rows(out.num_rows)
-            for future in in_flight:
-                out = future.result()
-                outputs.append(out)
-                tracker.rows(out.num_rows)
-        bytes_read = core.io_bytes_read() - before
-        if not outputs or sum(t.num_rows for t in outputs) == 0:
-            return 0, None, bytes_read
-        updates = pa.concat_tables(outputs)
-        rows, snapshot_id = update_and_commit(spec.target, updates, spec.catalog_options,
-                                              update_cols=[spec.column],
-                                              snapshot_properties=properties)
-        return rows, snapshot_id, bytes_read
+                    yield in_flight.pop(0).result()
+            while in_flight:
+                yield in_flight.pop(0).result()
+        finally:
+            for future in in_flight:  # a failure: let the other chunks finish, unread
+                future.cancel()
+            concurrent.futures.wait(in_flight)
