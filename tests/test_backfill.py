@@ -271,6 +271,10 @@ BAD_ARGUMENTS = [
     (dict(where="id < 3"), TypeError, "where must be a Predicate"),
     (dict(only_null="yes"), TypeError, "only_null"),
     (dict(concurrency=0), ValueError, "concurrency"),
+    (dict(fn_constructor_args=(1,)), ValueError, "need fn to be a class"),
+    (dict(fn_constructor_kwargs={"scale": 2}), ValueError, "need fn to be a class"),
+    (dict(fn_constructor_args="ab"), TypeError, "fn_constructor_args"),
+    (dict(fn_constructor_kwargs=[("scale", 2)]), TypeError, "fn_constructor_kwargs"),
     (dict(target="db.strict", column="v", input_columns=["id"]), ValueError, "NOT NULL"),
     (dict(target="db.plain", column="v", input_columns=["id"]), ValueError,
      "data-evolution.enabled"),
@@ -382,3 +386,29 @@ def test_new_values_stream_into_the_update_instead_of_piling_up(warehouse, tmp_p
     assert out["v"].null_count == 0
     firsts = pa.compute.list_element(out["v"], 0).to_numpy()
     assert np.array_equal(firsts, out["id"].to_numpy().astype(np.float32))
+
+
+def test_a_class_fn_is_constructed_with_its_constructor_arguments(warehouse):
+    """fn_constructor_args / fn_constructor_kwargs (Ray Data's names) construct a class fn,
+    once per worker thread."""
+    from paimon_rowid import backfill
+    opts = make_images(warehouse, groups=2)
+    built = []
+
+    class Scaled:
+        def __init__(self, scale, *, offset=0.0):
+            built.append((scale, offset))
+            self.scale, self.offset = scale, offset
+
+        def __call__(self, batch):
+            heads = [[float(b) * self.scale + self.offset for b in img[:DIM]]
+                     for img in batch["image"].to_pylist()]
+            return pa.array(heads, EMB)
+
+    result = backfill("db.images", opts, column="embedding", fn=Scaled,
+                      fn_constructor_args=(2.0,), fn_constructor_kwargs={"offset": 0.5},
+                      input_columns=["image"], rows_per_commit=GROUP, progress=False)
+    assert result.rows_computed == 2 * GROUP and built == [(2.0, 0.5)]
+    out = read_all(opts, ("id", "image", "embedding", "_ROW_ID"))
+    for img, emb in zip(out["image"].to_pylist(), out["embedding"].to_pylist()):
+        assert emb == [float(b) * 2.0 + 0.5 for b in img[:DIM]]

@@ -91,7 +91,8 @@ def test_ray_backfill_failure_names_the_batch_and_rerun_resumes(ray_session, see
 
 def test_ray_backfill_survives_a_lost_worker(ray_session, seed, tmp_path):
     """The first actor process dies (os._exit) inside its first fn call: Ray restarts the
-    actor and re-runs its split; the run completes, nothing is lost or doubled."""
+    actor (constructing fn again with its fn_constructor_kwargs) and re-runs its split; the
+    run completes, nothing is lost or doubled."""
     from paimon_rowid.ray import backfill
     opts = {"warehouse": str(tmp_path / "wh")}
     seed.CATALOG_OPTIONS.clear()
@@ -100,16 +101,20 @@ def test_ray_backfill_survives_a_lost_worker(ray_session, seed, tmp_path):
     flag = str(tmp_path / "died")
 
     class DiesOnce(seed.EmbedImages):
+        def __init__(self, flag_path: str) -> None:  # fn_constructor_kwargs, in each actor
+            super().__init__()
+            self.flag_path = flag_path
+
         def __call__(self, batch: pa.Table) -> pa.Table:
-            if not os.path.exists(flag):
-                open(flag, "w").close()
+            if not os.path.exists(self.flag_path):
+                open(self.flag_path, "w").close()
                 os._exit(1)  # the worker process is lost, no exception, no cleanup
             return super().__call__(batch)
 
     seen = []
     result = backfill(seed.TARGET, opts, column="embedding", fn=DiesOnce,
-                      input_columns=["image"], rows_per_commit=200, progress=False,
-                      on_progress=seen.append)
+                      fn_constructor_kwargs={"flag_path": flag}, input_columns=["image"],
+                      rows_per_commit=200, progress=False, on_progress=seen.append)
     assert os.path.exists(flag)
     assert (result.rows_computed, result.commits) == (400, 2)
     assert [p.rows_done for p in seen if not p.finished][-1] == 400

@@ -70,6 +70,8 @@ class BackfillSpec:
     catalog_options: Dict[str, Any]
     column: str
     fn: Any
+    fn_args: Tuple[Any, ...]
+    fn_kwargs: Dict[str, Any]
     input_columns: List[str]
     rows_per_commit: int
     batch_size: int
@@ -102,10 +104,20 @@ def _positive_int(name: str, value: Any) -> int:
 def check_arguments(target: str, catalog_options: Mapping[str, Any], *, column: str, fn: Any,
                     input_columns: Sequence[str], rows_per_commit: int, batch_size: int,
                     version: Optional[str], key: Optional[str], where: Optional[Predicate],
-                    only_null: Optional[bool]) -> Tuple[BackfillSpec, Table]:
+                    only_null: Optional[bool], fn_constructor_args: Sequence[Any] = (),
+                    fn_constructor_kwargs: Optional[Mapping[str, Any]] = None
+                    ) -> Tuple[BackfillSpec, Table]:
     """Every check a run makes before it reads or writes anything (ValueError / TypeError)."""
     if not callable(fn):
         raise TypeError(f"fn must be a function or a class, got {type(fn).__name__}.")
+    if not isinstance(fn_constructor_args, (list, tuple)):
+        raise TypeError("fn_constructor_args must be a list or tuple.")
+    if fn_constructor_kwargs is not None and not isinstance(fn_constructor_kwargs, Mapping):
+        raise TypeError("fn_constructor_kwargs must be a mapping.")
+    if (fn_constructor_args or fn_constructor_kwargs) and not isinstance(fn, type):
+        # Ray Data's map_batches refuses the same: only a class is constructed.
+        raise ValueError("fn_constructor_args / fn_constructor_kwargs need fn to be a class "
+                         f"(it is constructed once per worker); got {type(fn).__name__}.")
     if isinstance(input_columns, str) or not input_columns:
         raise ValueError("input_columns must be a non-empty list of column names.")
     _positive_int("rows_per_commit", rows_per_commit)
@@ -139,6 +151,7 @@ def check_arguments(target: str, catalog_options: Mapping[str, Any], *, column: 
             raise ValueError(f"where refers to {missing}, which are not in '{target}'.")
     spec = BackfillSpec(
         target=target, catalog_options=dict(catalog_options), column=column, fn=fn,
+        fn_args=tuple(fn_constructor_args), fn_kwargs=dict(fn_constructor_kwargs or {}),
         input_columns=inputs, rows_per_commit=rows_per_commit, batch_size=batch_size,
         key=key or default_key(column, version), where=where,
         only_null=(version is None) if only_null is None else only_null,
@@ -227,7 +240,8 @@ class Compute:
 
     def __init__(self, spec: BackfillSpec) -> None:
         self._spec = spec
-        self._fn = spec.fn() if isinstance(spec.fn, type) else spec.fn
+        self._fn = (spec.fn(*spec.fn_args, **spec.fn_kwargs) if isinstance(spec.fn, type)
+                    else spec.fn)
         self._schema = Compute.schema_of(spec)
 
     @staticmethod

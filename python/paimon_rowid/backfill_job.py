@@ -31,13 +31,15 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
              ray_remote_args: Optional[Dict[str, Any]] = None, version: Optional[str] = None,
              key: Optional[str] = None, where: Optional[Predicate] = None,
              only_null: Optional[bool] = None, progress: Any = True,
-             on_progress: Optional[Callable[[BackfillProgress], Any]] = None
-             ) -> BackfillResult:
+             on_progress: Optional[Callable[[BackfillProgress], Any]] = None,
+             fn_constructor_args: Sequence[Any] = (),
+             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None) -> BackfillResult:
     """Computes ``column`` of ``target`` as ``fn`` of ``input_columns``, committing once per
     batch of file groups of about ``rows_per_commit`` rows, and records each batch as done
     for ``key`` in the snapshot it commits.
 
-    - ``fn``: a function, or a class (constructed once per worker; here once per thread),
+    - ``fn``: a function, or a class (constructed once per worker, as
+      ``fn(*fn_constructor_args, **fn_constructor_kwargs)``; here once per thread),
       called with a ``pyarrow.Table`` of ``input_columns`` + ``_ROW_ID`` of at most
       ``batch_size`` rows; returns an array (or anything ``pa.array`` takes) or a one-column
       table of as many values, cast to the column's type (TypeError when it cannot be).
@@ -70,7 +72,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,
-        where=where, only_null=only_null)
+        where=where, only_null=only_null, fn_constructor_args=fn_constructor_args,
+        fn_constructor_kwargs=fn_constructor_kwargs)
     threads = 1 if concurrency is None else core._positive_int("concurrency", concurrency)
     runner = _EmbeddedBatch(spec, threads)
     try:

@@ -38,8 +38,9 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
              ray_remote_args: Optional[Dict[str, Any]] = None, version: Optional[str] = None,
              key: Optional[str] = None, where: Optional[Predicate] = None,
              only_null: Optional[bool] = None, progress: Any = True,
-             on_progress: Optional[Callable[[BackfillProgress], Any]] = None
-             ) -> BackfillResult:
+             on_progress: Optional[Callable[[BackfillProgress], Any]] = None,
+             fn_constructor_args: Sequence[Any] = (),
+             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None) -> BackfillResult:
     """``paimon_rowid.backfill`` on Ray (see its docstring for every argument).
     ``concurrency``: actors in the pool, created once per run (default: the cluster's CPUs
     less one, divided by the actors' ``num_cpus``; at least 1, at most the file groups);
@@ -52,7 +53,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,
-        where=where, only_null=only_null)
+        where=where, only_null=only_null, fn_constructor_args=fn_constructor_args,
+        fn_constructor_kwargs=fn_constructor_kwargs)
     if concurrency is not None:
         core._positive_int("concurrency", concurrency)
     if ray_remote_args is not None and not isinstance(ray_remote_args, Mapping):
