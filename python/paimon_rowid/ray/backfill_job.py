@@ -23,13 +23,11 @@ from .._backfill_status import backfill_status
 from .._progress import BackfillProgress, ProgressTracker
 from ..predicate import Predicate
 from ..range import Range
-from ..row_id_ranges import plan_row_id_ranges
 from ..scan import Split
 from ._runtime import innermost, require_ray
 from .row_id_jobs import update_and_commit
 
 __all__ = ["backfill", "backfill_status"]
-
 
 
 def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn: Any,
@@ -42,8 +40,9 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
              fn_constructor_args: Sequence[Any] = (),
              fn_constructor_kwargs: Optional[Mapping[str, Any]] = None) -> BackfillResult:
     """``paimon_rowid.backfill`` on Ray (see its docstring for every argument).
-    ``concurrency``: actors in the pool, created once per run (default: the cluster's CPUs
-    less one, divided by the actors' ``num_cpus``; at least 1, at most the file groups);
+    ``concurrency``: the most actors in the pool, which live for the whole run and are
+    created on demand, never more than a batch has splits (default: the cluster's CPUs less
+    one, divided by the actors' ``num_cpus``; at least 1);
     ``ray_remote_args``: Ray options of each actor (default ``{"num_cpus": 1}``, e.g. add
     ``"num_gpus": 1``), plus ``max_restarts`` / ``max_task_retries`` (default 3). A class
     ``fn`` is constructed once per actor. The update's Ray tasks need CPUs while the actors
@@ -59,7 +58,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
         core._positive_int("concurrency", concurrency)
     if ray_remote_args is not None and not isinstance(ray_remote_args, Mapping):
         raise TypeError("ray_remote_args must be a mapping of Ray options.")
-    runner = _RayBatch(ray, spec, concurrency, ray_remote_args, len(plan_row_id_ranges(table)))
+    runner = _RayBatch(ray, spec, concurrency, ray_remote_args)
     try:
         return core.run(spec, table, runner, progress, on_progress)
     finally:
@@ -91,7 +90,7 @@ class _RayBatch:
     actor, not once per batch), and commits each through the Ray ``update_by_row_id``."""
 
     def __init__(self, ray, spec: core.BackfillSpec, concurrency: Optional[int],
-                 ray_remote_args: Optional[Mapping[str, Any]], pending_groups: int) -> None:
+                 ray_remote_args: Optional[Mapping[str, Any]]) -> None:
         self._ray = ray
         self._spec = spec
         options: Dict[str, Any] = {"num_cpus": 1, "max_restarts": 3, "max_task_retries": 3}
@@ -101,7 +100,7 @@ class _RayBatch:
             per_actor = float(options.get("num_cpus") or 0)
             cpus = float(ray.cluster_resources().get("CPU", 1))
             concurrency = int((cpus - 1) // per_actor) if per_actor else int(cpus)
-            concurrency = max(1, min(pending_groups, concurrency))
+            concurrency = max(1, concurrency)
         self._size = concurrency
         self._options = options
         self._actors: List[Any] = []
@@ -118,9 +117,11 @@ class _RayBatch:
         _, splits = core.batch_read(spec, batch)
         if not splits:
             return 0, None, 0
-        if not self._actors:
+        # Actors are created on demand: never more than the largest batch has splits.
+        if len(self._actors) < min(self._size, len(splits)):
             worker = self._ray.remote(**self._options)(_ReadAndCompute)
-            self._actors = [worker.remote(spec) for _ in range(self._size)]
+            while len(self._actors) < min(self._size, len(splits)):
+                self._actors.append(worker.remote(spec))
         table_refs, figure_refs = [], []
         for i, split in enumerate(splits):
             table_ref, figures_ref = self._actors[i % len(self._actors)].run.options(
