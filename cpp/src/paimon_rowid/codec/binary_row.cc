@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "arrow/array.h"
 #include "arrow/scalar.h"
 #include "arrow/type.h"
 #include "arrow/util/checked_cast.h"
@@ -34,72 +35,76 @@ bool IsCompactTimestamp(const arrow::TimestampType& type) {
   return type.unit() == arrow::TimeUnit::SECOND || type.unit() == arrow::TimeUnit::MILLI;
 }
 
+// Writes one row into `*row` (cleared to the zeroed fixed part first).
 class RowWriter {
  public:
-  explicit RowWriter(int32_t arity)
+  RowWriter(int32_t arity, std::string* row)
       : fixed_bytes_(HeaderBytes(arity) + 8 * int64_t{arity}),
-        row_(static_cast<size_t>(fixed_bytes_), '\0'),
-        header_bytes_(HeaderBytes(arity)) {}
+        row_(row),
+        header_bytes_(HeaderBytes(arity)) {
+    row_->assign(static_cast<size_t>(fixed_bytes_), '\0');
+  }
 
-  void SetNull(int i) { row_[(i + 8) / 8] |= static_cast<char>(1 << ((i + 8) % 8)); }
+  void SetNull(int i) { (*row_)[(i + 8) / 8] |= static_cast<char>(1 << ((i + 8) % 8)); }
 
   template <typename T>
   void SetSlot(int i, T value) {
     static_assert(sizeof(T) <= 8);
-    std::memcpy(row_.data() + SlotOffset(i), &value, sizeof(T));
+    std::memcpy(row_->data() + SlotOffset(i), &value, sizeof(T));
   }
 
   // Appends `len` zero bytes (rounded up to a word) to the variable part; returns the offset.
   Result<int64_t> Reserve(int64_t len) {
-    int64_t offset = static_cast<int64_t>(row_.size());
+    int64_t offset = static_cast<int64_t>(row_->size());
     int64_t padded = (len + 7) / 8 * 8;
     if (offset + padded > std::numeric_limits<int32_t>::max()) {
       return Status::Invalid("BinaryRow too large");
     }
-    row_.resize(static_cast<size_t>(offset + padded), '\0');
+    row_->resize(static_cast<size_t>(offset + padded), '\0');
     return offset;
   }
 
   Status WriteAt(int64_t offset, std::string_view bytes) {
     if (offset < fixed_bytes_ ||
-        offset + static_cast<int64_t>(bytes.size()) > static_cast<int64_t>(row_.size())) {
+        offset + static_cast<int64_t>(bytes.size()) > static_cast<int64_t>(row_->size())) {
       return Status::Invalid("BinaryRow: write outside the variable part");
     }
-    std::memcpy(row_.data() + offset, bytes.data(), bytes.size());
+    std::memcpy(row_->data() + offset, bytes.data(), bytes.size());
     return Status::OK();
   }
 
   Status SetVariable(int i, std::string_view bytes) {
     if (bytes.size() <= 7) {
       // Short values live in the slot itself; the top byte holds a marker bit and the length.
-      char* slot = row_.data() + SlotOffset(i);
+      char* slot = row_->data() + SlotOffset(i);
       std::memcpy(slot, bytes.data(), bytes.size());
       slot[7] = static_cast<char>(0x80 | bytes.size());
       return Status::OK();
     }
     ARROW_ASSIGN_OR_RAISE(int64_t offset, Reserve(static_cast<int64_t>(bytes.size())));
-    std::memcpy(row_.data() + offset, bytes.data(), bytes.size());
+    std::memcpy(row_->data() + offset, bytes.data(), bytes.size());
     SetSlot(i, static_cast<uint64_t>(offset) << 32 | bytes.size());
     return Status::OK();
-  }
-
-  std::string Finish(int32_t arity) && {
-    std::string out(4, '\0');
-    auto a = static_cast<uint32_t>(arity);
-    out[0] = static_cast<char>(a >> 24);
-    out[1] = static_cast<char>(a >> 16);
-    out[2] = static_cast<char>(a >> 8);
-    out[3] = static_cast<char>(a);
-    return out + row_;
   }
 
  private:
   int64_t SlotOffset(int i) const { return header_bytes_ + 8 * int64_t{i}; }
 
   int64_t fixed_bytes_;
-  std::string row_;
+  std::string* row_;
   int64_t header_bytes_;
 };
+
+// The 4-byte big-endian arity prefix of the serialized form.
+std::string ArityPrefix(int32_t arity) {
+  std::string out(4, '\0');
+  auto a = static_cast<uint32_t>(arity);
+  out[0] = static_cast<char>(a >> 24);
+  out[1] = static_cast<char>(a >> 16);
+  out[2] = static_cast<char>(a >> 8);
+  out[3] = static_cast<char>(a);
+  return out;
+}
 
 Status EncodeField(const arrow::Scalar& scalar, int i, RowWriter* w) {
   const arrow::DataType& type = *scalar.type;
@@ -394,14 +399,136 @@ Result<std::string> EncodeBinaryRow(const std::vector<std::shared_ptr<arrow::Sca
     return Status::Invalid("BinaryRow: too many fields");
   }
   auto arity = static_cast<int32_t>(values.size());
-  RowWriter writer(arity);
+  std::string row;
+  RowWriter writer(arity, &row);
   for (int i = 0; i < arity; ++i) {
     if (values[i] == nullptr || values[i]->type == nullptr) {
       return Status::Invalid("BinaryRow: missing scalar for field ", i);
     }
     ARROW_RETURN_NOT_OK(EncodeField(*values[i], i, &writer));
   }
-  return std::move(writer).Finish(arity);
+  return ArityPrefix(arity) + row;
+}
+
+// ------------------------------------------------------------------------ BinaryRowEncoder
+
+namespace {
+
+bool HasFastLayout(arrow::Type::type id) {
+  switch (id) {
+    case arrow::Type::BOOL:
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+    case arrow::Type::INT64:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE:
+    case arrow::Type::STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::LARGE_BINARY:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename ArrayType>
+Status SetBinary(const arrow::Array& array, int64_t i, int field, RowWriter* w) {
+  return w->SetVariable(field, checked_cast<const ArrayType&>(array).GetView(i));
+}
+
+// Row `i` of `array` into field `field` (the value is not null).
+Status EncodeValue(const arrow::Array& array, int64_t i, int field, RowWriter* w) {
+  switch (array.type_id()) {
+    case arrow::Type::BOOL:
+      w->SetSlot(field,
+                 static_cast<uint8_t>(checked_cast<const arrow::BooleanArray&>(array).Value(i)));
+      return Status::OK();
+    case arrow::Type::INT8:
+      w->SetSlot(field, checked_cast<const arrow::Int8Array&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::INT16:
+      w->SetSlot(field, checked_cast<const arrow::Int16Array&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::INT32:
+      w->SetSlot(field, checked_cast<const arrow::Int32Array&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::DATE32:
+      w->SetSlot(field, checked_cast<const arrow::Date32Array&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::INT64:
+      w->SetSlot(field, checked_cast<const arrow::Int64Array&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::FLOAT:
+      w->SetSlot(field, checked_cast<const arrow::FloatArray&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::DOUBLE:
+      w->SetSlot(field, checked_cast<const arrow::DoubleArray&>(array).Value(i));
+      return Status::OK();
+    case arrow::Type::STRING:
+      return SetBinary<arrow::StringArray>(array, i, field, w);
+    case arrow::Type::BINARY:
+      return SetBinary<arrow::BinaryArray>(array, i, field, w);
+    case arrow::Type::LARGE_STRING:
+      return SetBinary<arrow::LargeStringArray>(array, i, field, w);
+    case arrow::Type::LARGE_BINARY:
+      return SetBinary<arrow::LargeBinaryArray>(array, i, field, w);
+    default: {
+      ARROW_ASSIGN_OR_RAISE(auto scalar, array.GetScalar(i));
+      return EncodeField(*scalar, field, w);
+    }
+  }
+}
+
+}  // namespace
+
+Result<BinaryRowEncoder> BinaryRowEncoder::Make(
+    std::vector<std::shared_ptr<arrow::Array>> columns) {
+  if (columns.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max() / 16)) {
+    return Status::Invalid("BinaryRow: too many fields");
+  }
+  BinaryRowEncoder encoder;
+  for (const auto& c : columns) {
+    if (c == nullptr) return Status::Invalid("BinaryRowEncoder: null column");
+    if (c->length() != columns.front()->length()) {
+      return Status::Invalid("BinaryRowEncoder: columns of different lengths");
+    }
+    switch (c->type_id()) {
+      case arrow::Type::DECIMAL128:
+      case arrow::Type::TIMESTAMP:
+      case arrow::Type::TIME32:
+      case arrow::Type::TIME64:
+      case arrow::Type::STRING_VIEW:
+      case arrow::Type::BINARY_VIEW:
+      case arrow::Type::FIXED_SIZE_BINARY:
+        break;  // through scalars
+      default:
+        if (!HasFastLayout(c->type_id())) {
+          return Status::NotImplemented("BinaryRow: unsupported type ", c->type()->ToString());
+        }
+    }
+  }
+  encoder.num_rows_ = columns.empty() ? 0 : columns.front()->length();
+  encoder.columns_ = std::move(columns);
+  return encoder;
+}
+
+Result<std::string_view> BinaryRowEncoder::Row(int64_t i) {
+  if (i < 0 || i >= num_rows_) return Status::IndexError("BinaryRowEncoder: row ", i);
+  auto arity = static_cast<int32_t>(columns_.size());
+  RowWriter w(arity, &row_);
+  for (int f = 0; f < arity; ++f) {
+    const arrow::Array& array = *columns_[f];
+    if (array.IsNull(i)) {
+      ARROW_ASSIGN_OR_RAISE(auto null, array.GetScalar(i));
+      ARROW_RETURN_NOT_OK(EncodeField(*null, f, &w));
+      continue;
+    }
+    ARROW_RETURN_NOT_OK(EncodeValue(array, i, f, &w));
+  }
+  return std::string_view(row_);
 }
 
 }  // namespace paimon_rowid

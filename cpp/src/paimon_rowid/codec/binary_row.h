@@ -32,4 +32,24 @@ Result<std::vector<std::shared_ptr<arrow::Scalar>>> DecodeBinaryRow(
 /// Encodes `values` (their types give the layout; a null scalar sets the null bit).
 Result<std::string> EncodeBinaryRow(const std::vector<std::shared_ptr<arrow::Scalar>>& values);
 
+/// Encodes row after row of a set of equally long columns into one reused buffer, with the
+/// layout EncodeBinaryRow gives the same values (RowKind INSERT) but WITHOUT the 4-byte arity
+/// prefix: the bytes Java's BinaryRow.hashCode() hashes. Fixed-width and binary columns are
+/// read straight from their buffers; decimals, timestamps and times go through scalars.
+class BinaryRowEncoder {
+ public:
+  /// Invalid when the columns differ in length or a type has no BinaryRow layout.
+  static Result<BinaryRowEncoder> Make(std::vector<std::shared_ptr<arrow::Array>> columns);
+
+  int64_t num_rows() const { return num_rows_; }
+  /// Row `i` (0 <= i < num_rows()); valid until the next call.
+  Result<std::string_view> Row(int64_t i);
+
+ private:
+  BinaryRowEncoder() = default;
+  std::vector<std::shared_ptr<arrow::Array>> columns_;
+  int64_t num_rows_ = 0;
+  std::string row_;
+};
+
 }  // namespace paimon_rowid
