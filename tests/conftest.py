@@ -74,6 +74,23 @@ def oracle():
     instance.close()
 
 
+@pytest.fixture(scope="session")
+def java():
+    """Java Paimon driven through tests/java/PaimonJavaOracle.java (compiled on first use).
+    With CI=true a missing JDK/Maven fails the tests; elsewhere they skip, saying why."""
+    from java import JAVA_PAIMON_VERSION, JavaOracleUnavailable, ensure_java_oracle
+
+    try:
+        instance = ensure_java_oracle()
+    except JavaOracleUnavailable as error:
+        message = f"Java Paimon {JAVA_PAIMON_VERSION} oracle unavailable: {error}"
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    yield instance
+    instance.close()
+
+
 @pytest.fixture
 def warehouse(tmp_path) -> str:
     """An empty warehouse directory for one test."""

@@ -26,11 +26,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import pytest
 
 from java import (
-    JAVA_PAIMON_VERSION,
     JavaOracleError,
-    JavaOracleUnavailable,
     arrow_to_neutral,
-    ensure_java_oracle,
     neutral_to_arrow,
 )
 
@@ -336,24 +333,6 @@ def assert_same_rows(names: List[str], ours: List[List[Any]], dump, context: str
 # ------------------------------------------------------------------------------------------
 # fixtures
 # ------------------------------------------------------------------------------------------
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-@pytest.fixture(scope="session")
-def java():
-    """Java Paimon driven through tests/java/PaimonJavaOracle.java."""
-    try:
-        instance = ensure_java_oracle()
-    except JavaOracleUnavailable as error:
-        message = f"Java Paimon {JAVA_PAIMON_VERSION} oracle unavailable: {error}"
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    yield instance
-    instance.close()
-
 
 class JavaBuilt:
     def __init__(self, warehouse, snapshots, cases, dumps, full_dumps):

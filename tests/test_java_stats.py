@@ -8,12 +8,9 @@ Needs JDK 17 + Maven (see docs/java-oracle.md); skips without them unless CI is 
 from __future__ import annotations
 
 import base64
-import os
 
 import pyarrow as pa
 import pytest
-
-from java import JAVA_PAIMON_VERSION, JavaOracleUnavailable, ensure_java_oracle
 
 pytestmark = [pytest.mark.native, pytest.mark.java]
 
@@ -38,19 +35,6 @@ COMMITS = [
       "odd": "a"}],
 ]
 OPTIONS = {"row-tracking.enabled": "true"}
-
-
-@pytest.fixture(scope="module")
-def java():
-    try:
-        instance = ensure_java_oracle()
-    except JavaOracleUnavailable as error:
-        message = f"Java Paimon {JAVA_PAIMON_VERSION} oracle unavailable: {error}"
-        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    yield instance
-    instance.close()
 
 
 def _neutral(row):

@@ -30,6 +30,11 @@ class Split:
         return self._native.row_count
 
     @property
+    def bucket(self) -> int:
+        """The bucket of the split's files (0 on a bucket-unaware table)."""
+        return self._native.bucket
+
+    @property
     def file_paths(self) -> List[str]:
         return list(self._native.file_paths)
 

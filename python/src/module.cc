@@ -171,6 +171,7 @@ NB_MODULE(_native, m) {
       .def_prop_ro("row_count", &DataSplit::RowCount)
       .def_prop_ro("file_paths", &DataSplit::FilePaths)
       .def_prop_ro("snapshot_id", [](const DataSplit& s) { return s.snapshot_id; })
+      .def_prop_ro("bucket", [](const DataSplit& s) { return s.bucket; })
       .def_prop_ro("row_ranges",
                    [](const DataSplit& s) -> std::optional<RangeList> {
                      if (!s.row_ranges) return std::nullopt;

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "paimon_rowid/catalog/bucket_spec.h"
+
 namespace paimon_rowid {
 
 Status ValidateTableSchema(const TableSchema& schema) {
@@ -51,6 +53,7 @@ Status ValidateTableSchema(const TableSchema& schema) {
       }
     }
   }
+  ARROW_RETURN_NOT_OK(BucketSpec::Of(schema).status());
   if (data_evolution && !row_tracking) {
     return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");
   }

@@ -13,6 +13,7 @@ namespace paimon_rowid {
 ///   * partition keys name atomic, non-BLOB columns;
 ///   * no primary keys (append tables only);
 ///   * row tracking requires bucket = -1 (or absent); data evolution requires row tracking;
+///   * the bucket layout is valid (catalog/bucket_spec.h: fixed buckets need a bucket key);
 ///   * BLOB columns (BLOB, ARRAY<BLOB>, MAP<_, BLOB>) require row tracking and data
 ///     evolution, and the table must keep at least one non-BLOB column;
 ///   * blob-descriptor-field names scalar BLOB columns;

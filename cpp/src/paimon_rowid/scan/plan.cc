@@ -7,10 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "arrow/scalar.h"
+#include "paimon_rowid/catalog/bucket_spec.h"
 #include "paimon_rowid/codec/binary_row.h"
+#include "paimon_rowid/scan/bucket_select.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -338,6 +341,17 @@ Result<ScanPlan> ScanPlanner::Plan() const {
 
   ARROW_ASSIGN_OR_RAISE(auto entries,
                         ReadLiveEntries(*table_, *snapshot, ranges ? &*ranges : nullptr));
+  // Bucket pruning on fixed-bucket tables. Files written under another bucket count (a
+  // rescale in progress) are kept: the hash says nothing about where they are.
+  std::optional<std::set<int32_t>> buckets;
+  int32_t num_buckets = -1;
+  if (predicate_) {
+    auto spec = BucketSpec::Of(table_->schema());
+    if (spec.ok() && spec->fixed()) {
+      num_buckets = spec->num_buckets;
+      ARROW_ASSIGN_OR_RAISE(buckets, SelectBuckets(*predicate_, *spec));
+    }
+  }
   // Bucket the files by (partition, bucket) in order of first appearance.
   std::vector<std::pair<std::string, int32_t>> keys;
   std::map<std::pair<std::string, int32_t>, std::vector<DataFileMeta>> by_bucket;
@@ -347,6 +361,7 @@ Result<ScanPlan> ScanPlanner::Plan() const {
                                     "' has a dedicated vector file ('", e.file.file_name,
                                     "'), which paimon-rowid cannot read yet");
     }
+    if (buckets && e.total_buckets == num_buckets && !buckets->count(e.bucket)) continue;
     auto key = std::make_pair(e.partition, e.bucket);
     auto [it, inserted] = by_bucket.try_emplace(key);
     if (inserted) keys.push_back(key);

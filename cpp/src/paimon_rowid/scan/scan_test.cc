@@ -3,9 +3,12 @@
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
+#include "arrow/builder.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/codec/envelope.h"
+#include "paimon_rowid/scan/bucket_select.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/testing/gtest_util.h"
 
@@ -126,6 +129,98 @@ TEST(DataSplitTest, RowCountSaturates) {
   EXPECT_EQ(split.RowCount(), kMax);
   ASSERT_OK_AND_ASSIGN(auto copy, DataSplit::Deserialize(split.Serialize().ValueOrDie()));
   EXPECT_EQ(copy.RowCount(), kMax);
+}
+
+}  // namespace
+}  // namespace paimon_rowid
+
+namespace paimon_rowid {
+namespace {
+
+std::shared_ptr<arrow::Array> Int64Literals(const std::vector<int64_t>& values) {
+  arrow::Int64Builder b;
+  EXPECT_OK(b.AppendValues(values));
+  return b.Finish().ValueOrDie();
+}
+
+std::shared_ptr<Predicate> Leaf(Predicate::Op op, const std::string& field,
+                                const std::vector<int64_t>& values) {
+  return Predicate::Leaf(op, field, Int64Literals(values)).ValueOrDie();
+}
+
+BucketSpec Spec(std::vector<std::string> keys, int32_t n) {
+  TableSchema schema;
+  for (const auto& k : {"a", "b", "c"}) {
+    schema.fields.push_back(DataField{static_cast<int32_t>(schema.fields.size()), k,
+                                      DataType::Atomic(TypeRoot::kBigInt)});
+  }
+  std::string joined;
+  for (const auto& k : keys) joined += (joined.empty() ? "" : ",") + k;
+  schema.options = {{"bucket", std::to_string(n)}, {"bucket-key", joined}};
+  return BucketSpec::Of(schema).ValueOrDie();
+}
+
+std::set<int32_t> BucketsOf(const BucketSpec& spec, const std::vector<std::vector<int64_t>>& rows) {
+  std::set<int32_t> out;
+  for (const auto& row : rows) {
+    std::vector<std::shared_ptr<arrow::Array>> cols;
+    for (int64_t v : row) cols.push_back(Int64Literals({v}));
+    out.insert(spec.function->Buckets(cols, spec.num_buckets).ValueOrDie()[0]);
+  }
+  return out;
+}
+
+TEST(BucketSelectTest, EqualityAndInPinBuckets) {
+  BucketSpec spec = Spec({"a"}, 16);
+  ASSERT_OK_AND_ASSIGN(auto got, SelectBuckets(*Leaf(Predicate::Op::kEqual, "a", {7}), spec));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, BucketsOf(spec, {{7}}));
+
+  auto in = Leaf(Predicate::Op::kIn, "a", {1, 2, 3});
+  auto other = Leaf(Predicate::Op::kGreaterThan, "b", {0});
+  auto both = Predicate::Compound(Predicate::Op::kAnd, {other, in}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*both, spec));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, BucketsOf(spec, {{1}, {2}, {3}}));
+
+  auto either = Predicate::Compound(Predicate::Op::kOr, {Leaf(Predicate::Op::kEqual, "a", {4}),
+                                                         Leaf(Predicate::Op::kEqual, "a", {9})})
+                    .ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*either, spec));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, BucketsOf(spec, {{4}, {9}}));
+}
+
+TEST(BucketSelectTest, CompositeKeysNeedEveryColumn) {
+  BucketSpec spec = Spec({"a", "b"}, 8);
+  auto a = Leaf(Predicate::Op::kIn, "a", {1, 2});
+  auto b = Leaf(Predicate::Op::kEqual, "b", {5});
+  ASSERT_OK_AND_ASSIGN(auto got, SelectBuckets(*a, spec));
+  EXPECT_FALSE(got.has_value());
+  auto both = Predicate::Compound(Predicate::Op::kAnd, {a, b}).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*both, spec));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(*got, BucketsOf(spec, {{1, 5}, {2, 5}}));
+}
+
+TEST(BucketSelectTest, NoPruningWithoutAPin) {
+  BucketSpec spec = Spec({"a"}, 8);
+  // A range, an OR across columns, and too many combinations prune nothing.
+  ASSERT_OK_AND_ASSIGN(auto got, SelectBuckets(*Leaf(Predicate::Op::kLessThan, "a", {3}), spec));
+  EXPECT_FALSE(got.has_value());
+  auto mixed = Predicate::Compound(Predicate::Op::kOr, {Leaf(Predicate::Op::kEqual, "a", {4}),
+                                                        Leaf(Predicate::Op::kEqual, "b", {9})})
+                   .ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*mixed, spec));
+  EXPECT_FALSE(got.has_value());
+  std::vector<int64_t> many(kMaxBucketSelectCombinations + 1);
+  std::iota(many.begin(), many.end(), 0);
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*Leaf(Predicate::Op::kIn, "a", many), spec));
+  EXPECT_FALSE(got.has_value());
+  // An unaware table never prunes.
+  BucketSpec unaware;
+  ASSERT_OK_AND_ASSIGN(got, SelectBuckets(*Leaf(Predicate::Op::kEqual, "a", {1}), unaware));
+  EXPECT_FALSE(got.has_value());
 }
 
 }  // namespace

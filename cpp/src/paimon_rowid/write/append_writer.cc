@@ -16,6 +16,7 @@
 #include "arrow/compute/row/grouper.h"
 #include "arrow/scalar.h"
 #include "arrow/util/byte_size.h"
+#include "paimon_rowid/catalog/bucket_spec.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
@@ -84,9 +85,11 @@ struct OpenFile {
   }
 };
 
+// The open files of one (partition, bucket).
 struct PartitionWriter {
   std::string partition;  // serialized BinaryRow
-  std::string dir;        // bucket directory
+  int32_t bucket = 0;
+  std::string dir;  // bucket directory
   std::unique_ptr<OpenFile> current;
   // One per .blob-stored field (Impl::blob_index order); flushed when `current` closes.
   std::vector<std::unique_ptr<BlobFieldWriter>> blobs;
@@ -101,6 +104,8 @@ struct AppendWriter::Impl {
   std::shared_ptr<arrow::Schema> input_schema;         // table types, no ids
   std::shared_ptr<arrow::Schema> file_schema;          // with "PARQUET:field_id"
   std::vector<int> partition_index;                    // into write_fields, key order
+  BucketSpec buckets;                                  // the table's bucket layout
+  std::vector<int> bucket_index;                       // into write_fields, bucket-key order
   std::vector<DataField> partition_fields;
   std::vector<int> stats_index;                               // into write_fields
   std::set<std::string> descriptor_fields;                    // BLOB fields stored inline
@@ -129,7 +134,7 @@ struct AppendWriter::Impl {
 
   std::string uuid = RandomUuid();
   int64_t file_counter = 0;
-  std::vector<std::string> order;  // partitions, first-seen
+  std::vector<std::string> order;  // (partition, bucket) keys, first-seen
   std::map<std::string, std::unique_ptr<PartitionWriter>> partitions;
   std::vector<std::string> paths;  // every file created
   bool failed = false;
@@ -137,7 +142,11 @@ struct AppendWriter::Impl {
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
   Status Route(const std::shared_ptr<arrow::RecordBatch>& batch);
-  Result<PartitionWriter*> GetPartition(const std::vector<std::shared_ptr<arrow::Scalar>>& values);
+  Result<PartitionWriter*> GetPartition(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
+                                        int32_t bucket);
+  // Rows of one partition: split by bucket on fixed-bucket tables.
+  Status WriteBuckets(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
+                      const std::shared_ptr<arrow::RecordBatch>& batch);
   Status WritePartition(PartitionWriter* pw, const std::shared_ptr<arrow::RecordBatch>& batch);
   Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
   Status CloseFile(PartitionWriter* pw);
@@ -240,11 +249,7 @@ Status CheckWritable(const Table& table) {
                                   "' stores VECTOR columns in dedicated files "
                                   "('vector.file.format'), which paimon-rowid cannot write yet");
   }
-  ARROW_ASSIGN_OR_RAISE(int64_t bucket, opts.GetInt(options::kBucket, -1));
-  if (bucket != -1) {
-    return Status::NotImplemented("table '", name, "' has bucket = ", bucket,
-                                  "; paimon-rowid writes bucket-unaware tables (bucket = -1) only");
-  }
+  ARROW_RETURN_NOT_OK(BucketSpec::Of(schema).status());
   ARROW_ASSIGN_OR_RAISE(bool dv, opts.GetBool(options::kDeletionVectorsEnabled, false));
   if (dv) {
     return Status::NotImplemented("table '", name,
@@ -298,6 +303,11 @@ Status AppendWriter::Impl::ResolveWriteType(const std::optional<std::vector<std:
       return Status::Invalid("a partial-column write must include partition key '", key, "'");
     }
   }
+  for (const auto& key : buckets.keys) {
+    if (!seen.count(key)) {
+      return Status::Invalid("a partial-column write must include bucket key '", key, "'");
+    }
+  }
   if (*cols != schema.field_names()) write_cols = *cols;
   return Status::OK();
 }
@@ -343,6 +353,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   impl.io = table->file_io();
   impl.parquet.pool = options.pool;
   impl.descriptor_fields = DescriptorFields(table->options());
+  ARROW_ASSIGN_OR_RAISE(impl.buckets, BucketSpec::Of(table->schema()));
   ARROW_RETURN_NOT_OK(impl.ResolveWriteType(write_cols));
   ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
   const TableSchema& schema = table->schema();
@@ -350,6 +361,11 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   for (const auto& key : schema.partition_keys) {
     for (size_t i = 0; i < impl.write_fields.size(); ++i) {
       if (impl.write_fields[i].name == key) impl.partition_index.push_back(static_cast<int>(i));
+    }
+  }
+  for (const auto& key : impl.buckets.keys) {
+    for (size_t i = 0; i < impl.write_fields.size(); ++i) {
+      if (impl.write_fields[i].name == key) impl.bucket_index.push_back(static_cast<int>(i));
     }
   }
   ARROW_RETURN_NOT_OK(impl.ApplyOptions(table->options()));
@@ -378,6 +394,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
   impl.write_cols = write_cols;
   ARROW_RETURN_NOT_OK(impl.DeriveSchemas());
   impl.partition_index.clear();
+  impl.bucket_index.clear();
   impl.target_file_size = std::numeric_limits<int64_t>::max();
   impl.fixed = Impl::FixedTarget{std::move(partition), std::move(bucket_dir), first_row_id};
   if (table->options().Get(kFileStemOption)) impl.uuid = RowIdFileStem(impl.uuid, first_row_id);
@@ -404,38 +421,79 @@ Result<std::shared_ptr<arrow::RecordBatch>> AppendWriter::Impl::Conform(
 }
 
 Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
-    const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
+    const std::vector<std::shared_ptr<arrow::Scalar>>& values, int32_t bucket) {
   std::string bytes;
   if (fixed) {
     bytes = fixed->partition;
   } else {
     ARROW_ASSIGN_OR_RAISE(bytes, EncodeBinaryRow(values));
   }
-  auto it = partitions.find(bytes);
+  const std::string key = bytes + "/" + std::to_string(bucket);
+  auto it = partitions.find(key);
   if (it != partitions.end()) return it->second.get();
   auto pw = std::make_unique<PartitionWriter>();
   pw->partition = bytes;
-  pw->dir =
-      fixed ? fixed->dir
-            : table->BucketPath(JavaPartitionPath(partition_fields, values, default_partition_name),
-                                /*bucket=*/0);
+  pw->bucket = bucket;
+  pw->dir = fixed
+                ? fixed->dir
+                : table->BucketPath(
+                      JavaPartitionPath(partition_fields, values, default_partition_name), bucket);
   for (int idx : blob_index) {
     pw->blobs.push_back(std::make_unique<BlobFieldWriter>(
         io, pw->dir, write_fields[idx].name, write_fields[idx].type, table->schema().id,
         blob_target_file_size, [this] { return NewFileName(".blob"); }, &paths));
   }
   PartitionWriter* raw = pw.get();
-  order.push_back(bytes);
-  partitions.emplace(bytes, std::move(pw));
+  order.push_back(key);
+  partitions.emplace(key, std::move(pw));
   return raw;
+}
+
+Status AppendWriter::Impl::WriteBuckets(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
+                                        const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (bucket_index.empty() || fixed) {
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, 0));
+    return WritePartition(pw, batch);
+  }
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  for (int idx : bucket_index) keys.push_back(batch->column(idx));
+  ARROW_ASSIGN_OR_RAISE(std::vector<int32_t> of_row,
+                        buckets.function->Buckets(keys, buckets.num_buckets));
+  // Counting sort of the row indices by bucket; buckets keep their rows' input order.
+  std::vector<int64_t> start(static_cast<size_t>(buckets.num_buckets) + 1, 0);
+  for (int32_t b : of_row) ++start[b + 1];
+  int32_t used = 0, only = 0;
+  for (int32_t b = 0; b < buckets.num_buckets; ++b) {
+    if (start[b + 1] > 0) ++used, only = b;
+    start[b + 1] += start[b];
+  }
+  if (used == 1) {
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, only));
+    return WritePartition(pw, batch);
+  }
+  arrow::Int64Builder builder(parquet.pool);
+  ARROW_RETURN_NOT_OK(builder.Resize(batch->num_rows()));
+  std::vector<int64_t> indices(static_cast<size_t>(batch->num_rows()));
+  std::vector<int64_t> next(start.begin(), start.end() - 1);
+  for (int64_t i = 0; i < batch->num_rows(); ++i) indices[next[of_row[i]]++] = i;
+  ARROW_RETURN_NOT_OK(builder.AppendValues(indices));
+  ARROW_ASSIGN_OR_RAISE(auto sorted, builder.Finish());
+  arrow::compute::ExecContext ctx(parquet.pool);
+  for (int32_t b = 0; b < buckets.num_buckets; ++b) {
+    int64_t n = start[b + 1] - start[b];
+    if (n == 0) continue;
+    ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
+                          arrow::compute::Take(batch, sorted->Slice(start[b], n),
+                                               arrow::compute::TakeOptions::Defaults(), &ctx));
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, b));
+    ARROW_RETURN_NOT_OK(WritePartition(pw, taken.record_batch()));
+  }
+  return Status::OK();
 }
 
 Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (batch->num_rows() == 0) return Status::OK();
-  if (partition_index.empty() || fixed) {
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition({}));
-    return WritePartition(pw, batch);
-  }
+  if (partition_index.empty() || fixed) return WriteBuckets({}, batch);
   std::vector<arrow::TypeHolder> key_types;
   std::vector<arrow::Datum> keys;
   for (int idx : partition_index) {
@@ -461,8 +519,7 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
   };
   if (num_groups == 1) {
     ARROW_ASSIGN_OR_RAISE(auto values, values_of(0));
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values));
-    return WritePartition(pw, batch);
+    return WriteBuckets(values, batch);
   }
   auto ids = std::static_pointer_cast<arrow::UInt32Array>(group_ids.make_array());
   ARROW_ASSIGN_OR_RAISE(auto groupings,
@@ -473,8 +530,7 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
         arrow::Datum taken,
         arrow::compute::Take(batch, indices, arrow::compute::TakeOptions::Defaults(), &ctx));
     ARROW_ASSIGN_OR_RAISE(auto values, values_of(g));
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values));
-    ARROW_RETURN_NOT_OK(WritePartition(pw, taken.record_batch()));
+    ARROW_RETURN_NOT_OK(WriteBuckets(values, taken.record_batch()));
   }
   return Status::OK();
 }
@@ -638,8 +694,8 @@ Result<std::vector<CommitMessage>> AppendWriter::PrepareCommit() {
     if (pw->done.empty()) continue;
     CommitMessage msg;
     msg.partition = pw->partition;
-    msg.bucket = 0;
-    msg.total_buckets = -1;
+    msg.bucket = pw->bucket;
+    msg.total_buckets = impl.buckets.fixed() ? impl.buckets.num_buckets : -1;
     msg.new_files = pw->done;
     msg.table_path = impl.table->path();
     out.push_back(std::move(msg));

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "arrow/api.h"
+#include "paimon_rowid/catalog/bucket_spec.h"
 #include "paimon_rowid/catalog/schema_validation.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/testing/gtest_util.h"
@@ -212,6 +213,59 @@ TEST(SchemaValidationTest, RowTrackingRules) {
   EXPECT_OK(ValidateTableSchema(s));
   s.options.erase("data-evolution.enabled");
   EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // BLOB needs both options
+}
+
+TEST(SchemaValidationTest, FixedBucketRules) {
+  TableSchema s;
+  s.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)},
+                             DataField{-1, "dt", DataType::Atomic(TypeRoot::kInt)}});
+  s.partition_keys = {"dt"};
+  s.options = {{"bucket", "4"}, {"bucket-key", "id"}};
+  EXPECT_OK(ValidateTableSchema(s));
+  s.options = {{"bucket", "4"}};
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // no bucket key
+  s.options = {{"bucket", "-1"}, {"bucket-key", "id"}};
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // bucket key without buckets
+  s.options = {{"bucket", "0"}, {"bucket-key", "id"}};
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));
+  s.options = {{"bucket", "-2"}};
+  EXPECT_RAISES(NotImplemented, ValidateTableSchema(s));  // postpone
+  s.options = {{"bucket", "4"}, {"bucket-key", "nope"}};
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));
+  s.options = {{"bucket", "4"}, {"bucket-key", "dt"}};
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));  // a partition key
+  s.options = {{"bucket", "4"}, {"bucket-key", "id"}, {"bucket-function.type", "mod"}};
+  EXPECT_OK(ValidateTableSchema(s));
+  s.options["bucket-function.type"] = "crc";
+  EXPECT_RAISES(Invalid, ValidateTableSchema(s));
+}
+
+// Rows land in bucket-<n>/ of their partition as the bucket function says, every file's
+// message carries its bucket and the bucket count, and the table reads back whole.
+TEST(AppendWriterTest, RoutesFixedBuckets) {
+  WriteFixture fx({{"bucket", "3"}, {"bucket-key", "id"}}, {"dt"});
+  auto batch = WriteFixture::Batch(0, 300, {"a", "b"});
+  auto msgs = fx.WriteMessages(batch);
+  ASSERT_EQ(msgs.size(), 6u);  // 2 partitions x 3 buckets
+  ASSERT_OK_AND_ASSIGN(auto spec, BucketSpec::Of(fx.table()->schema()));
+  ASSERT_OK_AND_ASSIGN(auto expected, spec.function->Buckets({batch->column(0)}, 3));
+  ASSERT_OK_AND_ASSIGN(auto committer, Committer::Make(fx.table()));
+  ASSERT_OK(committer->Commit(msgs).status());
+  ASSERT_OK_AND_ASSIGN(auto plan, ScanPlanner(fx.table()).Plan());
+  ReadOptions opts;
+  opts.fields = {"id"};
+  ASSERT_OK_AND_ASSIGN(auto read, TableRead::Make(fx.table(), opts));
+  int64_t rows = 0;
+  for (const auto& split : plan.splits) {
+    EXPECT_NE(split.bucket_dir.find("/bucket-" + std::to_string(split.bucket)), std::string::npos);
+    ASSERT_OK_AND_ASSIGN(auto reader, read->Read({split}));
+    ASSERT_OK_AND_ASSIGN(auto t, reader->ToTable());
+    auto ids = WriteFixture::Int64s(t, "id");
+    for (int64_t id : ids) EXPECT_EQ(expected[id], split.bucket) << "id " << id;
+    rows += t->num_rows();
+  }
+  EXPECT_EQ(rows, 300);
+  for (const auto& m : msgs) EXPECT_EQ(m.total_buckets, 3);
 }
 
 TEST(AppendWriterTest, BlobColumnsInBlobFilesAndInline) {
