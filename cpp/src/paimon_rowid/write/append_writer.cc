@@ -13,7 +13,6 @@
 #include "arrow/compute/api_vector.h"
 #include "arrow/compute/cast.h"
 #include "arrow/compute/exec.h"
-#include "arrow/compute/row/grouper.h"
 #include "arrow/scalar.h"
 #include "arrow/util/byte_size.h"
 #include "paimon_rowid/catalog/bucket_spec.h"
@@ -24,6 +23,7 @@
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/write/blob_writer.h"
 #include "paimon_rowid/write/input_types.h"
+#include "paimon_rowid/write/row_router.h"
 #include "paimon_rowid/write/stats.h"
 
 namespace paimon_rowid {
@@ -144,9 +144,6 @@ struct AppendWriter::Impl {
   Status Route(const std::shared_ptr<arrow::RecordBatch>& batch);
   Result<PartitionWriter*> GetPartition(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
                                         int32_t bucket);
-  // Rows of one partition: split by bucket on fixed-bucket tables.
-  Status WriteBuckets(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
-                      const std::shared_ptr<arrow::RecordBatch>& batch);
   Status WritePartition(PartitionWriter* pw, const std::shared_ptr<arrow::RecordBatch>& batch);
   Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
   Status CloseFile(PartitionWriter* pw);
@@ -449,88 +446,20 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
   return raw;
 }
 
-Status AppendWriter::Impl::WriteBuckets(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
-                                        const std::shared_ptr<arrow::RecordBatch>& batch) {
-  if (bucket_index.empty() || fixed) {
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, 0));
-    return WritePartition(pw, batch);
-  }
-  std::vector<std::shared_ptr<arrow::Array>> keys;
-  for (int idx : bucket_index) keys.push_back(batch->column(idx));
-  ARROW_ASSIGN_OR_RAISE(std::vector<int32_t> of_row,
-                        buckets.function->Buckets(keys, buckets.num_buckets));
-  // Counting sort of the row indices by bucket; buckets keep their rows' input order.
-  std::vector<int64_t> start(static_cast<size_t>(buckets.num_buckets) + 1, 0);
-  for (int32_t b : of_row) ++start[b + 1];
-  int32_t used = 0, only = 0;
-  for (int32_t b = 0; b < buckets.num_buckets; ++b) {
-    if (start[b + 1] > 0) ++used, only = b;
-    start[b + 1] += start[b];
-  }
-  if (used == 1) {
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, only));
-    return WritePartition(pw, batch);
-  }
-  arrow::Int64Builder builder(parquet.pool);
-  ARROW_RETURN_NOT_OK(builder.Resize(batch->num_rows()));
-  std::vector<int64_t> indices(static_cast<size_t>(batch->num_rows()));
-  std::vector<int64_t> next(start.begin(), start.end() - 1);
-  for (int64_t i = 0; i < batch->num_rows(); ++i) indices[next[of_row[i]]++] = i;
-  ARROW_RETURN_NOT_OK(builder.AppendValues(indices));
-  ARROW_ASSIGN_OR_RAISE(auto sorted, builder.Finish());
-  arrow::compute::ExecContext ctx(parquet.pool);
-  for (int32_t b = 0; b < buckets.num_buckets; ++b) {
-    int64_t n = start[b + 1] - start[b];
-    if (n == 0) continue;
-    ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
-                          arrow::compute::Take(batch, sorted->Slice(start[b], n),
-                                               arrow::compute::TakeOptions::Defaults(), &ctx));
-    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(values, b));
-    ARROW_RETURN_NOT_OK(WritePartition(pw, taken.record_batch()));
-  }
-  return Status::OK();
-}
-
 Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batch) {
   if (batch->num_rows() == 0) return Status::OK();
-  if (partition_index.empty() || fixed) return WriteBuckets({}, batch);
-  std::vector<arrow::TypeHolder> key_types;
-  std::vector<arrow::Datum> keys;
-  for (int idx : partition_index) {
-    key_types.emplace_back(batch->column(idx)->type());
-    keys.emplace_back(batch->column(idx));
+  if (fixed) {
+    ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition({}, 0));
+    return WritePartition(pw, batch);
   }
-  arrow::compute::ExecContext ctx(parquet.pool);
-  ARROW_ASSIGN_OR_RAISE(auto grouper, arrow::compute::Grouper::Make(key_types, &ctx));
-  arrow::compute::ExecBatch key_batch(std::move(keys), batch->num_rows());
-  ARROW_ASSIGN_OR_RAISE(arrow::Datum group_ids,
-                        grouper->Consume(arrow::compute::ExecSpan(key_batch)));
-  uint32_t num_groups = grouper->num_groups();
-  ARROW_ASSIGN_OR_RAISE(arrow::compute::ExecBatch uniques, grouper->GetUniques());
-  std::vector<std::shared_ptr<arrow::Array>> unique_columns;
-  for (const auto& v : uniques.values) unique_columns.push_back(v.make_array());
-  auto values_of = [&](uint32_t g) -> Result<std::vector<std::shared_ptr<arrow::Scalar>>> {
-    std::vector<std::shared_ptr<arrow::Scalar>> values;
-    for (const auto& col : unique_columns) {
-      ARROW_ASSIGN_OR_RAISE(auto s, col->GetScalar(g));
-      values.push_back(std::move(s));
+  ARROW_ASSIGN_OR_RAISE(auto pieces, SplitByPartition(batch, partition_index, parquet.pool));
+  for (auto& piece : pieces) {
+    ARROW_ASSIGN_OR_RAISE(auto by_bucket,
+                          SplitByBucket(piece.rows, bucket_index, buckets, parquet.pool));
+    for (auto& part : by_bucket) {
+      ARROW_ASSIGN_OR_RAISE(auto pw, GetPartition(piece.values, part.bucket));
+      ARROW_RETURN_NOT_OK(WritePartition(pw, part.rows));
     }
-    return values;
-  };
-  if (num_groups == 1) {
-    ARROW_ASSIGN_OR_RAISE(auto values, values_of(0));
-    return WriteBuckets(values, batch);
-  }
-  auto ids = std::static_pointer_cast<arrow::UInt32Array>(group_ids.make_array());
-  ARROW_ASSIGN_OR_RAISE(auto groupings,
-                        arrow::compute::Grouper::MakeGroupings(*ids, num_groups, &ctx));
-  for (uint32_t g = 0; g < num_groups; ++g) {
-    auto indices = groupings->value_slice(g);
-    ARROW_ASSIGN_OR_RAISE(
-        arrow::Datum taken,
-        arrow::compute::Take(batch, indices, arrow::compute::TakeOptions::Defaults(), &ctx));
-    ARROW_ASSIGN_OR_RAISE(auto values, values_of(g));
-    ARROW_RETURN_NOT_OK(WriteBuckets(values, taken.record_batch()));
   }
   return Status::OK();
 }

@@ -8,7 +8,9 @@
 // further use, so a failed write leaves nothing behind.
 //
 // Rows are routed by the partition columns (grouped with Arrow's Grouper, never row by row)
-// into `<table>/<k=v/...>/bucket-0/` (Java's escaped partition path). Each partition has a
+// into `<table>/<k=v/...>/bucket-<n>/` (Java's escaped partition path; bucket 0 on
+// bucket-unaware tables, the bucket of the row's bucket key on fixed-bucket tables, see
+// catalog/bucket_spec.h and write/row_router.h). Each (partition, bucket) has a
 // rolling Parquet file named `<data-file.prefix><uuid>-<n>.parquet`; it rolls when its size
 // estimate (bytes flushed + buffered rows at the compression ratio seen so far) reaches
 // `target-file-size` (256 MB). Parquet columns carry Paimon field ids; compression is
