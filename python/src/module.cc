@@ -79,6 +79,8 @@ void RegisterBlob(nb::module_& m);
 void RegisterTypes(nb::module_& m);
 // Defined in snapshot.cc: the Snapshot class and snapshot-property lookups.
 void RegisterSnapshot(nb::module_& m);
+// Defined in join.cc: the hash join kernel and bucket_join's manifest facts.
+void RegisterJoin(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -171,6 +173,7 @@ NB_MODULE(_native, m) {
       .def_prop_ro("row_count", &DataSplit::RowCount)
       .def_prop_ro("file_paths", &DataSplit::FilePaths)
       .def_prop_ro("snapshot_id", [](const DataSplit& s) { return s.snapshot_id; })
+      .def_prop_ro("bucket", [](const DataSplit& s) { return s.bucket; })
       .def_prop_ro("row_ranges",
                    [](const DataSplit& s) -> std::optional<RangeList> {
                      if (!s.row_ranges) return std::nullopt;
@@ -248,6 +251,7 @@ NB_MODULE(_native, m) {
   RegisterRowId(m);
   RegisterBlob(m);
   RegisterTypes(m);
+  RegisterJoin(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
