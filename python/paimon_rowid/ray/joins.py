@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 import pyarrow as pa
 
 from .. import joins
+from .._lib import native
 from ..joins import OnSpec
 from ._compat import read_datasource
 from ._runtime import require_ray
@@ -41,7 +42,6 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
     right_spec = (rside.identifier, rside.table._native, rside.read_fields, rside.schema_id)
 
     def read_bucket(left_bytes: List[bytes], right_bytes: List[bytes], build: str):
-        from .._lib import native
         joins.check_schema(left_spec[0], catalog_options, left_spec[3])
         joins.check_schema(right_spec[0], catalog_options, right_spec[3])
         left_splits = [native().Split.deserialize(b) for b in left_bytes]
