@@ -122,10 +122,44 @@ def test_nested_payloads(oracle, warehouse):
     out = bucket_join("db.l", "db.r", {"warehouse": warehouse}, on="k")
     lt, rt = oracle.read(warehouse, "db.l"), oracle.read(warehouse, "db.r")
     assert out.column_names == ["k", "arr", "m", "row", "vec", "blobish"]
+    assert out.schema.field("vec").type == pa.list_(pa.float32(), 3)  # VECTOR<FLOAT, 3>
     assert out.num_rows == len(reference_join(lt, rt, ["k"])) > 0
     assert row_set(out) == reference_join(lt, rt, ["k"])
     with pytest.raises(pa.ArrowInvalid):  # what pypaimon's bucket_join would hit
         lt.join(rt, keys=["k"], join_type="inner")
+
+
+def test_blob_payload(oracle, warehouse):
+    """A BLOB column (large_binary, in .blob files of a data-evolution table) as payload."""
+    from paimon_rowid import bucket_join
+    blob_schema = pa.schema([("k", pa.int64()), ("img", pa.large_binary())])
+    blobs = pa.table({"k": [1, 2, 3, 1, 7], "img": [b"x" * 10, b"y", b"z" * 3, b"w", b""]},
+                     schema=blob_schema)
+    make_table(oracle, warehouse, "db.b", blob_schema, [blobs],
+               bucket_options(**{"row-tracking.enabled": "true",
+                                 "data-evolution.enabled": "true"}))
+    make_table(oracle, warehouse, "db.l", LEFT_SCHEMA, [left_rows(12, keys=6)])
+    out = bucket_join("db.l", "db.b", {"warehouse": warehouse}, on="k")
+    assert out.schema.field("img").type == pa.large_binary()
+    lt, bt = oracle.read(warehouse, "db.l"), oracle.read(warehouse, "db.b")
+    assert row_set(out) == reference_join(lt, bt, ["k"])
+    assert out.num_rows == 8  # keys 1 (2 x 2), 2 (2 x 1) and 3 (2 x 1)
+
+
+def test_native_hash_join_errors(native):
+    """The kernel's Status codes arrive as ValueError / TypeError (common.cc's map)."""
+    left = pa.table({"k": pa.array([1, 2], pa.int64()), "a": ["x", "y"]})
+    right = pa.table({"k": pa.array([1, 2], pa.int32()), "b": [1.0, 2.0]})
+    with pytest.raises(TypeError, match="has type int64 on the left"):
+        native.hash_join_inner(left, right, ["k"], ["k"])
+    with pytest.raises(ValueError, match="is not in the right schema"):
+        native.hash_join_inner(left, right, ["k"], ["nope"])
+    with pytest.raises(ValueError, match="build must be"):
+        native.hash_join_inner(left, right, ["k"], ["k"], "middle")
+    from paimon_rowid._arrow import stream_reader
+    out = stream_reader(native.hash_join_inner(left, right.cast(pa.schema(
+        [("k", pa.int64()), ("b", pa.float64())])), ["k"], ["k"], "right")).read_all()
+    assert out.column_names == ["k", "a", "b"] and out.num_rows == 2
 
 
 def test_empty_sides_and_disjoint_buckets(oracle, warehouse):
