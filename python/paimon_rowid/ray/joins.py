@@ -3,11 +3,12 @@
 pypaimon's checks (same order, types and messages; ``paimon_rowid.joins``) and planning run on
 the driver when this is called. The result is LAZY: a Ray Data datasource with one read task
 per bucket present on both sides; nothing is read until the Dataset is consumed (pypaimon
-runs every bucket join eagerly and pins all results in the object store). Each task checks
-that neither schema moved since planning, reads the smaller side of its bucket (by planned
-split row counts) into memory and streams the other through the C++ hash join, yielding
-blocks of at most 64K rows, so a task holds one bucket's smaller side plus a batch. Nested
-payload columns work.
+runs every bucket join eagerly and pins all results in the object store). When Ray plans the
+read (on the driver, as the Dataset is consumed) and again in each task, both schema ids are
+compared with the planned ones (the driver-side check raises the plain ValueError). Each task
+reads the smaller side of its bucket (by planned split row counts) into memory and streams
+the other through the C++ hash join, yielding blocks of at most 64K rows, so a task holds
+one bucket's smaller side plus a batch. Nested payload columns work.
 """
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
         # (see _compat.py). One task per bucket whatever the parallelism asked for.
         def get_read_tasks(  # type: ignore[override]  # its signature moves between Rays
                 self, parallelism: int, per_task_row_limit: Optional[int] = None, **_: Any):
+            # Ray plans the read on the driver when the Dataset is consumed: a schema that
+            # moved by then fails here, as the plain ValueError (the tasks check again).
+            joins.check_schema(left_spec[0], catalog_options, left_spec[3])
+            joins.check_schema(right_spec[0], catalog_options, right_spec[3])
             tasks = []
             for left_bytes, right_bytes, build in tasks_args:
                 def read_fn(left_bytes=left_bytes, right_bytes=right_bytes, build=build):
