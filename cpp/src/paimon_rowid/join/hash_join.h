@@ -8,9 +8,11 @@
 //
 // Modes: one side is the BUILD side, read completely and indexed; the other is the PROBE side,
 // pulled one batch at a time as the output is pulled. Memory is the build side (its columns,
-// concatenated into one array each, plus 16 bytes of index per row) plus one probe batch plus
-// one output batch. A probe row that matches many build rows is emitted in pieces of at most
-// `batch_rows` rows, so fan-out does not grow an output batch beyond that.
+// concatenated into one array each; while concatenating, its batches are held too) plus
+// 32-48 bytes of index per build row (hash, chain link, 2-4 slots of 8 bytes) plus one probe
+// batch plus one output batch. A probe row that matches many build rows is emitted in pieces
+// of at most `batch_rows` rows, so fan-out does not grow an output batch beyond that. One
+// build column must fit one Arrow array (e.g. < 2 GiB of utf8 data; use large_utf8 beyond).
 #pragma once
 
 #include <cstdint>
