@@ -27,6 +27,7 @@ from .exceptions import (
     TableAlreadyExistException,
     TableNotExistException,
 )
+from .joins import bucket_join, bucket_join_reader
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
 from .read import ReadBuilder, TableRead
@@ -47,4 +48,6 @@ __all__ = [
     # a derived column in one call (paimon_rowid.ray.backfill runs it on Ray)
     "backfill", "backfill_status", "BackfillResult", "BackfillProgress", "BackfillStatus",
     "RangeStatus", "BackfillError",
+    # co-bucketed joins without a shuffle (paimon_rowid.ray.bucket_join runs it on Ray)
+    "bucket_join", "bucket_join_reader",
 ]

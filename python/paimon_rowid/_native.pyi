@@ -107,6 +107,9 @@ class Split:
     @property
     def row_ranges(self) -> Optional[List[Tuple[int, int]]]:
         """Inclusive row-id ranges the split is restricted to (None = whole split)."""
+    @property
+    def bucket(self) -> int:
+        """The bucket of the split's files (0 on bucket-unaware tables)."""
     def serialize(self) -> bytes: ...
     @staticmethod
     def deserialize(data: bytes) -> Split: ...
@@ -247,3 +250,14 @@ def read_by_row_id(table: Table, source: Any, row_id_col: str, projection: List[
     """An "arrow_array_stream" capsule of (*projection, _ROW_ID)."""
 
 def read_by_row_id_schema(table: Table, projection: List[str]) -> Any: ...
+
+def hash_join_inner(left: Any, right: Any, left_keys: List[str], right_keys: List[str],
+                    build: str = "auto", batch_rows: Optional[int] = None) -> Any:
+    """Inner equi hash join of two ``__arrow_c_stream__`` objects: an "arrow_array_stream"
+    capsule of (left fields, right non-key fields). ``build`` ("auto" = "left", "left",
+    "right") is the side read completely; the other streams. ValueError for bad keys,
+    TypeError for key pairs of different (or non-atomic) types."""
+
+def live_total_buckets(table: Table) -> List[int]:
+    """The distinct ``total_buckets`` of the live files of the snapshot ``table`` reads
+    (sorted; [] without a snapshot)."""

@@ -79,6 +79,8 @@ void RegisterBlob(nb::module_& m);
 void RegisterTypes(nb::module_& m);
 // Defined in snapshot.cc: the Snapshot class and snapshot-property lookups.
 void RegisterSnapshot(nb::module_& m);
+// Defined in join.cc: the hash join kernel and bucket_join's manifest facts.
+void RegisterJoin(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -249,6 +251,7 @@ NB_MODULE(_native, m) {
   RegisterRowId(m);
   RegisterBlob(m);
   RegisterTypes(m);
+  RegisterJoin(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
