@@ -68,3 +68,27 @@ def test_backfill_demo_kill_resume_and_append(tmp_path):
                                "--warehouse", str(tmp_path / "wh"), "--rows", "1000",
                                "--append", "100"], tmp_path, 300))
 
+
+
+def _check_locator_pipeline(run, incoming):
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    assert f"bucket_join: {incoming:,} key(s) located" in out
+    assert f"update_by_row_id: {{'num_updated': {incoming}}}" in out
+    assert f"labelled rows: {incoming:,} of" in out and "wrong labels: 0" in out
+
+
+def test_locator_pipeline_embedded(tmp_path):
+    """examples/locator_pipeline.py: locator -> bucket_join -> read_by_row_id(row_id_col=
+    "row_id") -> transform -> update_by_row_id, every table written by us."""
+    _check_locator_pipeline(_run([os.path.join(ROOT, "examples", "locator_pipeline.py"),
+                                  "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
+                                  "--incoming", "1500"], tmp_path, 300), 1500)
+
+
+@pytest.mark.ray
+def test_locator_pipeline_on_ray(tmp_path):
+    pytest.importorskip("ray")
+    _check_locator_pipeline(_run([os.path.join(ROOT, "examples", "locator_pipeline.py"),
+                                  "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
+                                  "--incoming", "1500", "--ray"], tmp_path, 600), 1500)
