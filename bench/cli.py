@@ -116,6 +116,29 @@ class Context:
                                     inputs, "narrow", writer="ours",
                                     options={"target-file-size": target_file_size})
 
+    def join_tables(self, rows: int, commits: int, incoming: int, buckets: int) -> str:
+        """bucket_join: one warehouse with ``bench.locator`` (k -> row_id, ``rows`` rows in
+        ``commits`` commits) and ``bench.incoming`` (``incoming`` of its keys with a label),
+        both plain append tables with ``buckets`` fixed buckets on k, written by pypaimon."""
+        key = {"rows": rows, "commits": commits, "incoming": incoming, "buckets": buckets}
+        locator = self._inputs("locator_inputs", {"rows": rows, "commits": commits},
+                               lambda d: data.locator_inputs(d, rows, commits))
+        arriving = self._inputs("incoming_inputs", {"rows": rows, "incoming": incoming},
+                                lambda d: data.incoming_inputs(d, rows, incoming))
+        options = {"row-tracking.enabled": "false", "data-evolution.enabled": "false",
+                   "bucket": str(buckets), "bucket-key": "k"}
+
+        def build(directory: Path) -> None:
+            for identifier, inputs, schema in (("bench.locator", locator, "locator"),
+                                               ("bench.incoming", arriving, "incoming")):
+                run_job(self.sides["pypaimon"], {
+                    "workload": "bulk_write", "verify": False,
+                    "args": {"inputs": inputs, "warehouse": str(directory / "wh"),
+                             "schema": schema, "options": options, "identifier": identifier},
+                }, self.log_dir / f"fixture-join-{schema}.log", self.timeout_s)
+        key["writer"] = self.sides["pypaimon"].python
+        return str(self.fixture("join_tables", key, build) / "wh")
+
     def run_fixture_job(self, engine: str, workload: str, args: Dict[str, Any],
                         name: str) -> Dict[str, Any]:
         return run_job(self.sides[engine], {"workload": workload, "args": args,

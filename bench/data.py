@@ -25,8 +25,12 @@ IMAGE_SCHEMA = pa.schema([("id", pa.int64()), ("image", pa.large_binary()),
                           ("embedding", EMBEDDING_TYPE)])
 # 7. planning on many files: two narrow columns.
 NARROW_SCHEMA = pa.schema([("id", pa.int64()), ("x", pa.float64())])
+LOCATOR_SCHEMA = pa.schema([("k", pa.int64()), ("row_id", pa.int64())])
+INCOMING_SCHEMA = pa.schema([("k", pa.int64()), ("label", pa.int64())])
 SCHEMAS = {"base": BASE_SCHEMA, "blob": BLOB_SCHEMA, "image": IMAGE_SCHEMA,
-           "narrow": NARROW_SCHEMA}
+           "narrow": NARROW_SCHEMA, "locator": LOCATOR_SCHEMA, "incoming": INCOMING_SCHEMA}
+# Business keys of the join workloads: id * an odd constant mod 2^62, a bijection on ids.
+_KEY_MULTIPLIER = 0x9E3779B97F4A7C15 & ((1 << 62) - 1) | 1
 
 
 def rng(*key: int) -> np.random.Generator:
@@ -201,3 +205,29 @@ def embedding_matrix(column) -> tuple[np.ndarray, np.ndarray]:
     if not values:
         return np.empty((0, EMBEDDING_DIM), dtype=np.float32), np.empty(0, dtype=bool)
     return np.concatenate(values), np.concatenate(valid)
+
+
+def join_key(ids: np.ndarray) -> np.ndarray:
+    """The business key of row ``id`` (distinct for distinct ids, scattered over int64)."""
+    return ((ids.astype(np.uint64) * np.uint64(_KEY_MULTIPLIER))
+            & np.uint64((1 << 62) - 1)).astype(np.int64)
+
+
+def locator_inputs(directory: Path, rows: int, commits: int) -> List[str]:
+    """``commits`` files of (k, row_id): the locator of a ``rows``-row table, row_id = id."""
+    paths = []
+    bounds = np.linspace(0, rows, commits + 1).astype(np.int64)
+    for i in range(commits):
+        ids = np.arange(int(bounds[i]), int(bounds[i + 1]), dtype=np.int64)
+        table = pa.table({"k": pa.array(join_key(ids)), "row_id": pa.array(ids)},
+                         schema=LOCATOR_SCHEMA)
+        paths.append(write_ipc(directory / f"locator-{i:03d}.arrow", table))
+    return paths
+
+
+def incoming_inputs(directory: Path, rows: int, count: int) -> List[str]:
+    """One file of (k, label): ``count`` distinct keys of the locator, random order."""
+    ids = rng(8, 0).choice(rows, size=count, replace=False).astype(np.int64)
+    table = pa.table({"k": pa.array(join_key(ids)), "label": pa.array(ids * 3)},
+                     schema=INCOMING_SCHEMA)
+    return [write_ipc(directory / "incoming-000.arrow", table)]

@@ -100,6 +100,11 @@ class Engine:
         """The library's non-Ray ``process_row_id_ranges`` (the processor gets its Ranges)."""
         raise NotImplementedError
 
+    def bucket_join(self, warehouse: str, left: str, right: str, on: List[str]) -> pa.Table:
+        """The inner join of two co-bucketed tables on their bucket key: left columns, then
+        right non-key columns."""
+        raise NotImplementedError
+
 
 class RayMixin:
     """Starts a local Ray (untimed, in ``start``) and turns Datasets back into Arrow tables."""

@@ -45,6 +45,9 @@ class Ours(Engine):
         _process_row_id_ranges(identifier, {"warehouse": warehouse},
                                rows_per_commit=rows_per_commit, processor=processor)
 
+    def bucket_join(self, warehouse, left, right, on) -> pa.Table:
+        return paimon_rowid.bucket_join(left, right, {"warehouse": warehouse}, on=list(on))
+
 
 class OursBackfill(Ours):
     """paimon_rowid's one-call ``backfill`` (the other calls are ``Ours``')."""
@@ -81,3 +84,7 @@ class OursRay(RayMixin, Ours):
         return self.to_arrow(self.ray_api.read_by_row_id(
             identifier, self.dataset(row_ids), {"warehouse": warehouse},
             projection=list(projection)))
+
+    def bucket_join(self, warehouse, left, right, on) -> pa.Table:
+        return self.to_arrow(self.ray_api.bucket_join(left, right, {"warehouse": warehouse},
+                                                      on=list(on)))

@@ -6,7 +6,7 @@ library calls it needs to ``engines.base.Engine`` and both adapters, and list th
 import importlib
 
 # In the report's order.
-MODULES = ("write", "scan", "update", "read_ids", "blob", "backfill", "planning")
+MODULES = ("write", "scan", "update", "read_ids", "blob", "backfill", "planning", "joins")
 
 for _module in MODULES:
     importlib.import_module(f"bench.workloads.{_module}")

@@ -28,11 +28,12 @@ class BulkWrite(Workload):
     def setup(self, engine, args):
         schema = data.SCHEMAS[args.get("schema", "base")]  # fixtures write other schemas
         options = {**TABLE_OPTIONS, **args.get("options", {})}  # fixtures may add options
-        engine.create_table(args["warehouse"], IDENTIFIER, schema, options)
+        engine.create_table(args["warehouse"], args.get("identifier", IDENTIFIER), schema,
+                            options)
         return {**args, "batches": [data.read_ipc(p) for p in args["inputs"]]}
 
     def run(self, engine, state):
-        table = engine.get_table(state["warehouse"], IDENTIFIER)
+        table = engine.get_table(state["warehouse"], state.get("identifier", IDENTIFIER))
         engine.write_commits(table, state["batches"])
 
     def check(self, engine, state, result):
