@@ -126,3 +126,21 @@ def test_ray_checks(ray_session, validation_warehouse, case):
         bucket_join(left, right, {"warehouse": validation_warehouse}, **kwargs)
     assert type(info.value) is ValueError
     assert str(info.value) == CASES[case]
+
+
+def test_buckets_are_spread_over_the_tasks_largest_first():
+    """The Ray join packs the common buckets into at most num_tasks read tasks, balancing
+    the planned rows (largest bucket first, to the least loaded task)."""
+    from types import SimpleNamespace
+
+    from paimon_rowid.ray.joins import assign_buckets
+    sizes = {0: 100, 1: 10, 2: 60, 3: 50, 5: 40}
+    side = SimpleNamespace(rows=lambda b: sizes[b])
+    plan = SimpleNamespace(buckets=sorted(sizes), left=side, right=side)
+    tasks = assign_buckets(plan, 2)
+    assert sorted(b for t in tasks for b in t) == sorted(sizes)
+    assert len(tasks) == 2
+    # 100 | 60, 50 | 40 (to the 100) | 10 (to the 110): loads 140 and 120.
+    assert tasks == [[0, 5], [1, 2, 3]]
+    # More tasks than buckets: one bucket per task.
+    assert sorted(assign_buckets(plan, 50)) == [[0], [1], [2], [3], [5]]

@@ -13,6 +13,8 @@ MAP, ROW, VECTOR, BLOB) work; pypaimon's pyarrow join refuses them.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
@@ -211,6 +213,18 @@ def build_side(plan: BucketJoinPlan, bucket: int) -> str:
     return "right" if plan.right.rows(bucket) < plan.left.rows(bucket) else "left"
 
 
+def _check_schemas(plan: BucketJoinPlan, options: Mapping[str, Any]) -> None:
+    check_schema(plan.left.identifier, options, plan.left.schema_id)
+    check_schema(plan.right.identifier, options, plan.right.schema_id)
+
+
+def _join_one(plan: BucketJoinPlan, bucket: int) -> pa.RecordBatchReader:
+    return join_bucket(plan.on, plan.left.table._native, plan.left.read_fields,
+                       plan.left.by_bucket[bucket], plan.right.table._native,
+                       plan.right.read_fields, plan.right.by_bucket[bucket],
+                       build_side(plan, bucket))
+
+
 def bucket_join_reader(left: str, right: str, catalog_options: Dict[str, str], *,
                        on: OnSpec, left_projection: Optional[List[str]] = None,
                        right_projection: Optional[List[str]] = None,
@@ -218,21 +232,20 @@ def bucket_join_reader(left: str, right: str, catalog_options: Dict[str, str], *
     """A lazy reader of the inner join of two co-bucketed tables (see the module docstring
     for the contract). Checks and planning run here; buckets are read and joined one after
     another as batches are pulled. Output: left columns (projection order, else table
-    order), then right non-key columns; keys once, with the left names. Order unspecified."""
+    order), then right non-key columns; keys once, with the left names. Order unspecified.
+
+    When reading starts, both tables must still have the schemas they were planned with
+    (pypaimon's worker check; ValueError otherwise). Every bucket reads the pinned snapshots,
+    so a schema change after that cannot change the result."""
     plan = plan_bucket_join(left, right, catalog_options, on=on,
                             left_projection=left_projection,
                             right_projection=right_projection, join_type=join_type)
     options = dict(catalog_options)
 
     def batches() -> Iterator[pa.RecordBatch]:
+        _check_schemas(plan, options)
         for bucket in plan.buckets:
-            check_schema(plan.left.identifier, options, plan.left.schema_id)
-            check_schema(plan.right.identifier, options, plan.right.schema_id)
-            reader = join_bucket(plan.on, plan.left.table._native, plan.left.read_fields,
-                                 plan.left.by_bucket[bucket], plan.right.table._native,
-                                 plan.right.read_fields, plan.right.by_bucket[bucket],
-                                 build_side(plan, bucket))
-            for batch in reader:
+            for batch in _join_one(plan, bucket):
                 if batch.num_rows:
                     yield batch
 
@@ -243,9 +256,19 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *,
                 on: OnSpec, left_projection: Optional[List[str]] = None,
                 right_projection: Optional[List[str]] = None,
                 join_type: str = "inner") -> pa.Table:
-    """``bucket_join_reader(...).read_all()``: the whole join result as one table (typed and
-    empty when nothing matches). Materialises the result."""
-    return bucket_join_reader(left, right, catalog_options, on=on,
-                              left_projection=left_projection,
-                              right_projection=right_projection,
-                              join_type=join_type).read_all()
+    """The whole join result as one table (typed and empty when nothing matches), with the
+    contract of :func:`bucket_join_reader`. Buckets are joined on up to one thread per CPU
+    (the native reads and joins run without the GIL), so peak memory is that many buckets'
+    smaller sides plus the result."""
+    plan = plan_bucket_join(left, right, catalog_options, on=on,
+                            left_projection=left_projection,
+                            right_projection=right_projection, join_type=join_type)
+    _check_schemas(plan, catalog_options)
+    workers = max(1, min(len(plan.buckets), os.cpu_count() or 1))
+    if workers <= 1:
+        parts = [_join_one(plan, b).read_all() for b in plan.buckets]
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bucket-join") as pool:
+            parts = list(pool.map(lambda b: _join_one(plan, b).read_all(), plan.buckets))
+    parts = [t for t in parts if t.num_rows]
+    return pa.concat_tables(parts) if parts else plan.schema.empty_table()

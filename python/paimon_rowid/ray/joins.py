@@ -1,14 +1,15 @@
-"""``bucket_join`` on Ray: one read task per common bucket, no shuffle.
+"""``bucket_join`` on Ray: the common buckets spread over read tasks, no shuffle.
 
 pypaimon's checks (same order, types and messages; ``paimon_rowid.joins``) and planning run on
-the driver when this is called. The result is LAZY: a Ray Data datasource with one read task
-per bucket present on both sides; nothing is read until the Dataset is consumed (pypaimon
+the driver when this is called. The result is LAZY: a Ray Data datasource whose read tasks each
+join a few of the buckets present on both sides (the buckets are spread over twice the
+cluster's CPUs, largest first); nothing is read until the Dataset is consumed (pypaimon
 runs every bucket join eagerly and pins all results in the object store). When Ray plans the
 read (on the driver, as the Dataset is consumed) and again in each task, both schema ids are
 compared with the planned ones (the driver-side check raises the plain ValueError). Each task
 reads the smaller side of its bucket (by planned split row counts) into memory and streams
-the other through the C++ hash join, yielding blocks of at most 64K rows, so a task holds
-one bucket's smaller side plus a batch. Nested payload columns work.
+the other through the C++ hash join, yielding blocks of about 64K rows, so a task holds
+one bucket's smaller side plus a block. Nested payload columns work.
 """
 from __future__ import annotations
 
@@ -25,7 +26,26 @@ from ._runtime import require_ray
 __all__ = ["bucket_join"]
 
 
-def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]):
+# Output blocks of a task are at least this many rows (the last one of a task may be
+# smaller): one bucket's probe batches can each match only a few rows.
+_BLOCK_ROWS = 64 * 1024
+
+
+def assign_buckets(plan: joins.BucketJoinPlan, num_tasks: int) -> List[List[int]]:
+    """The common buckets spread over at most ``num_tasks`` tasks, largest buckets first, each
+    to the task with the fewest planned rows so far."""
+    sizes = {b: plan.left.rows(b) + plan.right.rows(b) for b in plan.buckets}
+    tasks: List[List[int]] = [[] for _ in range(max(1, min(num_tasks, len(plan.buckets))))]
+    load = [0] * len(tasks)
+    for bucket in sorted(plan.buckets, key=lambda b: (-sizes[b], b)):
+        i = load.index(min(load))
+        tasks[i].append(bucket)
+        load[i] += sizes[bucket]
+    return [sorted(t) for t in tasks if t]
+
+
+def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str],
+                     num_tasks: int):
     from ray.data.block import BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
 
@@ -33,36 +53,41 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
     on = list(plan.on)
     lside, rside = plan.left, plan.right
     tasks_args = []
-    for bucket in plan.buckets:
-        tasks_args.append((
+    for buckets in assign_buckets(plan, num_tasks):
+        tasks_args.append([(
             [s.serialize() for s in lside.by_bucket[bucket]],
             [s.serialize() for s in rside.by_bucket[bucket]],
             joins.build_side(plan, bucket),
-        ))
+        ) for bucket in buckets])
     left_spec = (lside.identifier, lside.table._native, lside.read_fields, lside.schema_id)
     right_spec = (rside.identifier, rside.table._native, rside.read_fields, rside.schema_id)
 
-    def read_bucket(left_bytes: List[bytes], right_bytes: List[bytes], build: str):
+    def read_buckets(buckets: List[Any]):
         joins.check_schema(left_spec[0], catalog_options, left_spec[3])
         joins.check_schema(right_spec[0], catalog_options, right_spec[3])
-        left_splits = [native().Split.deserialize(b) for b in left_bytes]
-        right_splits = [native().Split.deserialize(b) for b in right_bytes]
-        reader = joins.join_bucket(on, left_spec[1], left_spec[2], left_splits,
-                                   right_spec[1], right_spec[2], right_splits, build)
-        produced = False
-        for batch in reader:
-            if batch.num_rows:
-                produced = True
-                yield pa.Table.from_batches([batch], schema=schema)
-        if not produced:
-            yield schema.empty_table()
+        pending: List[pa.RecordBatch] = []
+        rows = 0
+        for left_bytes, right_bytes, build in buckets:
+            left_splits = [native().Split.deserialize(b) for b in left_bytes]
+            right_splits = [native().Split.deserialize(b) for b in right_bytes]
+            reader = joins.join_bucket(on, left_spec[1], left_spec[2], left_splits,
+                                       right_spec[1], right_spec[2], right_splits, build)
+            for batch in reader:
+                if batch.num_rows:
+                    pending.append(batch)
+                    rows += batch.num_rows
+                if rows >= _BLOCK_ROWS:
+                    yield pa.Table.from_batches(pending, schema=schema)
+                    pending, rows = [], 0
+        yield pa.Table.from_batches(pending, schema=schema)
 
     class BucketJoinDatasource(Datasource):
         def estimate_inmemory_data_size(self) -> Optional[int]:
             return None
 
         # Ray 2.60 added a ``data_context`` keyword (and may add more): accepted, unused
-        # (see _compat.py). One task per bucket whatever the parallelism asked for.
+        # (see _compat.py). The tasks were sized when the join was planned (buckets spread
+        # over twice the cluster's CPUs), whatever the parallelism asked for.
         def get_read_tasks(  # type: ignore[override]  # its signature moves between Rays
                 self, parallelism: int, per_task_row_limit: Optional[int] = None, **_: Any):
             # Ray plans the read on the driver when the Dataset is consumed: a schema that
@@ -70,9 +95,9 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
             joins.check_schema(left_spec[0], catalog_options, left_spec[3])
             joins.check_schema(right_spec[0], catalog_options, right_spec[3])
             tasks = []
-            for left_bytes, right_bytes, build in tasks_args:
-                def read_fn(left_bytes=left_bytes, right_bytes=right_bytes, build=build):
-                    yield from read_bucket(left_bytes, right_bytes, build)
+            for buckets in tasks_args:
+                def read_fn(buckets=buckets):
+                    yield from read_buckets(buckets)
                 meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
                                      input_files=None)
                 tasks.append(ReadTask(read_fn, meta, schema=schema,
@@ -88,7 +113,7 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *, on: O
                 ray_remote_args: Optional[Dict[str, Any]] = None):
     """Join two co-bucketed tables (same bucket count, bucket-key and bucket function,
     joined on the bucket-key) with no global shuffle; returns a lazy ``ray.data.Dataset``.
-    ``ray_remote_args`` apply to every per-bucket read task. Validation errors are raised
+    ``ray_remote_args`` apply to every read task. Validation errors are raised
     here with pypaimon's types and messages; an empty result is a typed empty Dataset."""
     ray = require_ray()
     plan = joins.plan_bucket_join(left, right, catalog_options, on=on,
@@ -96,5 +121,10 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *, on: O
                                   right_projection=right_projection, join_type=join_type)
     if not plan.buckets:
         return ray.data.from_arrow(plan.schema.empty_table())
-    source = _make_datasource(plan, dict(catalog_options))
-    return read_datasource(source, ray_remote_args=ray_remote_args)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    num_tasks = len(assign_buckets(plan, 2 * max(1, cpus)))
+    source = _make_datasource(plan, dict(catalog_options), num_tasks=num_tasks)
+    # One block count per task: otherwise Ray splits each task's output to reach its default
+    # parallelism (200), hundreds of tiny blocks for a join that found few rows.
+    return read_datasource(source, ray_remote_args=ray_remote_args,
+                           override_num_blocks=num_tasks)
