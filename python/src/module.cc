@@ -69,6 +69,9 @@ nb::object PartitionDict(const Table& table, const DataSplit& split) {
 
 }  // namespace
 
+// The predicate-tuple conversion, for the other files of the module (range_plan.cc).
+std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj) { return ConvertPredicate(obj); }
+
 // Defined in write.cc: catalog writes, the append writer and the committer.
 void RegisterWrite(nb::module_& m);
 // Defined in rowid.cc: the row-id index and the update/read-by-row-id kernels.
@@ -79,6 +82,8 @@ void RegisterBlob(nb::module_& m);
 void RegisterTypes(nb::module_& m);
 // Defined in snapshot.cc: the Snapshot class and snapshot-property lookups.
 void RegisterSnapshot(nb::module_& m);
+// Defined in range_plan.cc: range-join planning (key bounds per split, cut into ranges).
+void RegisterRangePlan(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -248,6 +253,7 @@ NB_MODULE(_native, m) {
   RegisterRowId(m);
   RegisterBlob(m);
   RegisterTypes(m);
+  RegisterRangePlan(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
