@@ -19,8 +19,9 @@
 //
 // Cost: PlanRangeSide reads the snapshot's manifests once, plus one Parquet footer per file
 // whose stats do not bound the key (pypaimon writes no value stats, so its tables pay one
-// footer read per file). PlanRangeTasks is O(splits · ranges · log) and does no I/O.
-// All functions are thread-compatible: no shared state.
+// footer read per file; up to 16 footers are read at once on the process executor).
+// PlanRangeTasks is O(splits · ranges · log) and does no I/O. All functions are
+// thread-compatible: no shared state.
 #pragma once
 
 #include <cstdint>
