@@ -417,3 +417,57 @@ def test_num_ranges_true_counts_as_one(clustered):
     expected = _rows(_full_join(clustered, "db.l", "db.r", ["k"], ["k"]))
     assert _rows(range_join("db.l", "db.r", _opts(clustered), on="k", num_ranges=True)) \
         == expected
+
+
+def _rename_column(warehouse, table, old, new):
+    """A schema-N+1 that renames ``old`` to ``new`` (same field id), as an ALTER TABLE RENAME
+    COLUMN writes it (the package has no alter API)."""
+    import json
+    import os
+    schema_dir = os.path.join(str(warehouse), "db.db", table, "schema")
+    latest = max(int(n.split("-")[1]) for n in os.listdir(schema_dir) if n.startswith("schema-"))
+    with open(os.path.join(schema_dir, f"schema-{latest}")) as f:
+        schema = json.load(f)
+    schema["id"] = latest + 1
+    for field in schema["fields"]:
+        if field["name"] == old:
+            field["name"] = new
+    with open(os.path.join(schema_dir, f"schema-{latest + 1}"), "w") as f:
+        json.dump(schema, f)
+
+
+@pytest.mark.parametrize("writer", ["ours", "pypaimon"])
+def test_renamed_key_is_tracked_by_field_id(warehouse, oracle, writer):
+    """Files of the old schema name the key "k"; the table now calls it "key". Their bounds
+    (stats for ours, footers for pypaimon) are found through the field id."""
+    from paimon_rowid import range_join
+    from paimon_rowid.range_join import _plan
+    schema = _left_data(0, 1).schema
+    if writer == "ours":
+        left = create_table(warehouse, "l", schema, APPEND)
+        write(left, _left_data(0, 20))
+        write(left, _left_data(20, 20))
+    else:
+        oracle.create_table(warehouse, "db.l", schema, options=dict(APPEND))
+        oracle.write(warehouse, "db.l", _left_data(0, 20))
+        oracle.write(warehouse, "db.l", _left_data(20, 20))
+    _rename_column(warehouse, "l", "k", "key")
+    from paimon_rowid import CatalogFactory
+    renamed = CatalogFactory.create(_opts(warehouse)).get_table("db.l")
+    assert renamed.field_names == ["key", "a"]
+    data = _left_data(40, 20)
+    write(renamed, pa.table({"key": data["k"], "a": data["a"]}))
+    right = create_table(warehouse, "r", _right_data(0, 1).schema, APPEND)
+    write(right, _right_data(0, 60, step=2))
+    plan = _plan("db.l", "db.r", _opts(warehouse), on=None, left_on="key", right_on="k",
+                 num_ranges=None, left_projection=None, right_projection=None,
+                 left_partitions=None, right_partitions=None, join_type="inner")
+    bounds = sorted((lo.as_py(), hi.as_py()) for lo, hi in plan.left.native_side.bounds())
+    assert bounds == [(0, 19), (20, 39), (40, 59)]
+    expected = _rows(_full_join(warehouse, "db.l", "db.r", ["key"], ["k"]))
+    assert len(expected) == 30
+    for n in (None, 1, 2, 5):
+        out = range_join("db.l", "db.r", _opts(warehouse), left_on="key", right_on="k",
+                         num_ranges=n)
+        assert out.column_names == ["key", "a", "b"]
+        assert _rows(out) == expected
