@@ -245,3 +245,25 @@ def read_by_row_id(table: Table, source: Any, row_id_col: str, projection: List[
     """An "arrow_array_stream" capsule of (*projection, _ROW_ID)."""
 
 def read_by_row_id_schema(table: Table, projection: List[str]) -> Any: ...
+
+# -- range_join planning (python/src/range_plan.cc over join/range_plan.h)
+
+class RangeSide:
+    """One side of a range join: its splits (one per file group) and their key bounds."""
+    def __len__(self) -> int: ...
+    def splits(self) -> List[Split]: ...
+    def bounds(self) -> List[Tuple[Any, Any]]:
+        """Per split (lo, hi) as pyarrow scalars of the key type, (None, None) when unknown."""
+    def rows(self) -> List[int]: ...
+    def bytes(self) -> List[int]: ...
+
+def plan_range_side(table: Table, range_column: str,
+                    partition_filter: Optional[Predicate]) -> RangeSide:
+    """Plans the table's selected snapshot with the range key's bounds per split (value stats,
+    else Parquet footers, else unknown). KeyError for an unknown column."""
+
+def plan_range_tasks(left: RangeSide, right: RangeSide,
+                     num_ranges: int) -> List[Tuple[Any, Any, List[int], List[int]]]:
+    """(lo, hi, left split indices, right split indices) per range to join; lo/hi are
+    pyarrow scalars or None (unbounded). num_ranges is clamped to [1, 512] and halved while
+    the re-read budget is exceeded; ranges one side cannot feed are dropped."""

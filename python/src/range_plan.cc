@@ -86,11 +86,6 @@ void RegisterRangePlan(nb::module_& m) {
         return out;
       },
       nb::arg("left"), nb::arg("right"), nb::arg("num_ranges"));
-
-  m.def("default_num_ranges", [](const PyRangeSide& left, const PyRangeSide& right) {
-    return std::clamp<int64_t>(DefaultNumRanges(left.splits.size(), right.splits.size()), 1,
-                               kMaxRangeJoinRanges);
-  });
 }
 
 }  // namespace paimon_rowid::python
