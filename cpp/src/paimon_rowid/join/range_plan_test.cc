@@ -1,12 +1,16 @@
-// Range-join planning without tables: key comparison, cut points, the re-read budget and
-// unknown splits (the table-facing PlanRangeSide is covered by tests/test_range_join.py,
-// which writes tables with our writer and with pypaimon).
+// Range-join planning: key comparison, cut points, the re-read budget and unknown splits
+// without tables; PlanRangeSide on tables of our writer (stats and footer bounds).
+// tests/test_range_join.py covers pypaimon-written tables, renames and data evolution.
 #include "paimon_rowid/join/range_plan.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "arrow/scalar.h"
 #include "paimon_rowid/testing/gtest_util.h"
+#include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
 namespace {
@@ -173,6 +177,71 @@ TEST(PlanRangeTasks, AssignsOverlappingSplitsAndSkipsOneSidedRanges) {
 TEST(PlanRangeTasks, DefaultCount) {
   EXPECT_EQ(DefaultNumRanges(3, 7), 7);
   EXPECT_EQ(DefaultNumRanges(0, 0), 0);
+}
+
+}  // namespace
+}  // namespace paimon_rowid
+
+// ------------------------------------------------------------------ PlanRangeSide on tables
+
+namespace paimon_rowid {
+namespace {
+
+using testing::WriteFixture;
+
+std::vector<std::pair<int64_t, int64_t>> Int64Bounds(const std::vector<RangedSplit>& side) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& s : side) {
+    if (!s.extent.bounds.known()) {
+      out.emplace_back(-1, -1);
+      continue;
+    }
+    out.emplace_back(static_cast<const arrow::Int64Scalar&>(*s.extent.bounds.lo).value,
+                     static_cast<const arrow::Int64Scalar&>(*s.extent.bounds.hi).value);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void WriteThree(WriteFixture* fx) {
+  fx->Append(WriteFixture::Batch(0, 10));
+  fx->Append(WriteFixture::Batch(10, 10));
+  fx->Append(WriteFixture::Batch(20, 10));
+}
+
+TEST(PlanRangeSide, OneSplitPerFileBoundedByValueStats) {
+  WriteFixture fx(std::map<std::string, std::string>{{"bucket", "-1"}});
+  WriteThree(&fx);
+  ASSERT_OK_AND_ASSIGN(auto side, PlanRangeSide(fx.table(), "id", nullptr));
+  ASSERT_EQ(side.size(), 3u);  // not packed into one split
+  EXPECT_EQ(Int64Bounds(side),
+            (std::vector<std::pair<int64_t, int64_t>>{{0, 9}, {10, 19}, {20, 29}}));
+  for (const auto& s : side) {
+    EXPECT_EQ(s.extent.rows, 10);
+    EXPECT_GT(s.extent.bytes, 0);
+  }
+  ASSERT_OK_AND_ASSIGN(auto names, PlanRangeSide(fx.table(), "name", nullptr));
+  for (const auto& s : names) EXPECT_TRUE(s.extent.bounds.known());
+  EXPECT_RAISES(KeyError, PlanRangeSide(fx.table(), "nope", nullptr));
+}
+
+TEST(PlanRangeSide, FooterFallbackWithoutStats) {
+  WriteFixture fx(
+      std::map<std::string, std::string>{{"bucket", "-1"}, {"metadata.stats-mode", "none"}});
+  WriteThree(&fx);
+  ASSERT_OK_AND_ASSIGN(auto side, PlanRangeSide(fx.table(), "id", nullptr));
+  EXPECT_EQ(Int64Bounds(side),
+            (std::vector<std::pair<int64_t, int64_t>>{{0, 9}, {10, 19}, {20, 29}}));
+  ASSERT_OK_AND_ASSIGN(auto tasks,
+                       PlanRangeTasks({side[0].extent, side[1].extent, side[2].extent},
+                                      {side[0].extent, side[1].extent, side[2].extent}, 3));
+  EXPECT_EQ(tasks.size(), 3u);
+}
+
+TEST(PlanRangeSide, NoSnapshotNoSplits) {
+  WriteFixture fx(std::map<std::string, std::string>{{"bucket", "-1"}});
+  ASSERT_OK_AND_ASSIGN(auto side, PlanRangeSide(fx.table(), "id", nullptr));
+  EXPECT_TRUE(side.empty());
 }
 
 }  // namespace
