@@ -97,3 +97,14 @@ def test_ray_is_lazy_and_worker_errors_keep_their_type(ray_session, tables):
     with pytest.raises(ValueError) as info:
         ds.materialize()
     assert "db.l schema changed during range_join (planned 0, now 1); retry." in str(info.value)
+
+
+def test_ray_needs_from_arrow_refs(ray_session, tables, monkeypatch):
+    import ray.data
+
+    import paimon_rowid.ray as pray
+    monkeypatch.delattr(ray.data, "from_arrow_refs")
+    with pytest.raises(RuntimeError) as info:
+        pray.range_join("db.l", "db.r", _opts(tables), on="k", join_type="outer")
+    assert str(info.value) == ("range_join needs a Ray version with ray.data.from_arrow_refs; "
+                               f"installed ray is {ray_session.__version__}.")
