@@ -267,3 +267,9 @@ def plan_range_tasks(left: RangeSide, right: RangeSide,
     """(lo, hi, left split indices, right split indices) per range to join; lo/hi are
     pyarrow scalars or None (unbounded). num_ranges is clamped to [1, 512] and halved while
     the re-read budget is exceeded; ranges one side cannot feed are dropped."""
+
+def _plan_range_tasks_int64(left: Sequence[Tuple[Optional[int], Optional[int], int, int]],
+                            right: Sequence[Tuple[Optional[int], Optional[int], int, int]],
+                            num_ranges: int) -> List[Tuple[Optional[int], Optional[int],
+                                                           List[int], List[int]]]:
+    """Test seam: plan_range_tasks over synthetic int64 extents (lo, hi, rows, bytes)."""

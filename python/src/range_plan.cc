@@ -4,6 +4,7 @@
 #include "paimon_rowid/join/range_plan.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 
 #include "arrow/array.h"
+#include "arrow/scalar.h"
 #include "common.h"
 
 namespace paimon_rowid::python {
@@ -82,6 +84,40 @@ void RegisterRangePlan(nb::module_& m) {
         for (const auto& t : tasks) {
           out.append(
               nb::make_tuple(ToPyScalar(t.range.lo), ToPyScalar(t.range.hi), t.left, t.right));
+        }
+        return out;
+      },
+      nb::arg("left"), nb::arg("right"), nb::arg("num_ranges"));
+
+  // Test seam (tests/test_range_join.py cross-checks the cut against pypaimon's own code):
+  // PlanRangeTasks over synthetic int64-keyed extents (lo, hi, rows, bytes); lo/hi None =
+  // unknown. Returns (lo, hi, left indices, right indices) with Python ints or None.
+  using Extent = std::tuple<std::optional<int64_t>, std::optional<int64_t>, int64_t, int64_t>;
+  m.def(
+      "_plan_range_tasks_int64",
+      [](const std::vector<Extent>& left, const std::vector<Extent>& right, int64_t num_ranges) {
+        auto convert = [](const std::vector<Extent>& side) {
+          std::vector<SplitExtent> out;
+          for (const auto& [lo, hi, rows, bytes] : side) {
+            SplitExtent e;
+            if (lo && hi) {
+              e.bounds.lo = std::make_shared<arrow::Int64Scalar>(*lo);
+              e.bounds.hi = std::make_shared<arrow::Int64Scalar>(*hi);
+            }
+            e.rows = rows;
+            e.bytes = bytes;
+            out.push_back(std::move(e));
+          }
+          return out;
+        };
+        auto tasks = Unwrap(PlanRangeTasks(convert(left), convert(right), num_ranges));
+        auto value = [](const std::shared_ptr<arrow::Scalar>& s) -> nb::object {
+          if (s == nullptr) return nb::none();
+          return nb::int_(static_cast<const arrow::Int64Scalar&>(*s).value);
+        };
+        nb::list out;
+        for (const auto& t : tasks) {
+          out.append(nb::make_tuple(value(t.range.lo), value(t.range.hi), t.left, t.right));
         }
         return out;
       },
