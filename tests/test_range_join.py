@@ -540,3 +540,57 @@ def test_cut_matches_pypaimon_code(oracle):
                                                 [tuple(e) for e in right], n)
         assert [[lo, hi, list(li), list(ri)] for lo, hi, li, ri in ours] == expected, \
             (left, right, n)
+
+
+_PYPAIMON_BOUNDS = r"""
+import json, os, sys, types
+import pypaimon
+package = types.ModuleType("pypaimon.ray")
+package.__path__ = [os.path.join(os.path.dirname(pypaimon.__file__), "ray")]
+sys.modules["pypaimon.ray"] = package
+from pypaimon.ray import range_join as rj
+spec = json.loads(sys.stdin.read())
+ranged, _ = rj._plan_ranged_splits(spec["table"], spec["options"], None, spec["key"])
+print(json.dumps(sorted([[lo, hi] for _, lo, hi in ranged], key=repr)))
+"""
+
+
+@pytest.mark.parametrize("writer", ["ours", "pypaimon"])
+def test_split_bounds_match_pypaimon(warehouse, oracle, writer):
+    """pypaimon's own _plan_ranged_splits (one file per split via a tiny
+    source.split.target-size) and our PlanRangeSide agree on every split's bounds, unknowns
+    included: stats (our files) or footers (pypaimon's), an all-NULL file, a partial-column
+    file of a data-evolution group."""
+    import json
+    import subprocess
+
+    from paimon_rowid.range_join import _plan
+    options = dict(DE, **{"source.split.target-size": "1b"})
+    schema = _left_data(0, 1).schema
+    batches = [_left_data(0, 20), _left_data(100, 20, step=3),
+               pa.table({"k": pa.array([None, None], pa.int64()), "a": ["x", "y"]})]
+    if writer == "ours":
+        table = create_table(warehouse, "l", schema, options)
+        for b in batches:
+            write(table, b)
+    else:
+        oracle.create_table(warehouse, "db.l", schema, options=options)
+        for b in batches:
+            oracle.write(warehouse, "db.l", b)
+    oracle.update_by_row_id(warehouse, "db.l", pa.table(
+        {"_ROW_ID": pa.array([3], pa.int64()), "a": ["u3"]}), ["a"])
+    proc = subprocess.run(
+        [str(oracle.python), "-c", _PYPAIMON_BOUNDS],
+        input=json.dumps({"table": "db.l", "options": _opts(warehouse), "key": "k"}),
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    theirs = json.loads(proc.stdout)
+    right = create_table(warehouse, "r", _right_data(0, 1).schema, APPEND)
+    write(right, _right_data(0, 5))
+    plan = _plan("db.l", "db.r", _opts(warehouse), on="k", left_on=None, right_on=None,
+                 num_ranges=None, left_projection=None, right_projection=None,
+                 left_partitions=None, right_partitions=None, join_type="inner")
+    ours = sorted([[None if lo is None else lo.as_py(), None if hi is None else hi.as_py()]
+                   for lo, hi in plan.left.native_side.bounds()], key=repr)
+    assert ours == theirs
+    assert [None, None] in ours and [100, 157] in ours
