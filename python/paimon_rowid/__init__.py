@@ -4,7 +4,8 @@ tracking and data evolution, with pypaimon's API shape.
 ``from paimon_rowid import CatalogFactory, Schema, Range`` replaces the pypaimon imports;
 ``update_by_row_id``, ``read_by_row_id`` and ``process_row_id_ranges`` are the row-id jobs,
 embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs them on Ray);
-``backfill`` computes a derived column in one call, resumable and incremental (beyond pypaimon). The
+``backfill`` computes a derived column in one call, resumable and incremental (beyond pypaimon);
+``range_join`` joins two tables clustered by the join key without a shuffle. The
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
@@ -30,6 +31,7 @@ from .exceptions import (
 from .joins import bucket_join, bucket_join_reader
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
+from .range_join import range_join
 from .read import ReadBuilder, TableRead
 from .row_id_jobs import read_by_row_id, update_by_row_id
 from .row_id_ranges import process_row_id_ranges
@@ -50,4 +52,6 @@ __all__ = [
     "RangeStatus", "BackfillError",
     # co-bucketed joins without a shuffle (paimon_rowid.ray.bucket_join runs it on Ray)
     "bucket_join", "bucket_join_reader",
+    # a shuffle-free join of tables clustered by the join key (paimon_rowid.ray.range_join)
+    "range_join",
 ]

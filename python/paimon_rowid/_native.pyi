@@ -259,3 +259,30 @@ def hash_join_inner(left: Any, right: Any, left_keys: List[str], right_keys: Lis
 def live_total_buckets(table: Table) -> List[int]:
     """The distinct ``total_buckets`` of the live files of the snapshot ``table`` reads
     (sorted; [] without a snapshot)."""
+# -- range_join planning (python/src/range_plan.cc over join/range_plan.h)
+
+class RangeSide:
+    """One side of a range join: its splits (one per file group) and their key bounds."""
+    def __len__(self) -> int: ...
+    def splits(self) -> List[Split]: ...
+    def bounds(self) -> List[Tuple[Any, Any]]:
+        """Per split (lo, hi) as pyarrow scalars of the key type, (None, None) when unknown."""
+    def rows(self) -> List[int]: ...
+    def bytes(self) -> List[int]: ...
+
+def plan_range_side(table: Table, range_column: str,
+                    partition_filter: Optional[Predicate]) -> RangeSide:
+    """Plans the table's selected snapshot with the range key's bounds per split (value stats,
+    else Parquet footers, else unknown). KeyError for an unknown column."""
+
+def plan_range_tasks(left: RangeSide, right: RangeSide,
+                     num_ranges: int) -> List[Tuple[Any, Any, List[int], List[int]]]:
+    """(lo, hi, left split indices, right split indices) per range to join; lo/hi are
+    pyarrow scalars or None (unbounded). num_ranges is clamped to [1, 512] and halved while
+    the re-read budget is exceeded; ranges one side cannot feed are dropped."""
+
+def _plan_range_tasks_int64(left: Sequence[Tuple[Optional[int], Optional[int], int, int]],
+                            right: Sequence[Tuple[Optional[int], Optional[int], int, int]],
+                            num_ranges: int) -> List[Tuple[Optional[int], Optional[int],
+                                                           List[int], List[int]]]:
+    """Test seam: plan_range_tasks over synthetic int64 extents (lo, hi, rows, bytes)."""

@@ -69,6 +69,9 @@ nb::object PartitionDict(const Table& table, const DataSplit& split) {
 
 }  // namespace
 
+// The predicate-tuple conversion, for the other files of the module (range_plan.cc).
+std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj) { return ConvertPredicate(obj); }
+
 // Defined in write.cc: catalog writes, the append writer and the committer.
 void RegisterWrite(nb::module_& m);
 // Defined in rowid.cc: the row-id index and the update/read-by-row-id kernels.
@@ -81,6 +84,8 @@ void RegisterTypes(nb::module_& m);
 void RegisterSnapshot(nb::module_& m);
 // Defined in join.cc: the hash join kernel and bucket_join's manifest facts.
 void RegisterJoin(nb::module_& m);
+// Defined in range_plan.cc: range-join planning (key bounds per split, cut into ranges).
+void RegisterRangePlan(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -252,6 +257,7 @@ NB_MODULE(_native, m) {
   RegisterBlob(m);
   RegisterTypes(m);
   RegisterJoin(m);
+  RegisterRangePlan(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

@@ -16,6 +16,7 @@
 #include "parquet/metadata.h"
 #include "parquet/properties.h"
 #include "parquet/schema.h"
+#include "parquet/statistics.h"
 #include "parquet/types.h"
 
 namespace paimon_rowid {
@@ -158,6 +159,44 @@ int ParquetFileReader::num_row_groups() const {
   return static_cast<int>(impl_->row_group_starts.size()) - 1;
 }
 const std::shared_ptr<arrow::Schema>& ParquetFileReader::schema() const { return impl_->schema; }
+
+Result<std::optional<std::vector<ParquetFileReader::MinMax>>> ParquetFileReader::ColumnMinMax(
+    const std::string& name) const {
+  const int field_index = impl_->schema->GetFieldIndex(name);
+  if (field_index < 0) return std::nullopt;
+  const auto& type = impl_->schema->field(field_index)->type();
+  if (type->num_fields() > 0) return std::nullopt;
+  std::optional<std::vector<MinMax>> out;
+  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    const auto& manifest = impl_->reader->manifest();
+    if (static_cast<size_t>(field_index) >= manifest.schema_fields.size() ||
+        !manifest.schema_fields[field_index].is_leaf()) {
+      return Status::OK();
+    }
+    const int column = manifest.schema_fields[field_index].column_index;
+    auto metadata = impl_->reader->parquet_reader()->metadata();
+    std::vector<MinMax> chunks;
+    for (int rg = 0; rg < metadata->num_row_groups(); ++rg) {
+      auto stats = metadata->RowGroup(rg)->ColumnChunk(column)->statistics();
+      if (stats == nullptr || !stats->HasMinMax()) return Status::OK();
+      MinMax bounds;
+      if (!parquet::arrow::StatisticsAsScalars(*stats, &bounds.min, &bounds.max).ok() ||
+          bounds.min == nullptr || bounds.max == nullptr) {
+        return Status::OK();
+      }
+      if (!bounds.min->type->Equals(*type)) {  // e.g. utf8 statistics of a large_utf8 column
+        auto lo = bounds.min->CastTo(type);
+        auto hi = bounds.max->CastTo(type);
+        if (!lo.ok() || !hi.ok()) return Status::OK();
+        bounds = {*lo, *hi};
+      }
+      chunks.push_back(std::move(bounds));
+    }
+    out = std::move(chunks);
+    return Status::OK();
+  }));
+  return out;
+}
 
 Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     const std::vector<std::string>& columns, const std::vector<RowRange>* positions,

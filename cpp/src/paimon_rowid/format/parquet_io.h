@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow/io/interfaces.h"
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
+#include "arrow/scalar.h"
 #include "arrow/table.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/common/status.h"
@@ -50,6 +52,16 @@ class ParquetFileReader {
   int num_row_groups() const;
   /// Top-level fields as Arrow sees them.
   const std::shared_ptr<arrow::Schema>& schema() const;
+
+  /// Footer statistics of the flat top-level column `name`: per row group its min and max,
+  /// as scalars of the column's type in schema(). nullopt when the column is absent or nested,
+  /// or when any row group lacks a min/max (all-NULL chunks, INT96, writers that wrote none).
+  /// Reads no data page.
+  struct MinMax {
+    std::shared_ptr<arrow::Scalar> min;
+    std::shared_ptr<arrow::Scalar> max;
+  };
+  Result<std::optional<std::vector<MinMax>>> ColumnMinMax(const std::string& name) const;
 
   /// Reads the named top-level columns (in that order) at the given row positions
   /// (sorted, non-overlapping, inside [0, num_rows)); `positions == nullptr` reads all rows.

@@ -69,6 +69,39 @@ TEST(ParquetIOTest, ReadsSelectedRowsAcrossRowGroups) {
   EXPECT_EQ(table->schema()->field(0)->name(), "name");
 }
 
+TEST(ParquetIOTest, ColumnMinMaxPerRowGroup) {
+  testing::TempDir dir;
+  std::string path = WriteFile(dir.path(), 250, 100);
+  ASSERT_OK_AND_ASSIGN(auto file, arrow::io::ReadableFile::Open(path));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, path));
+  ASSERT_OK_AND_ASSIGN(auto ids, reader->ColumnMinMax("id"));
+  ASSERT_TRUE(ids.has_value());
+  ASSERT_EQ(ids->size(), 3u);
+  EXPECT_EQ(static_cast<const arrow::Int64Scalar&>(*(*ids)[0].min).value, 0);
+  EXPECT_EQ(static_cast<const arrow::Int64Scalar&>(*(*ids)[2].max).value, 249);
+  ASSERT_OK_AND_ASSIGN(auto names, reader->ColumnMinMax("name"));
+  ASSERT_TRUE(names.has_value());
+  EXPECT_TRUE((*names)[0].min->type->Equals(*arrow::utf8()));
+  EXPECT_EQ((*names)[0].min->ToString(), "name-0");
+  ASSERT_OK_AND_ASSIGN(auto missing, reader->ColumnMinMax("nope"));
+  EXPECT_FALSE(missing.has_value());
+
+  // A column whose values are all NULL has no min/max: unknown, not an error.
+  std::string null_path = dir.path() + "/nulls.parquet";
+  auto sink = arrow::io::FileOutputStream::Open(null_path).ValueOrDie();
+  auto schema = arrow::schema({arrow::field("k", arrow::int64())});
+  arrow::Int64Builder keys;
+  ASSERT_OK(keys.AppendNulls(5));
+  auto batch = arrow::RecordBatch::Make(schema, 5, {keys.Finish().ValueOrDie()});
+  auto writer = ParquetFileWriter::Open(sink, schema, ParquetWriteOptions{}).ValueOrDie();
+  ASSERT_OK(writer->Write(*batch));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(auto null_file, arrow::io::ReadableFile::Open(null_path));
+  ASSERT_OK_AND_ASSIGN(auto null_reader, ParquetFileReader::Open(null_file, null_path));
+  ASSERT_OK_AND_ASSIGN(auto none, null_reader->ColumnMinMax("k"));
+  EXPECT_FALSE(none.has_value());
+}
+
 TEST(ParquetIOTest, ErrorsAreStatuses) {
   testing::TempDir dir;
   std::string path = WriteFile(dir.path(), 10, 10);
