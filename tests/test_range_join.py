@@ -594,3 +594,36 @@ def test_split_bounds_match_pypaimon(warehouse, oracle, writer):
                    for lo, hi in plan.left.native_side.bounds()], key=repr)
     assert ours == theirs
     assert [None, None] in ours and [100, 157] in ours
+
+
+def test_nested_payload_columns_join(warehouse):
+    """ARRAY, MAP, ROW and VECTOR (fixed-size list) payloads ride through the C++ join;
+    pypaimon's pyarrow Table.join refuses them (memo §5.3 #13)."""
+    from paimon_rowid import range_join
+    n = 300
+    ks = list(range(n))
+    left = pa.table({
+        "k": pa.array(ks, pa.int64()),
+        "arr": pa.array([[k, k + 1] for k in ks], pa.list_(pa.int32())),
+        "m": pa.array([[("x", k)] for k in ks], pa.map_(pa.string(), pa.int64())),
+    })
+    right = pa.table({
+        "rk": pa.array(ks[::3], pa.int64()),
+        "row": pa.array([{"a": k, "b": str(k)} for k in ks[::3]],
+                        pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        "vec": pa.array([[float(k)] * 4 for k in ks[::3]], pa.list_(pa.float32(), 4)),
+    })
+    lt = create_table(warehouse, "nl", left.schema, APPEND)
+    rt = create_table(warehouse, "nr", right.schema, APPEND)
+    for i in range(3):  # several files per side, so several ranges
+        write(lt, left.slice(i * 100, 100))
+        write(rt, right.slice(i * 34, 34))
+    out = range_join("db.nl", "db.nr", _opts(warehouse), left_on="k", right_on="rk",
+                     num_ranges=3)
+    assert out.column_names == ["k", "arr", "m", "row", "vec"]
+    assert out.num_rows == len(ks[::3])
+    by_key = {r["k"]: r for r in out.to_pylist()}
+    for k in ks[::3]:
+        row = by_key[k]
+        assert row["arr"] == [k, k + 1] and row["m"] == [("x", k)]
+        assert row["row"] == {"a": k, "b": str(k)} and row["vec"] == [float(k)] * 4
