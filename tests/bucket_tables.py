@@ -3,7 +3,7 @@ reference join the results are compared with."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -45,6 +45,23 @@ def right_rows(n: int = 30, keys: int = 40, start: int = 10) -> pa.Table:
     ks = [start + (i % keys) for i in range(n)] + [start + (i % keys) for i in range(0, n, 3)]
     return pa.table({"b": list(range(len(ks))) + [999], "k": pa.array(ks + [None], pa.int64())},
                     schema=RIGHT_SCHEMA)
+
+
+def nested_rows() -> Tuple[pa.Table, pa.Table]:
+    """Left rows with ARRAY, MAP and ROW payloads, right rows with a VECTOR-like fixed-size
+    list and a binary payload (NULLs and empties included), keyed by k."""
+    lrows = pa.table({
+        "k": [f"k{i % 7}" for i in range(21)],
+        "arr": [[i, i + 1] if i % 4 else None for i in range(21)],
+        "m": [[("x", i)] if i % 3 else [] for i in range(21)],
+        "row": [{"x": i, "y": f"y{i}"} if i % 5 else None for i in range(21)],
+    }, schema=NESTED_LEFT)
+    rrows = pa.table({
+        "k": [f"k{i % 9}" for i in range(18)],
+        "vec": [[float(i), 0.5, -1.0] for i in range(18)],
+        "blobish": [bytes([i]) * (i + 1) for i in range(18)],
+    }, schema=NESTED_RIGHT)
+    return lrows, rrows
 
 
 def _hashable(value: Any) -> Any:

@@ -16,6 +16,7 @@ from bucket_tables import (
     bucket_options,
     left_rows,
     make_table,
+    nested_rows,
     pyarrow_join,
     reference_join,
     right_rows,
@@ -103,17 +104,7 @@ def test_nested_payloads(oracle, warehouse):
     """ARRAY, MAP, ROW, fixed-size-list (VECTOR) and large_binary payloads: pypaimon's
     pyarrow join refuses the nested ones; ours carries them."""
     from paimon_rowid import bucket_join
-    lrows = pa.table({
-        "k": [f"k{i % 7}" for i in range(21)],
-        "arr": [[i, i + 1] if i % 4 else None for i in range(21)],
-        "m": [[("x", i)] if i % 3 else [] for i in range(21)],
-        "row": [{"x": i, "y": f"y{i}"} if i % 5 else None for i in range(21)],
-    }, schema=NESTED_LEFT)
-    rrows = pa.table({
-        "k": [f"k{i % 9}" for i in range(18)],
-        "vec": [[float(i), 0.5, -1.0] for i in range(18)],
-        "blobish": [bytes([i]) * (i + 1) for i in range(18)],
-    }, schema=NESTED_RIGHT)
+    lrows, rrows = nested_rows()
     make_table(oracle, warehouse, "db.l", NESTED_LEFT, [lrows])
     try:
         make_table(oracle, warehouse, "db.r", NESTED_RIGHT, [rrows])

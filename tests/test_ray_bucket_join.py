@@ -13,6 +13,7 @@ from bucket_tables import (
     RIGHT_SCHEMA,
     left_rows,
     make_table,
+    nested_rows,
     pyarrow_join,
     reference_join,
     right_rows,
@@ -54,17 +55,7 @@ def test_ray_matches_pypaimon_reads_joined(ray_session, oracle, pair):
 
 def test_ray_projection_and_nested_payloads(ray_session, oracle, warehouse):
     from paimon_rowid.ray import bucket_join
-    lrows = pa.table({
-        "k": [f"k{i % 7}" for i in range(21)],
-        "arr": [[i, i + 1] if i % 4 else None for i in range(21)],
-        "m": [[("x", i)] if i % 3 else [] for i in range(21)],
-        "row": [{"x": i, "y": f"y{i}"} if i % 5 else None for i in range(21)],
-    }, schema=NESTED_LEFT)
-    rrows = pa.table({
-        "k": [f"k{i % 9}" for i in range(18)],
-        "vec": [[float(i), 0.5, -1.0] for i in range(18)],
-        "blobish": [bytes([i]) * (i + 1) for i in range(18)],
-    }, schema=NESTED_RIGHT)
+    lrows, rrows = nested_rows()
     make_table(oracle, warehouse, "db.l", NESTED_LEFT, [lrows])
     make_table(oracle, warehouse, "db.r", NESTED_RIGHT, [rrows])
     lt, rt = oracle.read(warehouse, "db.l"), oracle.read(warehouse, "db.r")
