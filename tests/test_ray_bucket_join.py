@@ -1,6 +1,6 @@
-"""paimon_rowid.ray.bucket_join: lazy per-bucket read tasks; results against pypaimon's reads
-joined with pyarrow; pypaimon's checks; empties; nested payloads; worker errors keep their
-type."""
+"""paimon_rowid.ray.bucket_join: lazy read tasks (and small joins on the driver); results
+against pypaimon's reads joined with pyarrow; pypaimon's checks; empties; nested payloads;
+worker errors keep their type."""
 from __future__ import annotations
 
 import pyarrow as pa
@@ -22,6 +22,13 @@ from bucket_tables import (
 from test_bucket_join import CASES, make_validation_tables, validation_call
 
 pytestmark = pytest.mark.native
+
+
+@pytest.fixture(autouse=True)
+def _distributed(monkeypatch):
+    """These tests exercise the read tasks: no join is small enough for the driver."""
+    from paimon_rowid.ray import joins
+    monkeypatch.setattr(joins, "DRIVER_JOIN_MAX_ROWS", -1)
 
 
 def _collect(ds) -> pa.Table:
@@ -135,3 +142,18 @@ def test_buckets_are_spread_over_the_tasks_largest_first():
     assert tasks == [[0, 5], [1, 2, 3]]
     # More tasks than buckets: one bucket per task.
     assert sorted(assign_buckets(plan, 50)) == [[0], [1], [2], [3], [5]]
+
+
+def test_small_join_runs_on_the_driver(ray_session, oracle, pair, monkeypatch):
+    """Below DRIVER_JOIN_MAX_ROWS planned rows the join runs in the driver process (no read
+    task, so no worker start-up): same rows as the distributed path."""
+    from paimon_rowid.ray import bucket_join, joins
+    monkeypatch.setattr(joins, "_make_datasource", None)  # any task path would fail
+    monkeypatch.setattr(joins, "DRIVER_JOIN_MAX_ROWS", 2_000_000)
+    small = _collect(bucket_join("db.l", "db.r", {"warehouse": pair}, on="k"))
+    lt, rt = oracle.read(pair, "db.l"), oracle.read(pair, "db.r")
+    assert row_set(small) == pyarrow_join(lt, rt, ["k"])
+    # ray_remote_args ask for tasks: the distributed path (here: the disabled one) is taken.
+    with pytest.raises(TypeError):
+        bucket_join("db.l", "db.r", {"warehouse": pair}, on="k",
+                    ray_remote_args={"num_cpus": 1})

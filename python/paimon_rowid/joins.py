@@ -263,6 +263,11 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *,
     plan = plan_bucket_join(left, right, catalog_options, on=on,
                             left_projection=left_projection,
                             right_projection=right_projection, join_type=join_type)
+    return join_planned(plan, catalog_options)
+
+
+def join_planned(plan: BucketJoinPlan, catalog_options: Mapping[str, Any]) -> pa.Table:
+    """Every bucket of a checked plan joined in this process, on one thread per CPU."""
     _check_schemas(plan, catalog_options)
     workers = max(1, min(len(plan.buckets), os.cpu_count() or 1))
     if workers <= 1:
