@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
@@ -140,7 +140,7 @@ class _Side:
     fields: List[str]
     keys: List[str]
     native_side: Any = None  # _native.RangeSide
-    splits: Optional[List[Split]] = None
+    splits: List[Split] = field(default_factory=list)
 
     def read(self, splits: Sequence[Split]) -> pa.Table:
         read = self.table.new_read_builder().with_projection(self.fields).new_read()
