@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from java import JavaOracleError, arrow_to_neutral
-from test_java_compat import DE_OPTIONS, SYS, assert_same_rows, java, our_read  # noqa: F401
+from test_java_compat import DE_OPTIONS, SYS, assert_same_rows, our_read
 
 pytestmark = [pytest.mark.native, pytest.mark.java]
 
@@ -192,7 +192,7 @@ class JavaBlobTables:
 
 
 @pytest.fixture(scope="module")
-def java_blob_tables(native, java, tmp_path_factory):  # noqa: F811 (java: a fixture)
+def java_blob_tables(native, java, tmp_path_factory):
     root = tmp_path_factory.mktemp("java_blob")
     warehouse = str(root / "warehouse")
     docs = DocSource(str(root / "doc_sources"), seed=5)
