@@ -56,16 +56,20 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// The columns a file's value stats cover, in stats order: _VALUE_STATS_COLS, else every
+// written field.
+std::vector<std::string> StatsColumns(const DataFileMeta& file, const TableSchema& file_schema) {
+  if (file.value_stats_cols) return *file.value_stats_cols;
+  std::vector<std::string> names;
+  for (const auto& w : WrittenFields(file, file_schema)) names.push_back(w.field->name);
+  return names;
+}
+
 // Bounds from the file's value stats: the stats column of the key's (file-schema) name, when
 // its stats decode and both min and max are set. nullopt sends the caller to the footer.
 std::optional<KeyBounds> StatsBounds(const DataFileMeta& file, const TableSchema& file_schema,
                                      const DataField& key_field) {
-  std::vector<std::string> names;
-  if (file.value_stats_cols) {
-    names = *file.value_stats_cols;
-  } else {
-    for (const auto& w : WrittenFields(file, file_schema)) names.push_back(w.field->name);
-  }
+  const std::vector<std::string> names = StatsColumns(file, file_schema);
   auto pos = std::find(names.begin(), names.end(), key_field.name);
   if (pos == names.end()) return std::nullopt;
   std::vector<std::shared_ptr<arrow::DataType>> types;
@@ -87,12 +91,7 @@ std::optional<KeyBounds> StatsBounds(const DataFileMeta& file, const TableSchema
 // True when the stats say every key of the file is NULL (no footer read needed then).
 bool StatsSayAllNull(const DataFileMeta& file, const TableSchema& file_schema,
                      const DataField& key_field) {
-  std::vector<std::string> names;
-  if (file.value_stats_cols) {
-    names = *file.value_stats_cols;
-  } else {
-    for (const auto& w : WrittenFields(file, file_schema)) names.push_back(w.field->name);
-  }
+  const std::vector<std::string> names = StatsColumns(file, file_schema);
   auto pos = std::find(names.begin(), names.end(), key_field.name);
   if (pos == names.end() || !file.value_stats.null_counts) return false;
   const size_t i = static_cast<size_t>(pos - names.begin());
