@@ -148,12 +148,32 @@ Status CheckMessages(const Table& table, const std::vector<CommitMessage>& messa
 Status CheckNotCommitted(const std::vector<ManifestEntry>& live,
                          const std::vector<ManifestEntry>& delta, int64_t latest_id) {
   std::set<std::tuple<std::string, int32_t, std::string>> names;
-  for (const auto& e : delta) names.emplace(e.partition, e.bucket, e.file.file_name);
+  for (const auto& e : delta) {
+    if (e.kind == FileKind::kAdd) names.emplace(e.partition, e.bucket, e.file.file_name);
+  }
   for (const auto& e : live) {
     if (names.count({e.partition, e.bucket, e.file.file_name})) {
       return Status::Invalid("data file '", e.file.file_name,
                              "' is already committed (it is live in snapshot ", latest_id,
                              "); these commit messages were committed before");
+    }
+  }
+  return Status::OK();
+}
+
+// Every file the delta deletes is live in `live`: a compaction whose inputs were replaced
+// meanwhile (another compaction, an overwrite) must not commit.
+Status CheckDeletesLive(const std::vector<ManifestEntry>& live,
+                        const std::vector<ManifestEntry>& delta, int64_t latest_id) {
+  std::set<std::tuple<std::string, int32_t, std::string>> names;
+  for (const auto& e : live) names.emplace(e.partition, e.bucket, e.file.file_name);
+  for (const auto& e : delta) {
+    if (e.kind != FileKind::kDelete) continue;
+    if (!names.count({e.partition, e.bucket, e.file.file_name})) {
+      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                           "data file '" + e.file.file_name + "' this commit replaces is no " +
+                               "longer live in snapshot " + std::to_string(latest_id) +
+                               ": a concurrent compaction or overwrite replaced it first");
     }
   }
   return Status::OK();
@@ -196,6 +216,15 @@ CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
     for (const auto& f : msg.new_files) {
       ManifestEntry e;
       e.kind = FileKind::kAdd;
+      e.partition = msg.partition;
+      e.bucket = msg.bucket;
+      e.total_buckets = msg.total_buckets;
+      e.file = f;
+      delta.entries.push_back(std::move(e));
+    }
+    for (const auto& f : msg.deleted_files) {
+      ManifestEntry e;
+      e.kind = FileKind::kDelete;
       e.partition = msg.partition;
       e.bucket = msg.bucket;
       e.total_buckets = msg.total_buckets;
@@ -318,7 +347,8 @@ struct Committer::Attempt {
     for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
       ARROW_ASSIGN_OR_RAISE(Snapshot s, table().SnapshotById(id));
       if (s.commit_user == options().commit_user &&
-          s.commit_identifier == options().commit_identifier && s.commit_kind == "APPEND") {
+          s.commit_identifier == options().commit_identifier &&
+          s.commit_kind == options().commit_kind) {
         return std::optional<int64_t>(id);
       }
     }
@@ -328,7 +358,9 @@ struct Committer::Attempt {
   // The delta against the latest snapshot: not committed before, and (for messages planned
   // on a base snapshot) no data-evolution conflict.
   Status CheckConflicts(const std::optional<Snapshot>& latest) {
+    const bool compact = options().commit_kind == "COMPACT";
     if (!latest) {
+      if (compact) return CheckDeletesLive({}, delta.entries, 0);
       if (delta.check_from) return CheckRowIdExistence({}, std::nullopt, delta.entries);
       return Status::OK();
     }
@@ -337,6 +369,12 @@ struct Committer::Attempt {
     if (!twice.ok()) {
       already_committed = true;
       return twice;
+    }
+    if (compact) {
+      // Outputs must cover exactly the live normal ranges they replace; values are unchanged,
+      // so updates committed since the compaction's base keep winning (higher sequence).
+      ARROW_RETURN_NOT_OK(CheckDeletesLive(live, delta.entries, latest->id));
+      return CheckRowIdExistence(live, latest->next_row_id, delta.entries);
     }
     if (delta.check_from) {
       ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));
@@ -409,7 +447,7 @@ struct Committer::Attempt {
     snap.properties = options().properties;
     snap.writer_version = kWriterVersion;
     snap.commit_identifier = options().commit_identifier;
-    snap.commit_kind = "APPEND";
+    snap.commit_kind = options().commit_kind;
     snap.time_millis = NowMillis();
     int64_t previous_total = latest && latest->total_record_count ? *latest->total_record_count : 0;
     snap.total_record_count = previous_total + delta_records;
@@ -454,6 +492,10 @@ Result<std::unique_ptr<Committer>> Committer::Make(std::shared_ptr<const Table> 
   if (!table) return Status::Invalid("Committer needs a table");
   ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
   if (options.commit_user.empty()) options.commit_user = RandomUuid();
+  if (options.commit_kind != "APPEND" && options.commit_kind != "COMPACT") {
+    return Status::Invalid("commit kind must be APPEND or COMPACT, got '", options.commit_kind,
+                           "'");
+  }
   return std::unique_ptr<Committer>(new Committer(std::move(table), std::move(options)));
 }
 

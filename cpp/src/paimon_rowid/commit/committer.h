@@ -39,6 +39,11 @@ struct CommitOptions {
   int64_t commit_identifier = Snapshot::kBatchCommitIdentifier;
   /// Written into the new snapshot's "properties" (e.g. backfill progress).
   std::map<std::string, std::string> properties;
+  /// The snapshot's commitKind: "APPEND" (new files, updates) or "COMPACT" (a rewrite of
+  /// live files that changes no value: maint/compact.h). A COMPACT commit fails with a
+  /// kCommitConflict error when a file its messages delete is no longer live, and skips the
+  /// column-conflict check (a concurrent update keeps winning by its higher sequence number).
+  std::string commit_kind = "APPEND";
   /// Testing hook: called before each attempt's snapshot file is created (attempt number
   /// from 0 and the snapshot id about to be created), e.g. to simulate a lost race.
   std::function<void(int attempt, int64_t snapshot_id)> before_snapshot_create;
@@ -55,13 +60,14 @@ class Committer {
 
   const std::string& commit_user() const { return options_.commit_user; }
 
-  /// Commits `messages` as one APPEND snapshot and returns its id; nullopt when the messages
-  /// hold no files (no snapshot is made). Errors: kCommitConflict (a data-evolution
+  /// Commits `messages` as one snapshot (options' commit kind) and returns its id; nullopt
+  /// when the messages hold no files (no snapshot is made). Errors: kCommitConflict (a data-evolution
   /// conflict, or retries exhausted), I/O errors. On any error nothing of the commit stays
   /// on disk (data files included).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages);
 
-  /// Deletes the data files of `messages` (never committed ones). Missing files are fine.
+  /// Deletes the new data files of `messages` (never committed ones; never the files they
+  /// delete). Missing files are fine.
   Status Abort(const std::vector<CommitMessage>& messages) const;
 
  private:

@@ -21,15 +21,18 @@ Result<std::string> CommitMessage::Serialize() const {
   if (check_from_snapshot) header["check_from_snapshot"] = *check_from_snapshot;
   if (!table_path.empty()) header["table"] = table_path;
   std::vector<ManifestEntry> entries;
-  entries.reserve(new_files.size());
-  for (const auto& f : new_files) {
+  entries.reserve(new_files.size() + deleted_files.size());
+  auto add = [&](const DataFileMeta& f, FileKind kind) {
     ManifestEntry e;
+    e.kind = kind;
     e.partition = partition;
     e.bucket = bucket;
     e.total_buckets = total_buckets;
     e.file = f;
     entries.push_back(std::move(e));
-  }
+  };
+  for (const auto& f : new_files) add(f, FileKind::kAdd);
+  for (const auto& f : deleted_files) add(f, FileKind::kDelete);
   ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
   return SealEnvelope(
       kCommitMessageKind, header.dump(),
@@ -52,7 +55,9 @@ Result<CommitMessage> CommitMessage::Deserialize(std::string_view bytes) {
   }));
   ARROW_ASSIGN_OR_RAISE(auto entries,
                         DecodeManifest(arrow::Buffer::FromString(std::string(parts.body))));
-  for (auto& e : entries) msg.new_files.push_back(std::move(e.file));
+  for (auto& e : entries) {
+    (e.kind == FileKind::kAdd ? msg.new_files : msg.deleted_files).push_back(std::move(e.file));
+  }
   return msg;
 }
 

@@ -5,6 +5,9 @@
 // first_row_id and minSeq = maxSeq = 0: the committer stamps both. Files that rewrite
 // columns of existing rows (updates) carry their first_row_id and the snapshot they were
 // planned on (check_from_snapshot), which turns on data-evolution conflict detection.
+// A compaction's message also names the files its new files replace (deleted_files): the
+// committer writes DELETE entries for them, and refuses the commit when one of them is no
+// longer live.
 //
 // Messages are plain values; Serialize gives a self-contained byte form for pickling and for
 // shipping from workers to the committing process.
@@ -26,13 +29,15 @@ struct CommitMessage {
   int32_t bucket = 0;
   int32_t total_buckets = -1;  // the table's `bucket` option
   std::vector<DataFileMeta> new_files;
+  /// Live files of this (partition, bucket) the new files replace (a compaction's inputs).
+  std::vector<DataFileMeta> deleted_files;
   /// The snapshot an update was planned on; nullopt for plain appends.
   std::optional<int64_t> check_from_snapshot;
   /// The location of the table the files were written for (Table::path()); a committer of
   /// another table refuses the message. Empty in messages of older versions (not checked).
   std::string table_path;
 
-  bool empty() const { return new_files.empty(); }
+  bool empty() const { return new_files.empty() && deleted_files.empty(); }
 
   /// A versioned byte form (header + the files as an uncompressed Avro manifest).
   Result<std::string> Serialize() const;

@@ -398,6 +398,31 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForRowIds(
   return writer;
 }
 
+Result<std::unique_ptr<AppendWriter>> AppendWriter::MakeForCompaction(
+    std::shared_ptr<const Table> table, std::string partition, std::string bucket_dir,
+    int64_t first_row_id, const AppendWriterOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto writer, Make(table, std::nullopt, options));
+  Impl& impl = *writer->impl_;
+  if (!impl.blob_index.empty()) {
+    // Only the Parquet-bound columns; the .blob files of the group stay as they are.
+    std::vector<std::string> cols;
+    for (size_t i = 0; i < impl.write_fields.size(); ++i) {
+      if (std::find(impl.blob_index.begin(), impl.blob_index.end(), static_cast<int>(i)) ==
+          impl.blob_index.end()) {
+        cols.push_back(impl.write_fields[i].name);
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(writer, Make(table, cols, options));
+  }
+  Impl& target = *writer->impl_;
+  target.partition_index.clear();
+  target.bucket_index.clear();
+  target.target_file_size = std::numeric_limits<int64_t>::max();
+  target.fixed = Impl::FixedTarget{std::move(partition), std::move(bucket_dir), first_row_id};
+  if (table->options().Get(kFileStemOption)) target.uuid = RowIdFileStem(target.uuid, first_row_id);
+  return writer;
+}
+
 const std::shared_ptr<arrow::Schema>& AppendWriter::write_schema() const {
   return impl_->input_schema;
 }

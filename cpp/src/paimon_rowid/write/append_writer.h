@@ -85,6 +85,15 @@ class AppendWriter {
       std::string partition, std::string bucket_dir, int64_t first_row_id,
       const AppendWriterOptions& options = {});
 
+  /// A writer of one compacted file for existing rows [first_row_id, first_row_id + n) of
+  /// `partition` (maint/compact.h): every column the table keeps in Parquet files (partition
+  /// keys included; not the .blob-stored ones), so _WRITE_COLS is null unless the table has
+  /// .blob columns. Written into `bucket_dir`, never rolled, first_row_id preset; file names
+  /// follow kFileStemOption as for MakeForRowIds.
+  static Result<std::unique_ptr<AppendWriter>> MakeForCompaction(
+      std::shared_ptr<const Table> table, std::string partition, std::string bucket_dir,
+      int64_t first_row_id, const AppendWriterOptions& options = {});
+
   /// Does not delete files: call Abort() to drop uncommitted output.
   ~AppendWriter();
 
