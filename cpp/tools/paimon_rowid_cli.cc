@@ -10,6 +10,8 @@
 //   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
 //   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+//   paimon-rowid WAREHOUSE compact DB.TABLE [--full] [--min-file-num N] [--threads N]
+//       (data-evolution compaction: one COMPACT snapshot, docs/maintenance.md)
 #include <algorithm>
 #include <charconv>
 #include <iostream>
@@ -37,6 +39,9 @@ struct Args {
   int64_t rows_per_batch = 1000000;
   std::string input;
   bool ipc = false;
+  bool full = false;
+  std::optional<int64_t> min_file_num;
+  int64_t threads = 0;
 };
 
 // A whole decimal integer (optional '-'), nothing else: "1.5", "0x10", "", " 7", "1e3" and
@@ -91,6 +96,17 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
       ARROW_ASSIGN_OR_RAISE(a.input, next());
     } else if (arg == "--ipc") {
       a.ipc = true;
+    } else if (arg == "--full") {
+      a.full = true;
+    } else if (arg == "--min-file-num") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(a.min_file_num, ParseInt64("--min-file-num", v));
+    } else if (arg == "--threads") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(a.threads, ParseInt64("--threads", v));
+      if (a.threads < 0 || a.threads > 1024) {
+        return Status::Invalid("--threads: must be in [0, 1024], got ", v);
+      }
     } else {
       a.positional.push_back(arg);
     }
@@ -219,6 +235,23 @@ Status Run(const Args& a) {
     ARROW_ASSIGN_OR_RAISE(auto outcome, pr::CommitUpdate(update.get(), table, pr::RandomUuid()));
     std::cout << "{\"num_updated\": " << outcome.num_updated << ", \"snapshot_id\": "
               << (outcome.snapshot_id ? std::to_string(*outcome.snapshot_id) : "null") << "}\n";
+    return Status::OK();
+  }
+  if (command == "compact") {
+    pr::CompactOptions options;
+    options.full = a.full;
+    options.min_file_num = a.min_file_num;
+    options.threads = static_cast<int>(a.threads);
+    ARROW_ASSIGN_OR_RAISE(auto r, pr::Compact(table, options));
+    if (!r.snapshot_id) {
+      std::cout << "nothing to compact: " << r.groups_total << " file groups, none due\n";
+      return Status::OK();
+    }
+    std::cout << "compacted " << r.groups_compacted << " of " << r.groups_total
+              << " file groups into snapshot " << *r.snapshot_id
+              << " (COMPACT): " << r.files_removed << " files (" << r.bytes_before
+              << " bytes) replaced by " << r.files_written << " (" << r.bytes_written << " bytes), "
+              << r.rows_rewritten << " rows rewritten\n";
     return Status::OK();
   }
   return Status::Invalid("unknown command '", command, "'");

@@ -20,6 +20,7 @@ from .backfill_job import (
 )
 from .blob import BlobDescriptor, map_with_blobs
 from .catalog import Catalog, CatalogFactory
+from .compact import compact
 from .exceptions import (
     CatalogException,
     CommitConflictException,
@@ -54,4 +55,6 @@ __all__ = [
     "bucket_join", "bucket_join_reader",
     # a shuffle-free join of tables clustered by the join key (paimon_rowid.ray.range_join)
     "range_join",
+    # table maintenance (paimon_rowid.ray.compact runs compaction on Ray)
+    "compact",
 ]

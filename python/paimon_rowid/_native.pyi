@@ -286,3 +286,30 @@ def _plan_range_tasks_int64(left: Sequence[Tuple[Optional[int], Optional[int], i
                             num_ranges: int) -> List[Tuple[Optional[int], Optional[int],
                                                            List[int], List[int]]]:
     """Test seam: plan_range_tasks over synthetic int64 extents (lo, hi, rows, bytes)."""
+
+# -- data-evolution compaction (python/src/compact.cc over maint/compact.h)
+
+def compact(table: Table, full: bool, min_file_num: Optional[int], threads: int,
+            commit_user: str) -> Dict[str, Any]:
+    """Compacts the due file groups on the thread pool and commits one COMPACT snapshot:
+    {"snapshot_id" (None when nothing was due), "groups_total", "groups_compacted",
+    "files_removed", "files_written", "rows_rewritten", "bytes_before", "bytes_written",
+    "attempts"}. ValueError for a table without data evolution or min_file_num < 2."""
+
+def plan_compaction(table: Table, full: bool,
+                    min_file_num: Optional[int]) -> Tuple[Optional[int], List[Split], int]:
+    """(base snapshot id, one single-group split per group to compact, groups in the table)."""
+
+def compact_group(table: Table, split: Split) -> CommitMessage:
+    """Rewrites the group of ``split`` into one file; the message also names its inputs."""
+
+def compacted_file_path(table: Table, split: Split) -> str:
+    """The file compact_group writes for ``split`` (``table`` must carry a file stem)."""
+
+def commit_compaction(table: Table, messages: List[CommitMessage],
+                      commit_user: str) -> Optional[int]:
+    """Commits the messages as one COMPACT snapshot; CommitConflictException when an input
+    is no longer live (the new files are deleted then)."""
+
+def compaction_tally(messages: List[CommitMessage]) -> Dict[str, Any]:
+    """The counts of ``compact`` for these messages."""

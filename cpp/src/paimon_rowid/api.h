@@ -55,6 +55,11 @@
 //   ARROW_ASSIGN_OR_RAISE(auto by_id, RowIdRead::Make(table, {"name"}, index));
 //   ARROW_ASSIGN_OR_RAISE(auto rows, by_id->Read({id_array}));  // name, _ROW_ID
 //
+// Maintenance. Compact rewrites each file group that updates have split into many files
+// into one file with the same row ids and values (a COMPACT snapshot; maint/compact.h).
+//
+//   ARROW_ASSIGN_OR_RAISE(CompactResult done, Compact(table, CompactOptions{}));
+//
 // Errors: every fallible call returns arrow::Status / arrow::Result; nothing throws across
 // this surface. Invalid and TypeError mean bad input (the messages follow pypaimon's),
 // IOError the file system. Errors a caller branches on (a table that does not exist, a lost
@@ -102,3 +107,6 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
+
+// Table maintenance.
+#include "paimon_rowid/maint/compact.h"

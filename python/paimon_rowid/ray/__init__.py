@@ -7,6 +7,7 @@ the C++ kernels on Arrow blocks and return commit messages. Requires ``ray>=2.50
 from ..row_id_ranges import process_row_id_ranges
 from .backfill_job import backfill, backfill_status
 from .blobs import map_with_blobs
+from .compact import compact
 from .io import PaimonWriteResult, read_paimon, write_paimon
 from .joins import bucket_join
 from .range_join import range_join
@@ -14,4 +15,5 @@ from .row_id_jobs import read_by_row_id, update_by_row_id
 
 __all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
            "backfill_status", "map_with_blobs",
-           "read_paimon", "write_paimon", "PaimonWriteResult", "bucket_join", "range_join"]
+           "read_paimon", "write_paimon", "PaimonWriteResult", "bucket_join", "range_join",
+           "compact"]

@@ -61,9 +61,9 @@ class Committer {
   const std::string& commit_user() const { return options_.commit_user; }
 
   /// Commits `messages` as one snapshot (options' commit kind) and returns its id; nullopt
-  /// when the messages hold no files (no snapshot is made). Errors: kCommitConflict (a data-evolution
-  /// conflict, or retries exhausted), I/O errors. On any error nothing of the commit stays
-  /// on disk (data files included).
+  /// when the messages hold no files (no snapshot is made). Errors: kCommitConflict (a
+  /// data-evolution conflict, or retries exhausted), I/O errors. On any error nothing of the commit
+  /// stays on disk (data files included).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages);
 
   /// Deletes the new data files of `messages` (never committed ones; never the files they

@@ -44,8 +44,9 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
   ARROW_RETURN_NOT_OK(CheckCompactable(*table));
   int64_t min_files = 2;
   if (!options.full) {
-    ARROW_ASSIGN_OR_RAISE(int64_t from_table, table->options().GetInt(
-                                                  kCompactionMinFileNum, kDefaultCompactionMinFileNum));
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t from_table,
+        table->options().GetInt(kCompactionMinFileNum, kDefaultCompactionMinFileNum));
     min_files = options.min_file_num.value_or(from_table);
     if (min_files < 2) {
       return Status::Invalid(kCompactionMinFileNum, " (min_file_num) must be at least 2, got ",
@@ -54,9 +55,8 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
   }
   // Plan the latest snapshot, whatever time travel the table's options ask for: compaction
   // always rewrites the current state.
-  ARROW_ASSIGN_OR_RAISE(auto latest_table,
-                        table->Copy({{options::kScanSnapshotId, std::nullopt},
-                                     {options::kScanTagName, std::nullopt}}));
+  ARROW_ASSIGN_OR_RAISE(auto latest_table, table->Copy({{options::kScanSnapshotId, std::nullopt},
+                                                        {options::kScanTagName, std::nullopt}}));
   ARROW_ASSIGN_OR_RAISE(ScanPlan scan, ScanPlanner(latest_table).Plan());
   CompactionPlan plan;
   plan.snapshot_id = scan.snapshot_id;
@@ -108,9 +108,9 @@ Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const Dat
 
   AppendWriterOptions write_options;
   write_options.pool = pool;
-  ARROW_ASSIGN_OR_RAISE(auto writer, AppendWriter::MakeForCompaction(
-                                         table, split.partition, split.bucket_dir, range.from,
-                                         write_options));
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        AppendWriter::MakeForCompaction(table, split.partition, split.bucket_dir,
+                                                        range.from, write_options));
   auto fail = [&](Status st) -> Status {
     (void)writer->Abort();
     return st;
@@ -125,9 +125,9 @@ Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const Dat
   ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(read_table, std::move(read_options)));
 
   const int64_t rows = range.count();
-  const int64_t slice_rows = std::max(
-      kMinSliceRows,
-      static_cast<int64_t>(static_cast<double>(rows) * kSliceBytes / std::max<int64_t>(1, input_bytes)));
+  const int64_t slice_rows =
+      std::max(kMinSliceRows, static_cast<int64_t>(static_cast<double>(rows) * kSliceBytes /
+                                                   std::max<int64_t>(1, input_bytes)));
   DataSplit slice = split;
   for (int64_t from = range.from; from <= range.to; from += slice_rows) {
     const int64_t to = std::min(range.to, from + slice_rows - 1);

@@ -148,8 +148,8 @@ TEST(CompactTest, UpdatePlannedBeforeCompactionLandsAfterIt) {
   auto outcome = CommitUpdate(pending.get(), fx.table(), RandomUuid()).ValueOrDie();
   EXPECT_TRUE(outcome.snapshot_id.has_value());
   auto rows = fx.ReadAll({"_ROW_ID", "name"});
-  auto names = std::static_pointer_cast<arrow::StringArray>(
-      rows->GetColumnByName("name")->chunk(0));
+  auto names =
+      std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("name")->chunk(0));
   EXPECT_EQ(names->GetString(1), "v41");
   EXPECT_EQ(names->GetString(4), "late-4");
   EXPECT_EQ(names->GetString(5), "late-5");
@@ -170,8 +170,8 @@ TEST(CompactTest, UpdateCommittedWhileCompactingIsKept) {
   auto committed = CommitCompaction(fx.table(), {msg}, RandomUuid()).ValueOrDie();
   ASSERT_TRUE(committed.has_value());
   auto rows = fx.ReadAll({"_ROW_ID", "name"});
-  auto names = std::static_pointer_cast<arrow::StringArray>(
-      rows->GetColumnByName("name")->chunk(0));
+  auto names =
+      std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("name")->chunk(0));
   EXPECT_EQ(names->GetString(1), "v41");
   EXPECT_EQ(names->GetString(2), "mid-2");
   EXPECT_EQ(names->GetString(3), "mid-3");

@@ -1,0 +1,92 @@
+"""Data-evolution compaction on Ray: the driver plans (one manifest read), packs the due file
+groups into tasks, and commits one COMPACT snapshot from the messages the tasks return.
+
+Exactly once under task retries and node loss: every file a task writes is named from the
+job id and its group's first row id (``ray/_job_files.py``), so an attempt that dies after
+writing is re-run by Ray on the same groups and writes the same names over its files. A job
+that fails waits for all its tasks, then deletes, by name, the file of every planned group
+(missing ones are fine). Nothing lists the table; files of other writers are never touched.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Dict, List, Mapping, Optional
+
+from .. import _job_checks as jobs
+from .._lib import native
+from ..compact import MAX_ATTEMPTS, check_compact_args, load_compact_table
+from ..exceptions import CommitConflictException
+from ._job_files import new_job_id, with_file_stem
+from ._runtime import innermost, require_ray
+
+__all__ = ["compact"]
+
+
+def _compact_task(catalog_options: Mapping[str, Any], target: str, job_id: str,
+                  splits: List[bytes]) -> List[bytes]:
+    """Compacts the groups of ``splits`` (one per split) one after another; returns the
+    serialized commit messages."""
+    table = with_file_stem(jobs.load_table(target, catalog_options), job_id)
+    lib = native()
+    return [lib.compact_group(table._native, lib.Split.deserialize(s)).serialize()
+            for s in splits]
+
+
+def _pack(splits: List[Any], tasks: int) -> List[List[Any]]:
+    """Groups into ``tasks`` lists of about equal rows (largest first, to the lightest list)."""
+    bins: List[List[Any]] = [[] for _ in range(tasks)]
+    load = [0] * tasks
+    for split in sorted(splits, key=lambda s: -s.row_count):
+        i = load.index(min(load))
+        bins[i].append(split)
+        load[i] += split.row_count
+    return [b for b in bins if b]
+
+
+def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = False,
+            min_file_num: Optional[int] = None, num_partitions: Optional[int] = None,
+            ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """``paimon_rowid.compact`` with the groups compacted by Ray tasks (``num_partitions``
+    tasks, default two per cluster CPU, never more than the groups) and one commit on the
+    driver. Same arguments, result and errors; ``ray_remote_args`` go to the tasks."""
+    check_compact_args(target, full, min_file_num)
+    ray = require_ray()
+    table = load_compact_table(target, catalog_options)
+    lib = native()
+    remote = ray.remote(**ray_remote_args)(_compact_task) if ray_remote_args else \
+        ray.remote(_compact_task)
+    user = str(uuid.uuid4())
+    result: Dict[str, Any] = {}
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        _snapshot, splits, groups_total = lib.plan_compaction(table._native, full, min_file_num)
+        result = dict(lib.compaction_tally([]))
+        result.update(snapshot_id=None, groups_total=groups_total, attempts=attempt)
+        if not splits:
+            return result
+        tasks = num_partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        job_id = new_job_id()
+        refs = [remote.remote(dict(catalog_options), target, job_id,
+                              [s.serialize() for s in chunk])
+                for chunk in _pack(splits, max(1, min(int(tasks), len(splits))))]
+        try:
+            serialized = ray.get(refs)
+        except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
+            ray.wait(refs, num_returns=len(refs))
+            stemmed = with_file_stem(table, job_id)
+            lib.delete_files(stemmed._native,
+                             [lib.compacted_file_path(stemmed._native, s) for s in splits])
+            inner = innermost(error)
+            if inner is error:
+                raise
+            raise inner from error
+        messages = [lib.CommitMessage.deserialize(m) for chunk in serialized for m in chunk]
+        try:
+            snapshot_id = lib.commit_compaction(table._native, messages, user)
+        except CommitConflictException:
+            if attempt >= MAX_ATTEMPTS:
+                raise
+            continue  # the committer deleted this attempt's files; re-plan
+        result = dict(lib.compaction_tally(messages))
+        result.update(snapshot_id=snapshot_id, groups_total=groups_total, attempts=attempt)
+        return result
+    return result
