@@ -28,7 +28,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from java import JAVA_PAIMON_VERSION, JavaOracleError, arrow_to_neutral, neutral_to_arrow
+from java import JAVA_PAIMON_VERSION, arrow_to_neutral, neutral_to_arrow
+from java import _load_dump
 from test_java_compat import (
     DE_OPTIONS,
     FIELDS,
@@ -60,6 +61,18 @@ OUR_UPDATE_IDS = [0, 4, 29, 30, 54, 55, 69]
 BY_ROW_ID_IDS = [0, 1, 3, 17, 29, 30, 31, 45, 54, 55, 61, 69]
 
 
+READS = {
+    "full": {"projection": FULL},
+    "updated_column": {"projection": [UPDATE_COLUMN, "_ROW_ID"]},
+    "system_first": {"projection": SYS + ["c_ts9", "c_dec38", "id"]},
+    "nested": {"projection": ["c_row", "c_array_row", "c_map", "_ROW_ID"]},
+    "row_ranges": {"projection": FULL, "row_ranges": [(2, 5), (28, 31), (54, 56), (68, 90)]},
+    "tag_before": {"projection": FULL, "tag": "t_before"},
+}
+
+
+
+
 def _is_normal(name: str) -> bool:
     return not name.endswith(".blob") and ".vector." not in name
 
@@ -82,38 +95,64 @@ class Compacted:
         self.__dict__.update(kw)
 
 
+def _run(java, cmds: List[Dict[str, Any]]) -> List[Any]:
+    """One JVM for all ``cmds``; dump results become Dumps; the first error is raised."""
+    results = java.run_all(cmds)
+    return [_load_dump(cmd, r) if cmd["cmd"] == "dump" else r for cmd, r in zip(cmds, results)]
+
+
+def _build_cmds(java, warehouse: str, identifier: str, keys: List[str]) -> List[Dict[str, Any]]:
+    """Create, three appends, four updates of c_int (snapshots 1..7)."""
+    cmds = [java.create_table_cmd(warehouse, identifier, FIELDS, keys, DE_OPTIONS)]
+    cmds += [java.write_cmd(warehouse, identifier, rows(first, count, seed=10 + k))
+             for k, (first, count) in enumerate(APPENDS)]
+    cmds += [java.update_cmd(warehouse, identifier,
+                             update_rows(ids, [UPDATE_COLUMN], seed=20 + k), [UPDATE_COLUMN])
+             for k, ids in enumerate(UPDATES)]
+    return cmds
+
+
 @pytest.fixture(scope="module")
 def compacted(native, java, tmp_path_factory):
-    """Per layout: Java builds, tags, dumps, compacts and dumps again (two JVMs)."""
+    """Per layout two identical Java-built tables: ``db.<layout>`` (read checks) and
+    ``db.<layout>_upd`` (our update lands on it). One JVM builds, tags, lists and dumps all;
+    a second compacts, lists and dumps all (including every case of READS)."""
     warehouse = str(tmp_path_factory.mktemp("javacompact") / "warehouse")
-    out = {}
+    build: List[Dict[str, Any]] = []
     for layout, keys in LAYOUTS.items():
-        identifier = f"db.{layout}"
-        cmds = [java.create_table_cmd(warehouse, identifier, FIELDS, keys, DE_OPTIONS)]
-        cmds += [java.write_cmd(warehouse, identifier, rows(first, count, seed=10 + k))
-                 for k, (first, count) in enumerate(APPENDS)]
-        cmds += [java.update_cmd(warehouse, identifier,
-                                 update_rows(ids, [UPDATE_COLUMN], seed=20 + k), [UPDATE_COLUMN])
-                 for k, ids in enumerate(UPDATES)]
-        cmds += [java.tag_cmd(warehouse, identifier, "t_before"),
-                 java.files_cmd(warehouse, identifier)]
-        results = java.run_all(cmds)
-        before_snapshot = results[len(APPENDS) + len(UPDATES)]["snapshot_id"]
-        files_before = results[-1]
-        dump_before = java.dump(warehouse, identifier, projection=FULL)
-        ours_before = our_read(warehouse, identifier, projection=FULL)
-        our_files_before = _our_normal_file_count(warehouse, identifier)
-        done = java.run_all([
-            java.compact_cmd(warehouse, identifier, options=COMPACT_OPTIONS),
-            java.files_cmd(warehouse, identifier),
-            {"cmd": "snapshot", "warehouse": warehouse, "identifier": identifier},
-        ])
-        out[layout] = Compacted(
-            warehouse=warehouse, identifier=identifier, before_snapshot=before_snapshot,
-            files_before=files_before, dump_before=dump_before, ours_before=ours_before,
-            our_files_before=our_files_before, result=done[0], files_after=done[1],
-            snapshot_after=done[2],
-            dump_after=java.dump(warehouse, identifier, projection=FULL))
+        for identifier in (f"db.{layout}", f"db.{layout}_upd"):
+            build += _build_cmds(java, warehouse, identifier, keys)
+            build += [java.tag_cmd(warehouse, identifier, "t_before"),
+                      java.files_cmd(warehouse, identifier),
+                      java.dump_cmd(warehouse, identifier, projection=FULL)]
+    built = iter(_run(java, build))
+    before: Dict[str, Any] = {}
+    for layout in LAYOUTS:
+        for identifier in (f"db.{layout}", f"db.{layout}_upd"):
+            steps = [next(built) for _ in range(1 + len(APPENDS) + len(UPDATES))]
+            next(built)  # tag
+            before[identifier] = (steps[-1]["snapshot_id"], next(built), next(built))
+    compact: List[Dict[str, Any]] = []
+    for layout in LAYOUTS:
+        for identifier in (f"db.{layout}", f"db.{layout}_upd"):
+            compact += [java.compact_cmd(warehouse, identifier, options=COMPACT_OPTIONS),
+                        java.files_cmd(warehouse, identifier),
+                        {"cmd": "snapshot", "warehouse": warehouse, "identifier": identifier},
+                        java.dump_cmd(warehouse, identifier, projection=FULL)]
+        compact += [java.dump_cmd(warehouse, f"db.{layout}", **spec) for spec in READS.values()]
+    done = iter(_run(java, compact))
+    out = {}
+    for layout in LAYOUTS:
+        for identifier in (f"db.{layout}", f"db.{layout}_upd"):
+            snapshot_id, files_before, dump_before = before[identifier]
+            out[identifier] = Compacted(
+                warehouse=warehouse, identifier=identifier, before_snapshot=snapshot_id,
+                files_before=files_before, dump_before=dump_before,
+                ours_before=our_read(warehouse, identifier, projection=FULL, tag="t_before"),
+                our_files_before=_our_normal_file_count(warehouse, identifier, tag="t_before"),
+                result=next(done), files_after=next(done), snapshot_after=next(done),
+                dump_after=next(done))
+        out[f"db.{layout}"].reads = {name: next(done) for name in READS}
     return out
 
 
@@ -125,7 +164,7 @@ def _covering(files: List[Dict[str, Any]], row_id: int, partition) -> Dict[str, 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_java_compaction_commits_compact_snapshot(compacted, layout):
-    c = compacted[layout]
+    c = compacted[f"db.{layout}"]
     assert c.result["snapshot_id"] == c.before_snapshot + 1
     assert c.result["commit_kind"] == "COMPACT"
     assert c.snapshot_after["commitKind"] == "COMPACT"
@@ -170,7 +209,7 @@ def test_java_compaction_commits_compact_snapshot(compacted, layout):
 def test_java_read_unchanged_by_its_compaction(compacted, layout):
     """Values and _ROW_ID are unchanged; _SEQUENCE_NUMBER becomes the covering output file's
     max sequence number (a merged-in group with an older newest file reads a larger one)."""
-    c = compacted[layout]
+    c = compacted[f"db.{layout}"]
     before, after = c.dump_before, c.dump_after
     seq = before.names.index("_SEQUENCE_NUMBER")
     assert after.names == before.names and len(after.rows) == len(before.rows) == NUM_ROWS
@@ -190,22 +229,11 @@ def test_java_read_unchanged_by_its_compaction(compacted, layout):
         assert any(a[seq] > b[seq] for a, b in zip(after.rows, before.rows))
 
 
-READS = {
-    "full": {"projection": FULL},
-    "updated_column": {"projection": [UPDATE_COLUMN, "_ROW_ID"]},
-    "system_first": {"projection": SYS + ["c_ts9", "c_dec38", "id"]},
-    "nested": {"projection": ["c_row", "c_array_row", "c_map", "_ROW_ID"]},
-    "row_ranges": {"projection": FULL, "row_ranges": [(2, 5), (28, 31), (54, 56), (68, 90)]},
-    "tag_before": {"projection": FULL, "tag": "t_before"},
-}
-
-
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_our_reads_of_java_compacted_table(compacted, java, layout):
-    c = compacted[layout]
-    dumps = java.dump_many(c.warehouse, c.identifier, list(READS.values()))
-    for (name, spec), dump in zip(READS.items(), dumps):
-        assert not isinstance(dump, JavaOracleError), f"{name}: {dump}"
+def test_our_reads_of_java_compacted_table(compacted, layout):
+    c = compacted[f"db.{layout}"]
+    for name, spec in READS.items():
+        dump = c.reads[name]
         names, ours = our_read(c.warehouse, c.identifier, **spec)
         assert_same_rows(names, ours, dump, f"{layout}/{name}")
     # The pre-compaction tag reads what the table read before, in ours too.
@@ -219,7 +247,7 @@ def test_our_read_by_row_id_of_java_compacted_table(compacted, layout):
     import pyarrow as pa
 
     from paimon_rowid import read_by_row_id
-    c = compacted[layout]
+    c = compacted[f"db.{layout}"]
     projection = ["id", UPDATE_COLUMN, "c_string", "c_ts9", "c_row"]
     got = read_by_row_id(c.identifier, pa.table({"_ROW_ID": pa.array(BY_ROW_ID_IDS,
                                                                       pa.int64())}),
@@ -233,25 +261,15 @@ def test_our_read_by_row_id_of_java_compacted_table(compacted, layout):
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_our_update_on_java_compacted_table(native, java, tmp_path, layout):
+def test_our_update_on_java_compacted_table(compacted, java, layout):
     """Our update_by_row_id lands on Java's compacted (merged-group) files; Java then reads
     exactly what we read, with the updated values."""
     from paimon_rowid import CatalogFactory
     from paimon_rowid.row_id_jobs import update_by_row_id
-    warehouse, identifier = str(tmp_path / "warehouse"), f"db.{layout}"
-    keys = LAYOUTS[layout]
-    cmds = [java.create_table_cmd(warehouse, identifier, FIELDS, keys, DE_OPTIONS)]
-    cmds += [java.write_cmd(warehouse, identifier, rows(first, count, seed=10 + k))
-             for k, (first, count) in enumerate(APPENDS)]
-    cmds += [java.update_cmd(warehouse, identifier,
-                             update_rows(ids, [UPDATE_COLUMN], seed=20 + k), [UPDATE_COLUMN])
-             for k, ids in enumerate(UPDATES)]
-    cmds += [java.compact_cmd(warehouse, identifier, options=COMPACT_OPTIONS),
-             java.files_cmd(warehouse, identifier)]
-    results = java.run_all(cmds)
-    compacted_snapshot, files = results[-2]["snapshot_id"], results[-1]
-    assert results[-2]["commit_kind"] == "COMPACT"
-    before = java.dump(warehouse, identifier, projection=FULL)
+    c = compacted[f"db.{layout}_upd"]
+    warehouse, identifier = c.warehouse, c.identifier
+    compacted_snapshot, files, before = c.result["snapshot_id"], c.files_after, c.dump_after
+    assert c.result["commit_kind"] == "COMPACT"
 
     table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
     new_values = update_rows(OUR_UPDATE_IDS, OUR_UPDATE_COLUMNS, seed=99)
@@ -261,23 +279,22 @@ def test_our_update_on_java_compacted_table(native, java, tmp_path, layout):
     snapshot = table.latest_snapshot()
     assert snapshot["id"] == compacted_snapshot + 1
 
-    dumps = java.dump_many(warehouse, identifier, [
-        {"projection": FULL}, {"projection": OUR_UPDATE_COLUMNS + ["_ROW_ID"]},
-        {"projection": FULL, "snapshot_id": compacted_snapshot}])
-    java_files = java.run(java.files_cmd(warehouse, identifier))
-    for name, dump, spec in zip(["full", "updated", "at_compaction"], dumps,
-                                [{"projection": FULL},
-                                 {"projection": OUR_UPDATE_COLUMNS + ["_ROW_ID"]},
-                                 {"projection": FULL, "snapshot_id": compacted_snapshot}]):
-        assert not isinstance(dump, JavaOracleError), f"{name}: {dump}"
+    specs = {"full": {"projection": FULL},
+             "updated": {"projection": OUR_UPDATE_COLUMNS + ["_ROW_ID"]},
+             "at_compaction": {"projection": FULL, "snapshot_id": compacted_snapshot}}
+    *dump_list, java_files = _run(java, [java.dump_cmd(warehouse, identifier, **spec)
+                                         for spec in specs.values()]
+                                  + [java.files_cmd(warehouse, identifier)])
+    dumps = dict(zip(specs, dump_list))
+    for name, spec in specs.items():
         names, ours = our_read(warehouse, identifier, **spec)
-        assert_same_rows(names, ours, dump, f"{layout}/after_our_update/{name}")
-    assert dumps[2].rows == before.rows
+        assert_same_rows(names, ours, dumps[name], f"{layout}/after_our_update/{name}")
+    assert dumps["at_compaction"].rows == before.rows
 
     # The updated rows hold the new values, the others are untouched.
     index = {n: i for i, n in enumerate(FULL)}
     by_id = {v["_ROW_ID"]: v for v in new_values}
-    for old, new in zip(before.rows, dumps[0].rows):
+    for old, new in zip(before.rows, dumps["full"].rows):
         row_id = old[index["_ROW_ID"]]
         for column in NAMES:
             expect = by_id[row_id][column] if row_id in by_id and column in by_id[row_id] \
