@@ -28,8 +28,13 @@ from typing import Any, Dict, List
 
 import pytest
 
-from java import JAVA_PAIMON_VERSION, JavaOracleError, arrow_to_neutral, neutral_to_arrow
-from java import _load_dump
+from java import (
+    JAVA_PAIMON_VERSION,
+    JavaOracleError,
+    _load_dump,
+    arrow_to_neutral,
+    neutral_to_arrow,
+)
 from test_java_compat import (
     DE_OPTIONS,
     FIELDS,
@@ -354,7 +359,7 @@ def test_java_compacts_blob_table_normal_files(native, java, tmp_path):
              java.compact_cmd(warehouse, identifier, options=COMPACT_OPTIONS,
                               compact_blob=True)]
     results = java.run_batch(cmds)
-    for cmd, result in zip(cmds[:-1], results[:-1]):
+    for result in results[:-1]:
         if isinstance(result, Exception):
             raise result
     files_before, files_after = results[-6], results[-3]
