@@ -287,9 +287,13 @@ def test_our_update_on_java_compacted_table(compacted, java, layout):
     specs = {"full": {"projection": FULL},
              "updated": {"projection": OUR_UPDATE_COLUMNS + ["_ROW_ID"]},
              "at_compaction": {"projection": FULL, "snapshot_id": compacted_snapshot}}
-    *dump_list, java_files = _run(java, [java.dump_cmd(warehouse, identifier, **spec)
-                                         for spec in specs.values()]
-                                  + [java.files_cmd(warehouse, identifier)])
+    # Java reads, then compacts again (now merging OUR partial files) and reads once more.
+    *dump_list, java_files, again, files_again, dump_again = _run(
+        java, [java.dump_cmd(warehouse, identifier, **spec) for spec in specs.values()]
+        + [java.files_cmd(warehouse, identifier),
+           java.compact_cmd(warehouse, identifier, options=COMPACT_OPTIONS),
+           java.files_cmd(warehouse, identifier),
+           java.dump_cmd(warehouse, identifier, projection=FULL)])
     dumps = dict(zip(specs, dump_list))
     for name, spec in specs.items():
         names, ours = our_read(warehouse, identifier, **spec)
@@ -314,6 +318,18 @@ def test_our_update_on_java_compacted_table(compacted, java, layout):
     for f in added:
         assert (tuple(f["partition"]), f["first_row_id"], f["row_count"]) in compacted_ranges
         assert sorted(f["write_cols"]) == sorted(OUR_UPDATE_COLUMNS)
+    # Java's second compaction takes our partial files in: one normal file per range again,
+    # Java's read unchanged but for _SEQUENCE_NUMBER, and ours equal to Java's.
+    assert again["commit_kind"] == "COMPACT" and again["tasks"]
+    assert any(f["file_name"] in {a["file_name"] for a in added}
+               for t in again["tasks"] for f in t["before"])
+    spans = [(tuple(f["partition"]), f["first_row_id"], f["row_count"])
+             for f in _normal_files(files_again)]
+    assert len(spans) == len(set(spans))
+    seq = FULL.index("_SEQUENCE_NUMBER")
+    assert [r[:seq] for r in dump_again.rows] == [r[:seq] for r in dumps["full"].rows]
+    names, ours = our_read(warehouse, identifier, projection=FULL)
+    assert_same_rows(names, ours, dump_again, f"{layout}/after_second_java_compaction")
 
 
 # ------------------------------------------------------------------------------------------
