@@ -13,6 +13,7 @@ harness's ``compact`` command). Then:
 * the snapshot is ``COMPACT``; the live normal files went down (Java's file listing and our
   scan agree); the output file's metadata is what Java's task promises;
 * our ``update_by_row_id`` on the compacted table lands, and Java reads the result as we do;
+  Java then compacts again (taking our partial files in) and ours still reads like Java;
 * a BLOB table: Java compacts the normal files and leaves the ``.blob`` files alone; asking it
   to compact ``.blob`` files too fails in 1.4.2 (pinned).
 
