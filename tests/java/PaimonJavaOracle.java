@@ -24,6 +24,13 @@
  *                 -> {snapshot_id, groups}: per touched row-id group one new file holding only
  *                 `columns` for the whole group range (unchanged rows keep their values),
  *                 first_row_id preset, committed as one APPEND snapshot
+ *   compact       options (dynamic table options for planning and rewriting, e.g.
+ *                 compaction.min.file-num), compact_blob (default false)
+ *                 -> {snapshot_id, commit_kind, tasks [{partition, blob_task, before [file],
+ *                 after [file]}]}: Java's own data-evolution compaction
+ *                 (DataEvolutionCompactCoordinator plans, DataEvolutionCompactTask rewrites),
+ *                 all tasks committed through the table's BatchTableCommit; no commit (and
+ *                 tasks []) when nothing is worth compacting
  *   create_tag    tag, snapshot_id (null = latest)     -> {}
  *   dump          out_file, projection (names, may include _ROW_ID / _SEQUENCE_NUMBER; null =
  *                 the table's fields, plus both system fields when system_columns is true),
@@ -39,6 +46,8 @@
 
 import org.apache.paimon.AppendOnlyFileStore;
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -80,6 +89,7 @@ import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.source.EndOfScanException;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.ArrayType;
@@ -189,6 +199,8 @@ public final class PaimonJavaOracle {
                 return write(warehouse, cmd);
             case "update":
                 return update(warehouse, cmd);
+            case "compact":
+                return compact(warehouse, cmd);
             case "create_tag":
                 return createTag(warehouse, cmd);
             case "dump":
@@ -435,6 +447,76 @@ public final class PaimonJavaOracle {
             out.add(new Range(from, to));
             return out;
         }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // data-evolution compaction (Java's own planner and rewriter)
+
+    private static JsonNode compact(String warehouse, JsonNode cmd) throws Exception {
+        FileStoreTable t = table(warehouse, cmd);
+        if (cmd.hasNonNull("options")) {
+            Map<String, String> options = new HashMap<>();
+            cmd.get("options").fields().forEachRemaining(
+                    e -> options.put(e.getKey(), e.getValue().asText()));
+            t = t.copy(options);
+        }
+        boolean compactBlob = cmd.path("compact_blob").asBoolean(false);
+        // The coordinator hands out tasks batch by batch of manifests and signals the end
+        // with EndOfScanException.
+        DataEvolutionCompactCoordinator coordinator =
+                new DataEvolutionCompactCoordinator(t, compactBlob, false);
+        List<DataEvolutionCompactTask> tasks = new ArrayList<>();
+        try {
+            while (true) {
+                tasks.addAll(coordinator.plan());
+            }
+        } catch (EndOfScanException done) {
+            // every manifest planned
+        }
+        String user = "java-oracle-compact-" + UUID.randomUUID();
+        RowType partitionType = t.schema().logicalPartitionType();
+        List<CommitMessage> messages = new ArrayList<>();
+        ArrayNode described = NODES.arrayNode();
+        for (DataEvolutionCompactTask task : tasks) {
+            CommitMessageImpl message = (CommitMessageImpl) task.doCompact(t, user);
+            messages.add(message);
+            ObjectNode n = described.addObject();
+            ArrayNode partition = n.putArray("partition");
+            for (int i = 0; i < partitionType.getFieldCount(); i++) {
+                partition.add(encode(message.partition(), i, partitionType.getTypeAt(i)));
+            }
+            n.put("blob_task", task.isBlobTask());
+            n.set("before", fileList(message.compactIncrement().compactBefore()));
+            n.set("after", fileList(message.compactIncrement().compactAfter()));
+        }
+        if (!messages.isEmpty()) {
+            try (BatchTableCommit c = t.newBatchWriteBuilder().newCommit()) {
+                c.commit(messages);
+            }
+        }
+        ObjectNode out = snapshotResult(t);
+        Snapshot latest = t.snapshotManager().latestSnapshot();
+        out.put("commit_kind", latest == null ? null : latest.commitKind().name());
+        out.set("tasks", described);
+        return out;
+    }
+
+    private static ArrayNode fileList(List<DataFileMeta> files) {
+        ArrayNode out = NODES.arrayNode();
+        for (DataFileMeta f : files) {
+            ObjectNode n = out.addObject();
+            n.put("file_name", f.fileName());
+            if (f.firstRowId() == null) {
+                n.putNull("first_row_id");
+            } else {
+                n.put("first_row_id", f.firstRowId());
+            }
+            n.put("row_count", f.rowCount());
+            n.put("min_sequence_number", f.minSequenceNumber());
+            n.put("max_sequence_number", f.maxSequenceNumber());
+            n.put("file_source", f.fileSource().map(Enum::name).orElse(null));
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------------------------------

@@ -265,6 +265,21 @@ class JavaOracle:
                 "rows_file": self._rows_file(rows), "columns": list(columns)}
 
     @staticmethod
+    def compact_cmd(warehouse: str, identifier: str, options: Optional[Dict[str, str]] = None,
+                    compact_blob: bool = False) -> Dict[str, Any]:
+        """Java's own data-evolution compaction (DataEvolutionCompactCoordinator plans,
+        DataEvolutionCompactTask rewrites each task's files into one normal file), committed
+        as one snapshot through BatchTableCommit. ``options`` are dynamic table options for
+        planning and rewriting (e.g. ``compaction.min.file-num``). Result: ``snapshot_id``,
+        ``commit_kind`` (of the latest snapshot) and ``tasks`` [{partition, blob_task, before,
+        after}] (files: name, first_row_id, row_count, min/max sequence number, file_source);
+        no commit when there are no tasks. ``compact_blob`` asks for ``.blob`` file tasks too,
+        which Java 1.4.2 refuses (UnsupportedOperationException "Blob task is not
+        supported")."""
+        return {"cmd": "compact", "warehouse": str(warehouse), "identifier": identifier,
+                "options": dict(options or {}), "compact_blob": bool(compact_blob)}
+
+    @staticmethod
     def tag_cmd(warehouse: str, identifier: str, tag: str,
                 snapshot_id: Optional[int] = None) -> Dict[str, Any]:
         return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
