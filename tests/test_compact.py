@@ -186,13 +186,15 @@ def test_blob_tables_keep_their_blob_files(warehouse, oracle):
 
 
 @pytest.mark.parametrize("case", ["no_data_evolution", "bad_min", "bad_type", "bad_full",
-                                  "missing_table"])
+                                  "missing_table", "blob_compaction"])
 def test_refused_calls_leave_nothing_behind(warehouse, case):
     from paimon_rowid import TableNotExistException, compact
     _make(warehouse, groups=1)
     for u in range(5):
         _update(warehouse, [1], "x", [float(u)])
     _make(warehouse, name="plain", groups=1, options={"row-tracking.enabled": "true"})
+    _make(warehouse, name="bc", groups=1, options={**DE, "blob-compaction.enabled": "true"})
+    _update(warehouse, [1], "x", [1.0], name="bc")
     before = ours.files(warehouse)
     target, kwargs, error = {
         "no_data_evolution": ("db.plain", {}, ValueError),
@@ -200,6 +202,7 @@ def test_refused_calls_leave_nothing_behind(warehouse, case):
         "bad_type": ("db.t", {"min_file_num": "5"}, TypeError),
         "bad_full": ("db.t", {"full": "yes"}, TypeError),
         "missing_table": ("db.nope", {}, TableNotExistException),
+        "blob_compaction": ("db.bc", {"full": True}, NotImplementedError),
     }[case]
     with pytest.raises(error) as raised:
         compact(target, _opts(warehouse), **kwargs)

@@ -44,6 +44,8 @@ namespace paimon_rowid {
 /// many normal files (the base file plus partial-column files).
 inline constexpr const char* kCompactionMinFileNum = "compaction.min.file-num";
 inline constexpr int64_t kDefaultCompactionMinFileNum = 5;
+/// Table option (Java's): also rewrite .blob files. Not supported: NotImplemented when true.
+inline constexpr const char* kBlobCompactionEnabled = "blob-compaction.enabled";
 
 struct CompactOptions {
   /// Compact every group with at least two normal files, whatever the threshold.
@@ -68,7 +70,8 @@ struct CompactionPlan {
 };
 
 /// Plans the compaction of the latest snapshot of `table` (a data-evolution table).
-/// Invalid for other tables or a min_file_num below 2.
+/// Invalid for other tables or a min_file_num below 2; NotImplemented when the table sets
+/// blob-compaction.enabled = true.
 Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
                                       const CompactOptions& options);
 

@@ -123,6 +123,14 @@ TEST(CompactTest, RefusesTablesWithoutDataEvolution) {
   EXPECT_NE(st.message().find("data-evolution.enabled"), std::string::npos);
 }
 
+TEST(CompactTest, RefusesBlobCompaction) {
+  WriteFixture fx(testing::DeOptions({{"blob-compaction.enabled", "true"}}));
+  fx.Append(WriteFixture::Batch(0, 3));
+  auto st = Compact(fx.table(), {}).status();
+  EXPECT_TRUE(st.IsNotImplemented()) << st.ToString();
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 1);
+}
+
 TEST(CompactTest, PartitionedTableKeepsPartitionValues) {
   WriteFixture fx(testing::DeOptions(), {"dt"});
   fx.Append(WriteFixture::Batch(0, 12, {"a", "b", "c"}));
