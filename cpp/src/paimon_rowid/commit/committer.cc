@@ -371,10 +371,10 @@ struct Committer::Attempt {
       return twice;
     }
     if (compact) {
-      // Outputs must cover exactly the live normal ranges they replace; values are unchanged,
-      // so updates committed since the compaction's base keep winning (higher sequence).
+      // Outputs must lie inside the live normal ranges they replace; values are unchanged, so
+      // updates committed since the compaction's base keep winning (higher sequence).
       ARROW_RETURN_NOT_OK(CheckDeletesLive(live, delta.entries, latest->id));
-      return CheckRowIdExistence(live, latest->next_row_id, delta.entries);
+      return CheckCompactionCoverage(live, delta.entries);
     }
     if (delta.check_from) {
       ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));

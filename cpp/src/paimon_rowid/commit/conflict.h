@@ -20,6 +20,13 @@ Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
                            const std::optional<int64_t>& latest_next_row_id,
                            const std::vector<ManifestEntry>& delta);
 
+/// COMPACT commits: every normal file `delta` adds must lie inside the live normal ranges of
+/// its (partition, bucket) -- one range, or several that touch end to end (a compaction may
+/// merge adjacent groups) -- and every blob/vector file inside one; and after the commit,
+/// overlapping normal files must still cover identical ranges (docs/format.md §5.6, check 2).
+Status CheckCompactionCoverage(const std::vector<ManifestEntry>& live,
+                               const std::vector<ManifestEntry>& delta);
+
 /// Column conflicts: for every snapshot in (check_from, latest] that is not a COMPACT, an
 /// entry whose rows existed at check_from (first_row_id < nextRowId(check_from)) and whose
 /// row range overlaps a row range of `delta` while sharing a written field id is a conflict.

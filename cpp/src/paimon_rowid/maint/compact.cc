@@ -224,7 +224,9 @@ Result<CompactResult> Compact(std::shared_ptr<const Table> table, const CompactO
     }
     // The committer has deleted this attempt's files. Only a lost race is worth a re-plan.
     const ErrorKind* kind = GetErrorKind(committed.status());
-    if (kind == nullptr || *kind != ErrorKind::kCommitConflict || attempt >= options.max_attempts) {
+    const bool lost_race = kind != nullptr && (*kind == ErrorKind::kCommitConflict ||
+                                               *kind == ErrorKind::kRowIdConflict);
+    if (!lost_race || attempt >= options.max_attempts) {
       return committed.status();
     }
   }

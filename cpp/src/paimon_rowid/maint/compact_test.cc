@@ -4,8 +4,10 @@
 
 #include "arrow/api.h"
 #include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/testing/gtest_util.h"
+#include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/write/test_util.h"
 
 namespace paimon_rowid {
@@ -207,6 +209,74 @@ TEST(CompactTest, LosingCompactionFailsCleanly) {
   auto files_after = WriteFixture::Files(fx.table_path());
   EXPECT_EQ(files_after.size() + 1, files_before.size());  // the loser's file is gone
   EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 4);
+}
+
+// One file for all groups of the only split (as Java 1.4.2's compaction merges adjacent
+// groups), as a COMPACT message deleting every normal input.
+CommitMessage MergeAllGroups(WriteFixture& fx) {
+  auto plan = ScanPlanner(fx.table()).Plan().ValueOrDie();
+  EXPECT_EQ(plan.splits.size(), 1u);
+  const DataSplit& split = plan.splits[0];
+  auto writer = AppendWriter::MakeForCompaction(fx.table(), split.partition, split.bucket_dir, 0)
+                    .ValueOrDie();
+  ReadOptions read_options;
+  for (const auto& f : writer->write_schema()->fields()) read_options.fields.push_back(f->name());
+  auto read = TableRead::Make(fx.table(), read_options).ValueOrDie();
+  int64_t max_seq = 0;
+  for (const auto& group : split.groups) {
+    EXPECT_OK(writer->Write(read->ReadGroup(split, group).ValueOrDie()));
+    for (const auto& f : group) max_seq = std::max(max_seq, f.max_sequence_number);
+  }
+  auto msg = writer->PrepareCommit().ValueOrDie().at(0);
+  msg.new_files[0].file_source = static_cast<int32_t>(FileSource::kCompact);
+  msg.new_files[0].min_sequence_number = 1;
+  msg.new_files[0].max_sequence_number = max_seq;
+  for (const auto& group : split.groups) {
+    for (const auto& f : group) msg.deleted_files.push_back(f);
+  }
+  return msg;
+}
+
+// A compaction that merges groups moves group boundaries under an update planned before it:
+// the update's commit loses the row-id existence check and is rebased onto the merged group.
+TEST(CompactTest, UpdateRebasesOverAGroupMergingCompaction) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 5));
+  Update(fx, {3}, "before-");
+  auto pending = PlanUpdate(fx, {1, 12}, "late-");
+  ASSERT_TRUE(
+      CommitCompaction(fx.table(), {MergeAllGroups(fx)}, RandomUuid()).ValueOrDie().has_value());
+  EXPECT_EQ(NormalFilesPerGroup(fx), (std::vector<size_t>{1}));
+
+  auto outcome = CommitUpdate(pending.get(), fx.table(), RandomUuid()).ValueOrDie();
+  EXPECT_EQ(outcome.rebases, 1);
+  auto rows = fx.ReadAll({"_ROW_ID", "name"});
+  auto names =
+      std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("name")->chunk(0));
+  EXPECT_EQ(names->GetString(1), "late-1");
+  EXPECT_EQ(names->GetString(3), "before-3");
+  EXPECT_EQ(names->GetString(12), "late-12");
+  EXPECT_EQ(names->GetString(13), "name-13");
+}
+
+// The reverse: an update lands while a group-merging compaction runs. Committing the merge
+// would leave overlapping normal files of different ranges (unreadable), so it is refused
+// and the table still reads the update.
+TEST(CompactTest, GroupMergingCompactionLosesToAnUpdate) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 5));
+  auto merge = MergeAllGroups(fx);
+  Update(fx, {2}, "mid-");
+  auto lost = CommitCompaction(fx.table(), {merge}, RandomUuid());
+  ASSERT_FALSE(lost.ok());
+  EXPECT_NE(lost.status().message().find("would overlap"), std::string::npos);
+  auto rows = fx.ReadAll({"_ROW_ID", "name"});
+  auto names =
+      std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("name")->chunk(0));
+  EXPECT_EQ(names->GetString(2), "mid-2");
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->commit_kind, "APPEND");
 }
 
 TEST(CompactTest, CompactionMessagesSerialize) {
