@@ -445,6 +445,13 @@ struct Committer::Attempt {
     snap.uuid = RandomUuid();  // identifies this attempt's snapshot in Verify
     snap.commit_user = options().commit_user;
     snap.properties = options().properties;
+    if (latest) {
+      for (const auto& [key, value] : latest->properties) {
+        for (const auto& prefix : options().inherit_property_prefixes) {
+          if (key.rfind(prefix, 0) == 0) snap.properties.emplace(key, value);
+        }
+      }
+    }
     snap.writer_version = kWriterVersion;
     snap.commit_identifier = options().commit_identifier;
     snap.commit_kind = options().commit_kind;

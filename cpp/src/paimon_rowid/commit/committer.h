@@ -39,6 +39,10 @@ struct CommitOptions {
   int64_t commit_identifier = Snapshot::kBatchCommitIdentifier;
   /// Written into the new snapshot's "properties" (e.g. backfill progress).
   std::map<std::string, std::string> properties;
+  /// Properties of the latest snapshot whose keys start with one of these prefixes are
+  /// carried into the new snapshot (unless `properties` sets them): a compaction keeps a
+  /// backfill's resume state on the newest snapshot.
+  std::vector<std::string> inherit_property_prefixes;
   /// The snapshot's commitKind: "APPEND" (new files, updates) or "COMPACT" (a rewrite of
   /// live files that changes no value: maint/compact.h). A COMPACT commit fails with a
   /// kCommitConflict error when a file its messages delete is no longer live, and skips the
