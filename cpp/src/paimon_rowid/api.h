@@ -55,6 +55,13 @@
 //   ARROW_ASSIGN_OR_RAISE(auto by_id, RowIdRead::Make(table, {"name"}, index));
 //   ARROW_ASSIGN_OR_RAISE(auto rows, by_id->Read({id_array}));  // name, _ROW_ID
 //
+// Maintenance. ExpireSnapshots deletes old snapshots and the files only they need (Java's
+// snapshot.num-retained.min/max, snapshot.time-retained); RemoveOrphanFiles deletes files no
+// snapshot or tag references that are older than a safety margin (docs/maintenance.md).
+//
+//   ARROW_ASSIGN_OR_RAISE(auto expired, ExpireSnapshots(table, {.retain_max = 5}));
+//   ARROW_ASSIGN_OR_RAISE(auto orphans, RemoveOrphanFiles(table, {.dry_run = true}));
+//
 // Errors: every fallible call returns arrow::Status / arrow::Result; nothing throws across
 // this surface. Invalid and TypeError mean bad input (the messages follow pypaimon's),
 // IOError the file system. Errors a caller branches on (a table that does not exist, a lost
@@ -102,3 +109,7 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
+
+// Maintenance: snapshot expiration and orphan-file cleaning.
+#include "paimon_rowid/maint/expire.h"
+#include "paimon_rowid/maint/orphan.h"
