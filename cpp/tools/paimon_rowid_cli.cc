@@ -10,8 +10,16 @@
 //   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
 //   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+//   paimon-rowid WAREHOUSE expire-snapshots DB.TABLE [--retain-max N] [--retain-min N]
+//       [--older-than-ms T] [--max-deletes N]
+//       (unset options take the table's snapshot.num-retained.max/min, snapshot.time-retained,
+//       snapshot.expire.limit; T is epoch milliseconds)
+//   paimon-rowid WAREHOUSE remove-orphan-files DB.TABLE [--older-than-ms T] [--dry-run]
+//       (default T: now minus one day; --dry-run lists what would be deleted)
+// Maintenance verbs print what they did, one "key: value" line each (docs/maintenance.md).
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -37,6 +45,9 @@ struct Args {
   int64_t rows_per_batch = 1000000;
   std::string input;
   bool ipc = false;
+  pr::ExpireOptions expire;
+  std::optional<int64_t> older_than_ms;
+  bool dry_run = false;
 };
 
 // A whole decimal integer (optional '-'), nothing else: "1.5", "0x10", "", " 7", "1e3" and
@@ -91,6 +102,21 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
       ARROW_ASSIGN_OR_RAISE(a.input, next());
     } else if (arg == "--ipc") {
       a.ipc = true;
+    } else if (arg == "--retain-max" || arg == "--retain-min" || arg == "--max-deletes") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(auto n, ParseInt64(arg, v));
+      if (n < INT32_MIN || n > INT32_MAX) {
+        return Status::Invalid(arg, ": '", v, "' is out of range (a 32-bit integer)");
+      }
+      auto& field = arg == "--retain-max"   ? a.expire.retain_max
+                    : arg == "--retain-min" ? a.expire.retain_min
+                                            : a.expire.max_deletes;
+      field = static_cast<int32_t>(n);
+    } else if (arg == "--older-than-ms") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(a.older_than_ms, ParseInt64(arg, v));
+    } else if (arg == "--dry-run") {
+      a.dry_run = true;
     } else {
       a.positional.push_back(arg);
     }
@@ -219,6 +245,31 @@ Status Run(const Args& a) {
     ARROW_ASSIGN_OR_RAISE(auto outcome, pr::CommitUpdate(update.get(), table, pr::RandomUuid()));
     std::cout << "{\"num_updated\": " << outcome.num_updated << ", \"snapshot_id\": "
               << (outcome.snapshot_id ? std::to_string(*outcome.snapshot_id) : "null") << "}\n";
+    return Status::OK();
+  }
+  if (command == "expire-snapshots") {
+    pr::ExpireOptions options = a.expire;
+    options.older_than_ms = a.older_than_ms;
+    ARROW_ASSIGN_OR_RAISE(auto r, pr::ExpireSnapshots(table, options));
+    std::cout << "snapshots expired: " << r.snapshots_expired << "\n"
+              << "data files deleted: " << r.data_files_deleted << "\n"
+              << "manifest files deleted: " << r.manifest_files_deleted << "\n"
+              << "bytes freed: " << r.bytes_freed << "\n"
+              << "earliest snapshot: "
+              << (r.earliest_snapshot_id ? std::to_string(*r.earliest_snapshot_id) : "none")
+              << "\n";
+    return Status::OK();
+  }
+  if (command == "remove-orphan-files") {
+    ARROW_ASSIGN_OR_RAISE(
+        auto r, pr::RemoveOrphanFiles(table, pr::OrphanOptions{a.older_than_ms, a.dry_run}));
+    for (const auto& path : r.paths) {
+      std::cout << (r.dry_run ? "would delete: " : "deleted: ") << path << "\n";
+    }
+    std::cout << (r.dry_run ? "orphan files found (dry run): " : "orphan files deleted: ")
+              << r.files << "\n"
+              << (r.dry_run ? "bytes to free: " : "bytes freed: ") << r.bytes << "\n"
+              << "empty directories removed: " << r.dirs_removed << "\n";
     return Status::OK();
   }
   return Status::Invalid("unknown command '", command, "'");
