@@ -286,3 +286,13 @@ def _plan_range_tasks_int64(left: Sequence[Tuple[Optional[int], Optional[int], i
                             num_ranges: int) -> List[Tuple[Optional[int], Optional[int],
                                                            List[int], List[int]]]:
     """Test seam: plan_range_tasks over synthetic int64 extents (lo, hi, rows, bytes)."""
+# -- maintenance (python/src/maint.cc over maint/expire.h, maint/orphan.h)
+
+def expire_snapshots(table: Table, retain_max: Optional[int], retain_min: Optional[int],
+                     older_than_ms: Optional[int], max_deletes: Optional[int]) -> Dict[str, Any]:
+    """ExpireSnapshots: {"snapshots_expired", "data_files_deleted", "manifest_files_deleted",
+    "bytes_freed", "earliest_snapshot_id"}. None takes the table option."""
+
+def remove_orphan_files(table: Table, older_than_ms: Optional[int],
+                        dry_run: bool) -> Dict[str, Any]:
+    """RemoveOrphanFiles: {"files", "bytes", "paths", "dirs_removed", "dry_run"}."""

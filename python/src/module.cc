@@ -86,6 +86,8 @@ void RegisterSnapshot(nb::module_& m);
 void RegisterJoin(nb::module_& m);
 // Defined in range_plan.cc: range-join planning (key bounds per split, cut into ranges).
 void RegisterRangePlan(nb::module_& m);
+// Defined in maint.cc: snapshot expiration and orphan-file cleaning.
+void RegisterMaint(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -258,6 +260,7 @@ NB_MODULE(_native, m) {
   RegisterTypes(m);
   RegisterJoin(m);
   RegisterRangePlan(m);
+  RegisterMaint(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));
