@@ -11,6 +11,7 @@
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/maint/table_files.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
@@ -324,6 +325,36 @@ TEST(ExpireTest, AnUpdateWhoseBaseExpiredIsARowIdConflict) {
   EXPECT_EQ(*GetErrorKind(committed.status()), ErrorKind::kRowIdConflict);
   EXPECT_NE(committed.status().message().find("expired"), std::string::npos)
       << committed.status().ToString();
+}
+
+// The whole update path: planned on snapshot 1, which expires before the commit; the commit's
+// conflict check reports a row-id conflict, the update rebases onto the latest snapshot and
+// lands.
+TEST(ExpireTest, AnUpdatePlannedBeforeAnExpirationRebasesAndLands) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));  // 1
+  ASSERT_OK_AND_ASSIGN(auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t"));
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  ASSERT_OK(ids.AppendValues({3, 7}));
+  ASSERT_OK(names.AppendValues(std::vector<std::string>{"three", "seven"}));
+  auto rows = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())}),
+      2, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
+  ASSERT_OK(update->Add(rows));
+  fx.Append(WriteFixture::Batch(10, 10));  // 2
+  fx.Append(WriteFixture::Batch(20, 10));  // 3
+  ASSERT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
+  ASSERT_EQ(Ids(*fx.table()), (std::vector<int64_t>{3}));
+  ASSERT_OK_AND_ASSIGN(auto outcome, CommitUpdate(update.get(), fx.table(), RandomUuid()));
+  EXPECT_EQ(outcome.rebases, 1);
+  EXPECT_EQ(outcome.snapshot_id, 4);
+  auto t = ReadSnapshot(fx.table(), 4);
+  auto name = std::static_pointer_cast<arrow::StringArray>(t->GetColumnByName("name")->chunk(0));
+  EXPECT_EQ(name->GetString(3), "three");
+  EXPECT_EQ(name->GetString(7), "seven");
+  EXPECT_EQ(name->GetString(8), "name-8");
+  EXPECT_EQ(t->num_rows(), 30);
 }
 
 // A crash at each step of an expiration (SIGKILL at a fault point) leaves every retained
