@@ -63,6 +63,7 @@ class Cleaner {
       for (const auto& n : files.manifests) manifests.insert(n);
       if (files.index_manifest) used_.insert(table_->ManifestPath(*files.index_manifest));
       for (const auto& n : files.index_files) used_.insert(JoinPath(IndexDir(*table_), n));
+      if (files.statistics) used_.insert(JoinPath(StatisticsDir(*table_), *files.statistics));
     }
     for (const auto& name : manifests) {  // each distinct manifest decoded once
       used_.insert(table_->ManifestPath(name));

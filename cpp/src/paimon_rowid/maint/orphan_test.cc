@@ -74,6 +74,21 @@ TEST(OrphanTest, DeletesOnlyUnreferencedOldFiles) {
   EXPECT_EQ(r.files, 0);
 }
 
+TEST(OrphanTest, TheStatisticsFileASnapshotNamesIsUsed) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  const std::string root = fx.table_path();
+  Snapshot snap = fx.table()->SnapshotById(1).ValueOrDie();
+  snap.statistics = "stats-used";  // as an ANALYZE of another engine records it
+  ASSERT_OK(fx.table()->file_io()->WriteFile(fx.table()->SnapshotPath(1), snap.ToJson()));
+  std::string used = Touch(root + "/statistics/stats-used");
+  std::string dead = Touch(root + "/statistics/stats-dead");
+  Age(root);
+  ASSERT_OK_AND_ASSIGN(auto r, RemoveOrphanFiles(fx.table()));
+  EXPECT_EQ(r.paths, std::vector<std::string>{dead});
+  EXPECT_TRUE(fs::exists(used));
+}
+
 TEST(OrphanTest, CleansTempFilesOfTheMetadataDirectoriesOnly) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));

@@ -21,6 +21,7 @@ Status MissingFile(const std::string& path) {
 }  // namespace
 
 std::string IndexDir(const Table& table) { return JoinPath(table.path(), "index"); }
+std::string StatisticsDir(const Table& table) { return JoinPath(table.path(), "statistics"); }
 
 Result<std::vector<ManifestFileMeta>> ReadManifestListIfExists(const Table& table,
                                                                const std::string& name) {
@@ -66,6 +67,7 @@ Result<SnapshotMetaFiles> ReadSnapshotMetaFiles(const Table& table, const Snapsh
       return MissingFile(path);
     }
   }
+  if (snapshot.statistics && !snapshot.statistics->empty()) out.statistics = *snapshot.statistics;
   return out;
 }
 
@@ -76,6 +78,7 @@ Status CollectMetaFiles(const Table& table, const Snapshot& snapshot, bool toler
   for (const auto& n : files.manifests) out->insert(table.ManifestPath(n));
   if (files.index_manifest) out->insert(table.ManifestPath(*files.index_manifest));
   for (const auto& n : files.index_files) out->insert(JoinPath(IndexDir(table), n));
+  if (files.statistics) out->insert(JoinPath(StatisticsDir(table), *files.statistics));
   return Status::OK();
 }
 

@@ -1,8 +1,8 @@
 // The files a snapshot names, for expiration and orphan cleaning (internal to maint/).
 //
 // A snapshot names manifest lists (base, delta, changelog), the manifests they list, an index
-// manifest and the index files it lists (docs/format.md §2, §3); its data files are the
-// entries of those manifests. Paths here are absolute, as FileIO takes them.
+// manifest and the index files it lists, and a statistics file (docs/format.md §2, §3); its data
+// files are the entries of those manifests. Paths here are absolute, as FileIO takes them.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,7 @@ struct SnapshotMetaFiles {
   std::vector<std::string> manifests;         // names in manifest/
   std::optional<std::string> index_manifest;  // name in manifest/
   std::vector<std::string> index_files;       // names in index/
+  std::optional<std::string> statistics;      // name in statistics/ (ANALYZE results)
 };
 
 /// Reads the lists and the index manifest of `snapshot`. With `tolerate_missing` a list or
@@ -42,8 +43,9 @@ Result<std::vector<ManifestFileMeta>> ReadManifestListIfExists(const Table& tabl
 Result<std::vector<ManifestEntry>> ReadManifestIfExists(const Table& table,
                                                         const std::string& name);
 
-/// The directory of index files.
+/// The directories of index files and of statistics files.
 std::string IndexDir(const Table& table);
+std::string StatisticsDir(const Table& table);
 
 /// The earliest snapshot id: the EARLIEST hint when snapshot-h exists and snapshot-(h-1) does
 /// not, else the smallest listed id (`latest` when the listing is empty).
