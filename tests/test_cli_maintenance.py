@@ -92,3 +92,9 @@ def test_cli_refuses_bad_options(table, args, message):
     run = _cli(table, *args)
     assert run.returncode == 2, (run.returncode, run.stderr)
     assert message in run.stderr and run.stdout == ""
+
+
+def test_cli_usage_names_the_maintenance_verbs(table):
+    run = _cli(table)
+    assert run.returncode == 2
+    assert "expire-snapshots" in run.stderr and "remove-orphan-files" in run.stderr

@@ -167,8 +167,14 @@ std::vector<std::string> ReadFields(const pr::Table& table,
   return fields;
 }
 
+constexpr const char* kCommands =
+    "databases, tables, schema, snapshot, ranges, read, read-by-row-id, update-by-row-id, "
+    "expire-snapshots, remove-orphan-files";
+
 Status Run(const Args& a) {
-  if (a.positional.size() < 2) return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ...");
+  if (a.positional.size() < 2) {
+    return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ... (commands: ", kCommands, ")");
+  }
   const std::string& command = a.positional[1];
   ARROW_ASSIGN_OR_RAISE(auto catalog, pr::Catalog::Make({{"warehouse", a.positional[0]}}));
   if (command == "databases") {
@@ -272,7 +278,7 @@ Status Run(const Args& a) {
               << "empty directories removed: " << r.dirs_removed << "\n";
     return Status::OK();
   }
-  return Status::Invalid("unknown command '", command, "'");
+  return Status::Invalid("unknown command '", command, "' (commands: ", kCommands, ")");
 }
 
 }  // namespace
