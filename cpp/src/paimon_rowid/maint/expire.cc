@@ -10,7 +10,7 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
-#include "paimon_rowid/maint/table_files.h"
+#include "paimon_rowid/maint/table_files_internal.h"
 #include "paimon_rowid/scan/plan.h"
 
 namespace paimon_rowid {

@@ -10,7 +10,7 @@
 #include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
-#include "paimon_rowid/maint/table_files.h"
+#include "paimon_rowid/maint/table_files_internal.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"

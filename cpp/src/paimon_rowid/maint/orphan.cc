@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "paimon_rowid/common/clock.h"
-#include "paimon_rowid/maint/table_files.h"
+#include "paimon_rowid/maint/table_files_internal.h"
 
 namespace paimon_rowid {
 namespace {

@@ -1,4 +1,5 @@
-// The files a snapshot names, for expiration and orphan cleaning (internal to maint/).
+// The files a snapshot names, for expiration and orphan cleaning (internal to maint/; not
+// installed).
 //
 // A snapshot names manifest lists (base, delta, changelog), the manifests they list, an index
 // manifest and the index files it lists, and a statistics file (docs/format.md §2, §3); its data

@@ -1,4 +1,4 @@
-#include "paimon_rowid/maint/table_files.h"
+#include "paimon_rowid/maint/table_files_internal.h"
 
 #include "paimon_rowid/catalog/snapshot_manager.h"
 #include "paimon_rowid/commit/committer.h"
