@@ -218,10 +218,14 @@ def test_cli_compact(warehouse):
     before = _read(warehouse)
     out = _cli(warehouse, "compact", "db.t", "--min-file-num", "7")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("nothing to compact: 2 file groups")
+    lines = out.stdout.splitlines()
+    assert lines[:2] == ["snapshot: none", "file groups compacted: 0 of 2"]
     out = _cli(warehouse, "compact", "db.t")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("compacted 2 of 2 file groups into snapshot 8 (COMPACT): 12 files")
+    lines = out.stdout.splitlines()
+    assert lines[:2] == ["snapshot: 8", "file groups compacted: 2 of 2"]
+    assert lines[2].startswith("files replaced: 12 (") and lines[3].startswith("files written: 2 (")
+    assert lines[4] == "rows rewritten: 80"
     assert _read(warehouse).equals(before)
     bad = _cli(warehouse, "compact", "db.t", "--min-file-num", "1")
     assert bad.returncode == 2 and "must be at least 2" in bad.stderr

@@ -116,13 +116,15 @@ class Model:
 
     def expire(self) -> None:
         from paimon_rowid import expire_snapshots
-        retain_max = self.rnd.randint(1, 4)
-        expire_snapshots("db.m", _opts(self.warehouse), retain_max=retain_max, retain_min=1,
-                         older_than_ms=int(time.time() * 1000) + 60_000)
+        # Every snapshot is older than `older_than_ms`, so Java's rules keep exactly the
+        # newest `retain_min` (retain_max only caps what time would keep).
+        keep = self.rnd.randint(1, 4)
+        expire_snapshots("db.m", _opts(self.warehouse), retain_max=keep + 2, retain_min=keep,
+                         older_than_ms=int(time.time() * 1000) + 60_000, max_deletes=10_000)
         table = _table(self.warehouse)
         latest = self.latest()
         for sid in list(self.by_snapshot):
-            if sid <= latest - retain_max:
+            if sid <= latest - keep:
                 with pytest.raises(ValueError):
                     table.snapshot(sid)
                 del self.by_snapshot[sid]

@@ -122,3 +122,12 @@ def test_row_id_jobs_are_exported_at_the_top_level():
     from paimon_rowid import backfill_job
     assert paimon_rowid.backfill is backfill_job.backfill
     assert paimon_rowid.backfill_status is backfill_job.backfill_status
+
+
+def test_maintenance_is_exported_at_the_top_level():
+    import paimon_rowid
+    from paimon_rowid import maintenance
+    assert paimon_rowid.expire_snapshots is maintenance.expire_snapshots
+    assert paimon_rowid.remove_orphan_files is maintenance.remove_orphan_files
+    for name in ("expire_snapshots", "remove_orphan_files"):
+        assert name in paimon_rowid.__all__

@@ -12,8 +12,16 @@
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
 //   paimon-rowid WAREHOUSE compact DB.TABLE [--full] [--min-file-num N] [--threads N]
 //       (data-evolution compaction: one COMPACT snapshot, docs/maintenance.md)
+//   paimon-rowid WAREHOUSE expire-snapshots DB.TABLE [--retain-max N] [--retain-min N]
+//       [--older-than-ms T] [--max-deletes N]
+//       (unset options take the table's snapshot.num-retained.max/min, snapshot.time-retained,
+//       snapshot.expire.limit; T is epoch milliseconds)
+//   paimon-rowid WAREHOUSE remove-orphan-files DB.TABLE [--older-than-ms T] [--dry-run]
+//       (default T: now minus one day; --dry-run lists what would be deleted)
+// Maintenance verbs print what they did, one "key: value" line each (docs/maintenance.md).
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -42,6 +50,9 @@ struct Args {
   bool full = false;
   std::optional<int64_t> min_file_num;
   int64_t threads = 0;
+  pr::ExpireOptions expire;
+  std::optional<int64_t> older_than_ms;
+  bool dry_run = false;
 };
 
 // A whole decimal integer (optional '-'), nothing else: "1.5", "0x10", "", " 7", "1e3" and
@@ -107,6 +118,21 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
       if (a.threads < 0 || a.threads > 1024) {
         return Status::Invalid("--threads: must be in [0, 1024], got ", v);
       }
+    } else if (arg == "--retain-max" || arg == "--retain-min" || arg == "--max-deletes") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(auto n, ParseInt64(arg, v));
+      if (n < INT32_MIN || n > INT32_MAX) {
+        return Status::Invalid(arg, ": '", v, "' is out of range (a 32-bit integer)");
+      }
+      auto& field = arg == "--retain-max"   ? a.expire.retain_max
+                    : arg == "--retain-min" ? a.expire.retain_min
+                                            : a.expire.max_deletes;
+      field = static_cast<int32_t>(n);
+    } else if (arg == "--older-than-ms") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      ARROW_ASSIGN_OR_RAISE(a.older_than_ms, ParseInt64(arg, v));
+    } else if (arg == "--dry-run") {
+      a.dry_run = true;
     } else {
       a.positional.push_back(arg);
     }
@@ -157,8 +183,14 @@ std::vector<std::string> ReadFields(const pr::Table& table,
   return fields;
 }
 
+constexpr const char* kCommands =
+    "databases, tables, schema, snapshot, ranges, read, read-by-row-id, update-by-row-id, "
+    "compact, expire-snapshots, remove-orphan-files";
+
 Status Run(const Args& a) {
-  if (a.positional.size() < 2) return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ...");
+  if (a.positional.size() < 2) {
+    return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ... (commands: ", kCommands, ")");
+  }
   const std::string& command = a.positional[1];
   ARROW_ASSIGN_OR_RAISE(auto catalog, pr::Catalog::Make({{"warehouse", a.positional[0]}}));
   if (command == "databases") {
@@ -243,18 +275,39 @@ Status Run(const Args& a) {
     options.min_file_num = a.min_file_num;
     options.threads = static_cast<int>(a.threads);
     ARROW_ASSIGN_OR_RAISE(auto r, pr::Compact(table, options));
-    if (!r.snapshot_id) {
-      std::cout << "nothing to compact: " << r.groups_total << " file groups, none due\n";
-      return Status::OK();
-    }
-    std::cout << "compacted " << r.groups_compacted << " of " << r.groups_total
-              << " file groups into snapshot " << *r.snapshot_id
-              << " (COMPACT): " << r.files_removed << " files (" << r.bytes_before
-              << " bytes) replaced by " << r.files_written << " (" << r.bytes_written << " bytes), "
-              << r.rows_rewritten << " rows rewritten\n";
+    std::cout << "snapshot: " << (r.snapshot_id ? std::to_string(*r.snapshot_id) : "none") << "\n"
+              << "file groups compacted: " << r.groups_compacted << " of " << r.groups_total << "\n"
+              << "files replaced: " << r.files_removed << " (" << r.bytes_before << " bytes)\n"
+              << "files written: " << r.files_written << " (" << r.bytes_written << " bytes)\n"
+              << "rows rewritten: " << r.rows_rewritten << "\n";
     return Status::OK();
   }
-  return Status::Invalid("unknown command '", command, "'");
+  if (command == "expire-snapshots") {
+    pr::ExpireOptions options = a.expire;
+    options.older_than_ms = a.older_than_ms;
+    ARROW_ASSIGN_OR_RAISE(auto r, pr::ExpireSnapshots(table, options));
+    std::cout << "snapshots expired: " << r.snapshots_expired << "\n"
+              << "data files deleted: " << r.data_files_deleted << "\n"
+              << "manifest files deleted: " << r.manifest_files_deleted << "\n"
+              << "bytes freed: " << r.bytes_freed << "\n"
+              << "earliest snapshot: "
+              << (r.earliest_snapshot_id ? std::to_string(*r.earliest_snapshot_id) : "none")
+              << "\n";
+    return Status::OK();
+  }
+  if (command == "remove-orphan-files") {
+    ARROW_ASSIGN_OR_RAISE(
+        auto r, pr::RemoveOrphanFiles(table, pr::OrphanOptions{a.older_than_ms, a.dry_run}));
+    for (const auto& path : r.paths) {
+      std::cout << (r.dry_run ? "would delete: " : "deleted: ") << path << "\n";
+    }
+    std::cout << (r.dry_run ? "orphan files found (dry run): " : "orphan files deleted: ")
+              << r.files << "\n"
+              << (r.dry_run ? "bytes to free: " : "bytes freed: ") << r.bytes << "\n"
+              << "empty directories removed: " << r.dirs_removed << "\n";
+    return Status::OK();
+  }
+  return Status::Invalid("unknown command '", command, "' (commands: ", kCommands, ")");
 }
 
 }  // namespace

@@ -5,7 +5,8 @@ tracking and data evolution, with pypaimon's API shape.
 ``update_by_row_id``, ``read_by_row_id`` and ``process_row_id_ranges`` are the row-id jobs,
 embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs them on Ray);
 ``backfill`` computes a derived column in one call, resumable and incremental (beyond pypaimon);
-``range_join`` joins two tables clustered by the join key without a shuffle. The
+``range_join`` joins two tables clustered by the join key without a shuffle;
+``expire_snapshots`` and ``remove_orphan_files`` keep a table's storage bounded. The
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
@@ -30,6 +31,7 @@ from .exceptions import (
     TableNotExistException,
 )
 from .joins import bucket_join, bucket_join_reader
+from .maintenance import expire_snapshots, remove_orphan_files
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
 from .range_join import range_join
@@ -57,4 +59,6 @@ __all__ = [
     "range_join",
     # table maintenance (paimon_rowid.ray.compact runs compaction on Ray)
     "compact",
+    # table maintenance: snapshot expiration and orphan-file cleaning
+    "expire_snapshots", "remove_orphan_files",
 ]

@@ -313,3 +313,14 @@ def commit_compaction(table: Table, messages: List[CommitMessage],
 
 def compaction_tally(messages: List[CommitMessage]) -> Dict[str, Any]:
     """The counts of ``compact`` for these messages."""
+
+# -- maintenance (python/src/maint.cc over maint/expire.h, maint/orphan.h)
+
+def expire_snapshots(table: Table, retain_max: Optional[int], retain_min: Optional[int],
+                     older_than_ms: Optional[int], max_deletes: Optional[int]) -> Dict[str, Any]:
+    """ExpireSnapshots: {"snapshots_expired", "data_files_deleted", "manifest_files_deleted",
+    "bytes_freed", "earliest_snapshot_id"}. None takes the table option."""
+
+def remove_orphan_files(table: Table, older_than_ms: Optional[int],
+                        dry_run: bool) -> Dict[str, Any]:
+    """RemoveOrphanFiles: {"files", "bytes", "paths", "dirs_removed", "dry_run"}."""

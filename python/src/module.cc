@@ -88,6 +88,8 @@ void RegisterJoin(nb::module_& m);
 void RegisterRangePlan(nb::module_& m);
 // Defined in compact.cc: data-evolution compaction.
 void RegisterCompact(nb::module_& m);
+// Defined in maint.cc: snapshot expiration and orphan-file cleaning.
+void RegisterMaint(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -261,6 +263,7 @@ NB_MODULE(_native, m) {
   RegisterJoin(m);
   RegisterRangePlan(m);
   RegisterCompact(m);
+  RegisterMaint(m);
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

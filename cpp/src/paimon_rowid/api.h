@@ -59,6 +59,12 @@
 // into one file with the same row ids and values (a COMPACT snapshot; maint/compact.h).
 //
 //   ARROW_ASSIGN_OR_RAISE(CompactResult done, Compact(table, CompactOptions{}));
+// Maintenance. ExpireSnapshots deletes old snapshots and the files only they need (Java's
+// snapshot.num-retained.min/max, snapshot.time-retained); RemoveOrphanFiles deletes files no
+// snapshot or tag references that are older than a safety margin (docs/maintenance.md).
+//
+//   ARROW_ASSIGN_OR_RAISE(auto expired, ExpireSnapshots(table, {.retain_max = 5}));
+//   ARROW_ASSIGN_OR_RAISE(auto orphans, RemoveOrphanFiles(table, {.dry_run = true}));
 //
 // Errors: every fallible call returns arrow::Status / arrow::Result; nothing throws across
 // this surface. Invalid and TypeError mean bad input (the messages follow pypaimon's),
@@ -110,3 +116,6 @@
 
 // Table maintenance.
 #include "paimon_rowid/maint/compact.h"
+// Maintenance: snapshot expiration and orphan-file cleaning.
+#include "paimon_rowid/maint/expire.h"
+#include "paimon_rowid/maint/orphan.h"

@@ -26,6 +26,18 @@ Result<std::set<int32_t>> FieldIdsOf(SchemaCache* schemas, const DataFileMeta& f
   return ids;
 }
 
+// Snapshot `id` of the walk from `check_from`; a snapshot that expired meanwhile is a conflict
+// (the update must be planned again on a retained snapshot), not an I/O error.
+Result<Snapshot> SnapshotOfWalk(const Table& table, int64_t id, int64_t check_from) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, table.file_io()->Exists(table.SnapshotPath(id)));
+  if (!exists) {
+    return Conflict("The base snapshot " + std::to_string(check_from) +
+                    " of this commit can no longer be checked: snapshot " + std::to_string(id) +
+                    " was expired meanwhile. Plan the update again on the latest snapshot.");
+  }
+  return table.SnapshotById(id);
+}
+
 }  // namespace
 
 Status CheckRowIdExistence(const std::vector<ManifestEntry>& live,
@@ -159,12 +171,26 @@ Status CheckColumnConflicts(std::shared_ptr<const Table> table, int64_t check_fr
     committing.push_back({&e.file, std::move(ids)});
   }
   if (committing.empty()) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(Snapshot base, table->SnapshotById(check_from));
+  ARROW_ASSIGN_OR_RAISE(Snapshot base, SnapshotOfWalk(*table, check_from, check_from));
   int64_t base_next_row_id = base.next_row_id.value_or(0);
   for (int64_t id = check_from + 1; id <= latest.id; ++id) {
-    ARROW_ASSIGN_OR_RAISE(Snapshot snap, table->SnapshotById(id));
+    ARROW_ASSIGN_OR_RAISE(Snapshot snap, SnapshotOfWalk(*table, id, check_from));
     if (snap.commit_kind == "COMPACT") continue;
-    ARROW_ASSIGN_OR_RAISE(auto entries, ReadDeltaEntries(*table, snap));
+    auto read = ReadDeltaEntries(*table, snap);
+    if (!read.ok()) {
+      // An expiration running right now deletes manifests before the snapshot files.
+      ARROW_ASSIGN_OR_RAISE(bool still_there, table->file_io()->Exists(table->SnapshotPath(id)));
+      ARROW_ASSIGN_OR_RAISE(
+          bool list_there, table->file_io()->Exists(table->ManifestPath(snap.delta_manifest_list)));
+      if (!still_there || !list_there) {
+        ARROW_RETURN_NOT_OK(SnapshotOfWalk(*table, id, check_from).status());
+        return Conflict("The base snapshot " + std::to_string(check_from) +
+                        " of this commit can no longer be checked: snapshot " + std::to_string(id) +
+                        " is being expired. Plan the update again on the latest snapshot.");
+      }
+      return read.status();
+    }
+    const std::vector<ManifestEntry>& entries = *read;
     for (const auto& e : entries) {
       if (!e.file.first_row_id || *e.file.first_row_id >= base_next_row_id) continue;
       int64_t lo = *e.file.first_row_id, hi = e.file.last_row_id();

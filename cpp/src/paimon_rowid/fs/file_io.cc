@@ -164,6 +164,7 @@ Result<std::vector<FileStatus>> FileIO::List(const std::string& dir) const {
     s.name = it->path().filename().string();
     s.is_dir = S_ISDIR(st.st_mode);
     s.size = s.is_dir ? 0 : static_cast<int64_t>(st.st_size);
+    s.mtime_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
     out.push_back(std::move(s));
   }
   if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
@@ -188,6 +189,12 @@ Status FileIO::DeleteDirRecursive(const std::string& dir) const {
   fs::remove_all(dir, ec);
   if (ec) return Status::IOError("cannot delete '", dir, "': ", ec.message());
   return Status::OK();
+}
+
+Result<bool> FileIO::DeleteEmptyDir(const std::string& dir) const {
+  if (::rmdir(dir.c_str()) == 0) return true;
+  if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOENT) return false;
+  return ErrnoStatus("cannot remove directory", dir);
 }
 
 Status FileIO::Rename(const std::string& from, const std::string& to) const {

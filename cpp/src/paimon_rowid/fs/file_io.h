@@ -27,6 +27,7 @@ struct FileStatus {
   std::string name;  // base name
   bool is_dir = false;
   int64_t size = 0;
+  int64_t mtime_millis = 0;  // last modification, ms since the epoch
 };
 
 class FileIO {
@@ -57,6 +58,9 @@ class FileIO {
   /// Deletes a file; a missing file is not an error.
   Status DeleteFile(const std::string& path) const;
   Status DeleteDirRecursive(const std::string& dir) const;
+  /// Removes `dir` when it is empty (one rmdir(2), so a file created concurrently is never
+  /// lost); false when it is not empty or does not exist.
+  Result<bool> DeleteEmptyDir(const std::string& dir) const;
   /// Renames a file or directory atomically (one rename(2) on a local filesystem); `to` must
   /// not exist.
   Status Rename(const std::string& from, const std::string& to) const;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "paimon_rowid/testing/gtest_util.h"
@@ -21,6 +22,26 @@ TEST(FileIOTest, NoReplaceNeverOverwrites) {
   auto entries = io->List(JoinPath(dir.path(), "snapshot"));
   ASSERT_OK(entries);
   EXPECT_EQ(entries->size(), 1u);
+}
+
+TEST(FileIOTest, ListGivesModificationTimesAndDeleteEmptyDirKeepsFiles) {
+  testing::TempDir dir;
+  auto io = FileIO::Local();
+  std::string path = JoinPath(dir.path(), "d/f");
+  ASSERT_OK(io->WriteFile(path, "x"));
+  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(48);
+  std::filesystem::last_write_time(path, old);
+  ASSERT_OK_AND_ASSIGN(auto entries, io->List(JoinPath(dir.path(), "d")));
+  ASSERT_EQ(entries.size(), 1u);
+  auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  EXPECT_NEAR(static_cast<double>(now_ms - entries[0].mtime_millis), 48.0 * 3600 * 1000, 60'000);
+  EXPECT_FALSE(*io->DeleteEmptyDir(JoinPath(dir.path(), "d")));  // holds a file
+  EXPECT_TRUE(io->Exists(path).ValueOrDie());
+  ASSERT_OK(io->DeleteFile(path));
+  EXPECT_TRUE(*io->DeleteEmptyDir(JoinPath(dir.path(), "d")));
+  EXPECT_FALSE(*io->DeleteEmptyDir(JoinPath(dir.path(), "d")));  // gone
 }
 
 TEST(FileIOTest, WriteListDelete) {

@@ -396,9 +396,15 @@ Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
                                             const std::vector<std::string>& cols,
                                             std::shared_ptr<const RowIdIndex> index,
                                             arrow::MemoryPool* pool) {
-  ARROW_ASSIGN_OR_RAISE(
-      auto pinned, table.Copy({{options::kScanSnapshotId, std::to_string(index->snapshot_id())},
-                               {options::kScanTagName, std::nullopt}}));
+  // The index names its files, so the handle only supplies schema and options. An update's
+  // base snapshot may have been expired since it was planned (maint/expire.h): its files are
+  // still there (only DELETEd files go), so they are read through the unpinned handle.
+  ARROW_ASSIGN_OR_RAISE(bool exists,
+                        table.file_io()->Exists(table.SnapshotPath(index->snapshot_id())));
+  std::optional<std::string> snapshot_id;
+  if (exists) snapshot_id = std::to_string(index->snapshot_id());
+  ARROW_ASSIGN_OR_RAISE(auto pinned, table.Copy({{options::kScanSnapshotId, snapshot_id},
+                                                 {options::kScanTagName, std::nullopt}}));
   RowIdReadOptions options;
   options.pool = pool;
   return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);

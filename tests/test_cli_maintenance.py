@@ -1,0 +1,100 @@
+"""The CLI's maintenance verbs (expire-snapshots, remove-orphan-files) against a table written
+by the Python API. Same binary lookup as tests/test_cli.py: a missing binary fails in CI and
+skips elsewhere."""
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import time
+
+import pyarrow as pa
+import pytest
+
+pytestmark = pytest.mark.native
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _binary(relative: str) -> str:
+    explicit = os.environ.get("PAIMON_ROWID_BUILD_DIR")
+    dirs = [explicit] if explicit else [os.path.join(ROOT, "build", "cpp")] + sorted(
+        glob.glob(os.path.join(ROOT, "build*")))
+    for d in dirs:
+        path = os.path.join(d, relative)
+        if os.path.exists(path):
+            return path
+    if os.environ.get("CI"):
+        pytest.fail(f"{relative} was not built (scripts/test.sh builds it into build/cpp)")
+    pytest.skip(f"{relative} is not built")
+
+
+def _cli(*args):
+    return subprocess.run([_binary("cpp/tools/paimon-rowid"), *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.fixture
+def table(warehouse):
+    from paimon_rowid import CatalogFactory, Schema
+    c = CatalogFactory.create({"warehouse": warehouse})
+    c.create_database("db", True)
+    c.create_table("db.t", Schema.from_pyarrow_schema(
+        pa.schema([("id", pa.int64()), ("name", pa.string())]),
+        options={"row-tracking.enabled": "true", "data-evolution.enabled": "true"}), False)
+    for start in (0, 10, 20):
+        wb = c.get_table("db.t").new_batch_write_builder()
+        w, cm = wb.new_write(), wb.new_commit()
+        w.write_arrow(pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
+                                "name": [f"n{i}" for i in range(start, start + 10)]}))
+        cm.commit(w.prepare_commit())
+        w.close()
+    return warehouse
+
+
+def _lines(out: str) -> dict:
+    return dict(line.split(": ", 1) for line in out.splitlines())
+
+
+def test_cli_expires_snapshots(table):
+    run = _cli(table, "expire-snapshots", "db.t", "--retain-min", "1", "--older-than-ms",
+               str(2 ** 62), "--max-deletes", "1")
+    assert run.returncode == 0, run.stderr
+    got = _lines(run.stdout)
+    assert got["snapshots expired"] == "1" and got["earliest snapshot"] == "2"
+    run = _cli(table, "expire-snapshots", "db.t", "--retain-min", "1", "--older-than-ms",
+               str(2 ** 62))
+    assert _lines(run.stdout)["earliest snapshot"] == "3"
+    assert _cli(table, "read", "db.t", "--columns", "id").stdout.count("\n") == 31
+
+
+def test_cli_removes_orphan_files(table):
+    dead = os.path.join(table, "db.db", "t", "bucket-0", "data-dead-0.parquet")
+    with open(dead, "wb") as out:
+        out.write(b"junk")
+    future = str(int(time.time() * 1000) + 60_000)
+    dry = _cli(table, "remove-orphan-files", "db.t", "--older-than-ms", future, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert f"would delete: {dead}" in dry.stdout.splitlines()
+    assert "orphan files found (dry run): 1" in dry.stdout and os.path.exists(dead)
+    run = _cli(table, "remove-orphan-files", "db.t", "--older-than-ms", future)
+    assert f"deleted: {dead}" in run.stdout.splitlines() and not os.path.exists(dead)
+    assert "orphan files deleted: 1" in run.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["expire-snapshots", "db.t", "--retain-min", "0"], "retain_min must be at least 1"),
+    (["expire-snapshots", "db.t", "--retain-min", "x"], "--retain-min: 'x' is not an integer"),
+    (["expire-snapshots", "db.t", "--retain-max", "99999999999"], "out of range"),
+    (["remove-orphan-files", "db.t", "--older-than-ms", "soon"], "is not an integer"),
+])
+def test_cli_refuses_bad_options(table, args, message):
+    run = _cli(table, *args)
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    assert message in run.stderr and run.stdout == ""
+
+
+def test_cli_usage_names_the_maintenance_verbs(table):
+    run = _cli(table)
+    assert run.returncode == 2
+    assert "expire-snapshots" in run.stderr and "remove-orphan-files" in run.stderr
