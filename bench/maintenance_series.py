@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 
 from bench import data, report
+from bench.measure import io_delta, proc_io
 from bench.registry import IDENTIFIER, SIZES, TABLE_OPTIONS
 from bench.runner import REPO
 
@@ -103,17 +104,20 @@ def manifest_count(table) -> Optional[int]:
 # -- the series -----------------------------------------------------------------------------
 
 def measure(lib, warehouse: str, repeats: int = 3) -> Dict[str, Any]:
-    times, files, splits = [], None, None
+    times, reads, files, splits = [], [], None, None
     for _ in range(repeats):
         table = lib.CatalogFactory.create({"warehouse": warehouse}).get_table(IDENTIFIER)
+        io_before = proc_io()
         started = time.perf_counter()
         plan = table.new_read_builder().new_scan().plan()
         times.append(time.perf_counter() - started)
+        reads.append(io_delta(io_before, proc_io()).get("rchar"))
         found = plan.splits()
         files = sum(len(s.file_paths) for s in found)
         splits = len(found)
     snapshot = table.latest_snapshot()
-    return {"plan_s": statistics.median(times), "files": files, "splits": splits,
+    return {"plan_s": statistics.median(times), "plan_rchar": statistics.median(reads),
+            "files": files, "splits": splits,
             "manifests": manifest_count(table), "snapshot": snapshot.id,
             "kind": snapshot.commit_kind}
 
@@ -180,13 +184,16 @@ def run_series(size: str, commits: int, compact_every: int, rows_per_update: int
                                     "groups_compacted", "files_removed", "files_written",
                                     "rows_rewritten", "bytes_before", "bytes_written")}})
             record(i, "after compact")
-            last = points[-1]
-            log(f"  commit {i:5d}: {time.perf_counter() - started:7.1f} s elapsed; compacted "
-                f"{result.get('files_removed')} -> {result.get('files_written')} files in "
-                f"{compactions[-1]['compact_s']:.2f} s; plan {last['plan_s'] * 1e3:.1f} ms, "
-                f"{last['files']} files, {last['manifests']} manifests"
-                + (f"; control plan {points[-2]['plan_s'] * 1e3:.1f} ms, {points[-2]['files']} "
-                   f"files, {points[-2]['manifests']} manifests" if control else ""), flush=True)
+            last, ctl = points[-1], points[-2]
+            line = (f"  commit {i:5d}: {time.perf_counter() - started:7.1f} s elapsed; "
+                    f"compacted {result.get('files_removed')} -> {result.get('files_written')} "
+                    f"files in {compactions[-1]['compact_s']:.2f} s; plan "
+                    f"{last['plan_s'] * 1e3:.1f} ms, {last['files']} files, "
+                    f"{last['manifests']} manifests, {_bytes(last['plan_rchar'])} read")
+            if control:
+                line += (f"; control plan {ctl['plan_s'] * 1e3:.1f} ms, {ctl['files']} files, "
+                         f"{ctl['manifests']} manifests, {_bytes(ctl['plan_rchar'])} read")
+            log(line, flush=True)
     elapsed = time.perf_counter() - started
     return {"size": size, "rows": rows, "base_commits": p["commits"], "commits": commits,
             "compact_every": compact_every, "rows_per_update": rows_per_update,
@@ -213,13 +220,18 @@ def _ms(v: Optional[float]) -> str:
     return "–" if v is None else f"{v * 1e3:.1f}"
 
 
+def _bytes(v: Optional[float]) -> str:
+    return report._bytes(v)
+
+
 def markdown_table(result: Dict[str, Any]) -> str:
     by_key = {(pt["commit"], pt["table"], pt["when"]): pt for pt in result["points"]}
     control = result["control"]
     header = ["commits", "compacted: plan ms before / after compact",
-              "files read before / after", "manifests before / after"]
+              "plan reads before / after", "files read before / after",
+              "manifests before / after"]
     if control:
-        header += ["no compaction: plan ms", "files read", "manifests"]
+        header += ["no compaction: plan ms", "plan reads", "files read", "manifests"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     start = by_key.get((0, "compacted", "start"))
     commits = sorted({pt["commit"] for pt in result["points"] if pt["commit"]})
@@ -231,14 +243,15 @@ def markdown_table(result: Dict[str, Any]) -> str:
         if before is None or after is None:
             continue
         cells = [f"{commit:,}", f"{_ms(before['plan_s'])} / {_ms(after['plan_s'])}",
+                 f"{_bytes(before['plan_rchar'])} / {_bytes(after['plan_rchar'])}",
                  f"{before['files']:,} / {after['files']:,}",
                  f"{before['manifests']} / {after['manifests']}"]
         if commit == 0:
-            cells[1:] = [_ms(before["plan_s"]), f"{before['files']:,}",
-                         str(before["manifests"])]
+            cells[1:] = [_ms(before["plan_s"]), _bytes(before["plan_rchar"]),
+                         f"{before['files']:,}", str(before["manifests"])]
         if control:
-            cells += ([_ms(ctl["plan_s"]), f"{ctl['files']:,}", str(ctl["manifests"])]
-                      if ctl else ["–"] * 3)
+            cells += ([_ms(ctl["plan_s"]), _bytes(ctl["plan_rchar"]), f"{ctl['files']:,}",
+                       str(ctl["manifests"])] if ctl else ["–"] * 4)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -259,7 +272,8 @@ def section(result: Dict[str, Any], command: str) -> str:
         f"`update_by_row_id` commits of column x for {result['rows_per_update']:,} random ids "
         f"each, `paimon_rowid.compact` (default `compaction.min.file-num` 5) every "
         f"{result['compact_every']} commits. Plan = `new_read_builder().new_scan().plan()` on "
-        "a fresh `get_table` (median of 3); files read = the data files of the full scan's "
+        "a fresh `get_table` (median of 3); plan reads = its `/proc/self/io` rchar (snapshot, "
+        "manifest lists and manifests); files read = the data files of the full scan's "
         "splits; manifests = the entries of the latest snapshot's base + delta manifest lists."
         + (" \"No compaction\" is a second table given the same updates, never compacted "
            "(measured at the same points)." if result["control"] else ""),
