@@ -104,19 +104,24 @@ def manifest_count(table) -> Optional[int]:
 # -- the series -----------------------------------------------------------------------------
 
 def measure(lib, warehouse: str, repeats: int = 3) -> Dict[str, Any]:
-    times, reads, files, splits = [], [], None, None
+    times: List[float] = []
+    reads: List[int] = []
+    files = splits = None
     for _ in range(repeats):
         table = lib.CatalogFactory.create({"warehouse": warehouse}).get_table(IDENTIFIER)
         io_before = proc_io()
         started = time.perf_counter()
         plan = table.new_read_builder().new_scan().plan()
         times.append(time.perf_counter() - started)
-        reads.append(io_delta(io_before, proc_io()).get("rchar"))
+        rchar = io_delta(io_before, proc_io()).get("rchar")
+        if rchar is not None:  # None where /proc/self/io is unreadable
+            reads.append(rchar)
         found = plan.splits()
         files = sum(len(s.file_paths) for s in found)
         splits = len(found)
     snapshot = table.latest_snapshot()
-    return {"plan_s": statistics.median(times), "plan_rchar": statistics.median(reads),
+    return {"plan_s": statistics.median(times),
+            "plan_rchar": statistics.median(reads) if reads else None,
             "files": files, "splits": splits,
             "manifests": manifest_count(table), "snapshot": snapshot.id,
             "kind": snapshot.commit_kind}
