@@ -86,6 +86,40 @@ class Context:
         return self._pypaimon_table("base_table", {"rows": p["rows"], "commits": p["commits"]},
                                     self.base_inputs(), "base", writer=self.fixture_writer)
 
+    def update_inputs(self, updates: int, fraction: float) -> List[str]:
+        """``updates`` files of (_ROW_ID, x): each ``fraction`` of the base rows at random
+        (distinct within a file, a new draw per file), random new x."""
+        p = self.params
+        key = {"rows": p["rows"], "updates": updates, "fraction": fraction}
+        return self._inputs("update_inputs", key,
+                            lambda d: data.update_inputs(d, p["rows"], updates, fraction))
+
+    def evolved_tables(self, updates: int, fraction: float) -> Dict[str, Any]:
+        """Issue 17: the base table after ``updates`` update_by_row_id commits of x (the
+        ``update_inputs``, in order), and a copy of it after ``paimon_rowid.compact``. Built by
+        ours (the only engine here with both calls; pypaimon's update would take minutes):
+        the base table's files are hard-linked, the updates and the compaction add files.
+        Returns {"updated", "compacted": warehouses, "compaction": compact()'s figures}."""
+        from bench.workloads.backfill import link_warehouse
+        base = self.base_table()
+        inputs = self.update_inputs(updates, fraction)
+
+        def build(directory: Path) -> None:
+            updated = link_warehouse(base, directory / "updated")
+            self.run_fixture_job("ours", "read_ids_updated", {
+                "build": "updates", "warehouse": updated, "updates": inputs}, "evolved-updates")
+            compacted = link_warehouse(updated, directory / "compacted")
+            reply = self.run_fixture_job("ours", "read_ids_updated", {
+                "build": "compact", "warehouse": compacted}, "evolved-compact")
+            (directory / "compaction.json").write_text(json.dumps(reply.get("metrics") or {}))
+        key = {"updates": updates, "fraction": fraction, "base": base,
+               "base_key": (Path(base).parent / ".key").read_text(),
+               "writer": self.sides["ours"].python,
+               "writer_env": self.sides["ours"].env.get("PYTHONPATH", "")}
+        directory = self.fixture("evolved_tables", key, build)
+        return {"updated": str(directory / "updated"), "compacted": str(directory / "compacted"),
+                "compaction": json.loads((directory / "compaction.json").read_text())}
+
     def blob_table(self, rows: int, commits: int, payload_bytes: int, name: str) -> str:
         key = {"rows": rows, "commits": commits, "payload_bytes": payload_bytes}
         inputs = self._inputs(name + "_inputs", key,

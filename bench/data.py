@@ -101,6 +101,18 @@ def row_id_input(path: Path, ids: np.ndarray, x: Optional[np.ndarray] = None) ->
     return write_ipc(path, pa.table(columns))
 
 
+def update_inputs(directory: Path, rows: int, updates: int, fraction: float) -> List[str]:
+    """``updates`` files of (_ROW_ID, x): ``fraction`` of [0, rows) at random (distinct
+    within a file, a new draw per file), new random x; applied in file order."""
+    count = max(1, int(rows * fraction))
+    paths = []
+    for i in range(updates):
+        gen = rng(11, i)
+        ids = gen.choice(rows, size=count, replace=False)
+        paths.append(row_id_input(directory / f"update-{i:03d}.arrow", ids, gen.random(count)))
+    return paths
+
+
 def random_ids(rows: int, count: int, *key: int) -> np.ndarray:
     """``count`` distinct ids of [0, rows) in random order."""
     return rng(*key).choice(rows, size=min(count, rows), replace=False)

@@ -28,14 +28,16 @@ SIZES: Dict[str, Dict[str, Any]] = {
                   image_rows=40_000, image_commits=4, image_bytes=1024, backfill_rounds=3,
                   plan_files=2_000, plan_rows=128_000, plan_commits=4,
                   plan_target_file_size="1 kb", plan_rows_per_commit=10_000, plan_rounds=3,
-                  join_rows=100_000, join_incoming=1_000, join_buckets=16),
+                  join_rows=100_000, join_incoming=1_000, join_buckets=16,
+                  evolve_updates=50),
     "medium": dict(rows=1_000_000, commits=10, update_fraction=0.01, clustered=10_000,
                    read_few=10_000, read_many=100_000, blob_rows=400_000, blob_commits=4,
                    blob_reads=10_000, blob_bytes=1024, rounds=5, verify="all",
                    image_rows=400_000, image_commits=4, image_bytes=1024,
                    plan_files=20_000, plan_rows=1_280_000, plan_commits=10,
                    plan_target_file_size="1 kb", plan_rows_per_commit=100_000,
-                   join_rows=1_000_000, join_incoming=100_000, join_buckets=16),
+                   join_rows=1_000_000, join_incoming=100_000, join_buckets=16,
+                   evolve_updates=50),
     "large": dict(rows=10_000_000, commits=10, update_fraction=0.01, clustered=10_000,
                   read_few=10_000, read_many=1_000_000, blob_rows=4_000_000, blob_commits=8,
                   blob_reads=10_000, blob_bytes=1024, rounds=5, verify="first",
@@ -43,7 +45,8 @@ SIZES: Dict[str, Dict[str, Any]] = {
                   image_rows=4_000_000, image_commits=4, image_bytes=1024, backfill_rounds=2,
                   plan_files=100_000, plan_rows=6_400_000, plan_commits=10,
                   plan_target_file_size="1 kb", plan_rows_per_commit=1_000_000,
-                  join_rows=10_000_000, join_incoming=100_000, join_buckets=16),
+                  join_rows=10_000_000, join_incoming=100_000, join_buckets=16,
+                  evolve_updates=50),
 }
 
 IDENTIFIER = "bench.t"

@@ -100,6 +100,11 @@ class Engine:
         """The library's non-Ray ``process_row_id_ranges`` (the processor gets its Ranges)."""
         raise NotImplementedError
 
+    def compact(self, warehouse: str, identifier: str) -> Dict[str, Any]:
+        """Data-evolution compaction of every due file group, one COMPACT commit; returns the
+        library's figures (only ours has it: pypaimon 2.1.0 has no such call)."""
+        raise NotImplementedError
+
     def bucket_join(self, warehouse: str, left: str, right: str, on: List[str]) -> pa.Table:
         """The inner join of two co-bucketed tables on their bucket key: left columns, then
         right non-key columns."""

@@ -45,6 +45,9 @@ class Ours(Engine):
         _process_row_id_ranges(identifier, {"warehouse": warehouse},
                                rows_per_commit=rows_per_commit, processor=processor)
 
+    def compact(self, warehouse, identifier):
+        return paimon_rowid.compact(identifier, {"warehouse": warehouse})
+
     def bucket_join(self, warehouse, left, right, on) -> pa.Table:
         return paimon_rowid.bucket_join(left, right, {"warehouse": warehouse}, on=list(on))
 

@@ -6,7 +6,8 @@ library calls it needs to ``engines.base.Engine`` and both adapters, and list th
 import importlib
 
 # In the report's order.
-MODULES = ("write", "scan", "update", "read_ids", "blob", "backfill", "planning", "joins")
+MODULES = ("write", "scan", "update", "read_ids", "compaction", "blob", "backfill", "planning",
+           "joins")
 
 for _module in MODULES:
     importlib.import_module(f"bench.workloads.{_module}")
