@@ -234,8 +234,7 @@ def test_cli_compact(warehouse):
 def test_backfill_resumes_after_compaction_and_expiration(warehouse):
     """The COMPACT snapshot carries the backfill's resume state, so a resumed backfill skips
     the finished batches even once the snapshots that recorded them are expired."""
-    from paimon_rowid import (compact, expire_snapshots, process_row_id_ranges,
-                              update_by_row_id)
+    from paimon_rowid import compact, expire_snapshots, process_row_id_ranges, update_by_row_id
     _make(warehouse, groups=3)
     seen = []
 
