@@ -3,35 +3,15 @@ by the Python API. Same binary lookup as tests/test_cli.py: a missing binary fai
 skips elsewhere."""
 from __future__ import annotations
 
-import glob
 import os
-import subprocess
 import time
 
 import pyarrow as pa
 import pytest
 
+from test_cli import _cli
+
 pytestmark = pytest.mark.native
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _binary(relative: str) -> str:
-    explicit = os.environ.get("PAIMON_ROWID_BUILD_DIR")
-    dirs = [explicit] if explicit else [os.path.join(ROOT, "build", "cpp")] + sorted(
-        glob.glob(os.path.join(ROOT, "build*")))
-    for d in dirs:
-        path = os.path.join(d, relative)
-        if os.path.exists(path):
-            return path
-    if os.environ.get("CI"):
-        pytest.fail(f"{relative} was not built (scripts/test.sh builds it into build/cpp)")
-    pytest.skip(f"{relative} is not built")
-
-
-def _cli(*args):
-    return subprocess.run([_binary("cpp/tools/paimon-rowid"), *args], capture_output=True,
-                          text=True, timeout=60)
 
 
 @pytest.fixture

@@ -506,17 +506,22 @@ public final class PaimonJavaOracle {
         for (DataFileMeta f : files) {
             ObjectNode n = out.addObject();
             n.put("file_name", f.fileName());
-            if (f.firstRowId() == null) {
-                n.putNull("first_row_id");
-            } else {
-                n.put("first_row_id", f.firstRowId());
-            }
-            n.put("row_count", f.rowCount());
-            n.put("min_sequence_number", f.minSequenceNumber());
-            n.put("max_sequence_number", f.maxSequenceNumber());
+            putRowIdFields(n, f);
             n.put("file_source", f.fileSource().map(Enum::name).orElse(null));
         }
         return out;
+    }
+
+    /** first_row_id (null when unset), row_count and the min/max sequence numbers of a file. */
+    private static void putRowIdFields(ObjectNode n, DataFileMeta f) {
+        if (f.firstRowId() == null) {
+            n.putNull("first_row_id");
+        } else {
+            n.put("first_row_id", f.firstRowId());
+        }
+        n.put("row_count", f.rowCount());
+        n.put("min_sequence_number", f.minSequenceNumber());
+        n.put("max_sequence_number", f.maxSequenceNumber());
     }
 
     // ---------------------------------------------------------------------------------------
@@ -635,14 +640,7 @@ public final class PaimonJavaOracle {
             for (int i = 0; i < partitionType.getFieldCount(); i++) {
                 partition.add(encode(e.partition(), i, partitionType.getTypeAt(i)));
             }
-            if (f.firstRowId() == null) {
-                n.putNull("first_row_id");
-            } else {
-                n.put("first_row_id", f.firstRowId());
-            }
-            n.put("row_count", f.rowCount());
-            n.put("min_sequence_number", f.minSequenceNumber());
-            n.put("max_sequence_number", f.maxSequenceNumber());
+            putRowIdFields(n, f);
             n.put("schema_id", f.schemaId());
             if (f.writeCols() == null) {
                 n.putNull("write_cols");

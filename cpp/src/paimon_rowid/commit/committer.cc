@@ -213,24 +213,17 @@ struct CommitDelta {
 CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
   CommitDelta delta;
   for (const auto& msg : messages) {
-    for (const auto& f : msg.new_files) {
+    auto add = [&](const DataFileMeta& f, FileKind kind) {
       ManifestEntry e;
-      e.kind = FileKind::kAdd;
+      e.kind = kind;
       e.partition = msg.partition;
       e.bucket = msg.bucket;
       e.total_buckets = msg.total_buckets;
       e.file = f;
       delta.entries.push_back(std::move(e));
-    }
-    for (const auto& f : msg.deleted_files) {
-      ManifestEntry e;
-      e.kind = FileKind::kDelete;
-      e.partition = msg.partition;
-      e.bucket = msg.bucket;
-      e.total_buckets = msg.total_buckets;
-      e.file = f;
-      delta.entries.push_back(std::move(e));
-    }
+    };
+    for (const auto& f : msg.new_files) add(f, FileKind::kAdd);
+    for (const auto& f : msg.deleted_files) add(f, FileKind::kDelete);
     if (msg.check_from_snapshot) {
       delta.check_from = delta.check_from ? std::min(*delta.check_from, *msg.check_from_snapshot)
                                           : *msg.check_from_snapshot;

@@ -15,22 +15,8 @@
 namespace paimon_rowid {
 namespace {
 
+using testing::NameUpdates;
 using testing::WriteFixture;
-
-std::shared_ptr<arrow::RecordBatch> NameUpdates(const std::vector<int64_t>& ids,
-                                                const std::string& prefix) {
-  arrow::Int64Builder id_builder;
-  arrow::StringBuilder name_builder;
-  for (int64_t id : ids) {
-    EXPECT_OK(id_builder.Append(id));
-    EXPECT_OK(name_builder.Append(prefix + std::to_string(id)));
-  }
-  auto schema =
-      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())});
-  return arrow::RecordBatch::Make(
-      schema, static_cast<int64_t>(ids.size()),
-      {id_builder.Finish().ValueOrDie(), name_builder.Finish().ValueOrDie()});
-}
 
 std::vector<std::string> Names(const std::shared_ptr<arrow::Table>& t) {
   std::vector<std::string> out;
