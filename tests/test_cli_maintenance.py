@@ -9,6 +9,7 @@ import time
 import pyarrow as pa
 import pytest
 
+import ours
 from test_cli import _cli
 
 pytestmark = pytest.mark.native
@@ -16,19 +17,13 @@ pytestmark = pytest.mark.native
 
 @pytest.fixture
 def table(warehouse):
-    from paimon_rowid import CatalogFactory, Schema
-    c = CatalogFactory.create({"warehouse": warehouse})
-    c.create_database("db", True)
-    c.create_table("db.t", Schema.from_pyarrow_schema(
-        pa.schema([("id", pa.int64()), ("name", pa.string())]),
-        options={"row-tracking.enabled": "true", "data-evolution.enabled": "true"}), False)
+    """db.t (id, name) with three 10-row commits."""
+    schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
+    t = ours.create_table(warehouse, "t", schema,
+                          {"row-tracking.enabled": "true", "data-evolution.enabled": "true"})
     for start in (0, 10, 20):
-        wb = c.get_table("db.t").new_batch_write_builder()
-        w, cm = wb.new_write(), wb.new_commit()
-        w.write_arrow(pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
+        ours.write(t, pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
                                 "name": [f"n{i}" for i in range(start, start + 10)]}))
-        cm.commit(w.prepare_commit())
-        w.close()
     return warehouse
 
 
