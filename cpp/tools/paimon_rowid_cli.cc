@@ -19,10 +19,15 @@
 //   paimon-rowid WAREHOUSE remove-orphan-files DB.TABLE [--older-than-ms T] [--dry-run]
 //       (default T: now minus one day; --dry-run lists what would be deleted)
 // Maintenance verbs print what they did, one "key: value" line each (docs/maintenance.md).
+//
+// Every command takes catalog options as `--option KEY=VALUE` (repeatable), e.g. an S3
+// warehouse's `--option fs.s3.endpoint=http://host:9000 --option fs.s3.region=us-east-1`
+// (docs/object-stores.md); without keys the AWS environment/credential chain is used.
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,6 +46,7 @@ namespace {
 
 struct Args {
   std::vector<std::string> positional;
+  std::map<std::string, std::string> catalog_options;
   std::vector<std::string> columns;
   std::vector<int64_t> ids;
   std::optional<pr::RowRange> range;
@@ -131,6 +137,19 @@ arrow::Result<Args> ParseArgs(int argc, char** argv) {
     } else if (arg == "--older-than-ms") {
       ARROW_ASSIGN_OR_RAISE(auto v, next());
       ARROW_ASSIGN_OR_RAISE(a.older_than_ms, ParseInt64(arg, v));
+    } else if (arg == "--option") {
+      ARROW_ASSIGN_OR_RAISE(auto v, next());
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return Status::Invalid("--option: expected KEY=VALUE, got '", v, "'");
+      }
+      const std::string key = v.substr(0, eq);
+      if (key == "warehouse") {
+        return Status::Invalid("--option: the warehouse is the first argument, not an option");
+      }
+      if (!a.catalog_options.emplace(key, v.substr(eq + 1)).second) {
+        return Status::Invalid("--option: '", key, "' is given twice");
+      }
     } else if (arg == "--dry-run") {
       a.dry_run = true;
     } else {
@@ -192,7 +211,9 @@ Status Run(const Args& a) {
     return Status::Invalid("usage: paimon-rowid WAREHOUSE COMMAND ... (commands: ", kCommands, ")");
   }
   const std::string& command = a.positional[1];
-  ARROW_ASSIGN_OR_RAISE(auto catalog, pr::Catalog::Make({{"warehouse", a.positional[0]}}));
+  std::map<std::string, std::string> catalog_options = a.catalog_options;
+  catalog_options["warehouse"] = a.positional[0];
+  ARROW_ASSIGN_OR_RAISE(auto catalog, pr::Catalog::Make(catalog_options));
   if (command == "databases") {
     ARROW_ASSIGN_OR_RAISE(auto dbs, catalog->ListDatabases());
     for (const auto& d : dbs) std::cout << d << "\n";
@@ -315,6 +336,7 @@ Status Run(const Args& a) {
 int main(int argc, char** argv) {
   auto args = ParseArgs(argc, argv);
   Status st = args.ok() ? Run(*args) : args.status();
+  (void)pr::FinalizeObjectStores();  // before exit, after the last object-store call
   if (!st.ok()) {
     std::cerr << "paimon-rowid: " << st.message() << "\n";
     return st.IsInvalid() || st.IsKeyError() ? 2 : 1;

@@ -10,6 +10,10 @@ embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs
 native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
 (Schema, Range, PredicateBuilder) import without it.
 """
+# pyarrow.fs registers Arrow's S3 shutdown to run at interpreter exit, before modules are torn
+# down; the engine's object-store FileIO shares that libarrow (C++'s own exit hook would run
+# too late in a Python process).
+import pyarrow.fs as _pyarrow_fs  # noqa: F401
 from .backfill_job import (
     BackfillError,
     BackfillProgress,

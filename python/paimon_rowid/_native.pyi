@@ -6,7 +6,7 @@ Invalid -> ValueError, TypeError -> TypeError, KeyError -> KeyError, IOError -> 
 NotImplemented -> NotImplementedError, others -> RuntimeError; catalog error kinds are raised
 as the classes registered with ``register_error_classes``.
 """
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 def register_error_classes(classes: Dict[str, type]) -> None:
     """Maps error kinds ("TableNotExist", "TableAlreadyExist", "DatabaseNotExist",
@@ -169,7 +169,8 @@ def blob_ranges_of(values: Sequence[Any]) -> List[Tuple[str, int, int]]:
     returning: ValueError "expected serialized BlobDescriptor values (read with
     'blob-as-descriptor'='true'), got raw bytes" for a value that is not one."""
 
-def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
+def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]],
+                     options: Mapping[str, str] = ...) -> List[bytes]:
     """The bytes of each (uri, offset, length) range, in order. Ranges into ``.blob`` files
     are verified against the CRC of the entry holding them (OSError naming the file when it
     does not match, or when a range lies outside every payload); other files are read as

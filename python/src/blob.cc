@@ -3,6 +3,7 @@
 // each one against its .blob entry's CRC, so descriptors resolved in Python are checked
 // exactly like payloads read by a table read. Python only holds the values.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -138,11 +139,16 @@ void RegisterBlob(nb::module_& m) {
 
   m.def(
       "read_blob_ranges",
-      [](const std::vector<std::tuple<std::string, int64_t, int64_t>>& ranges) {
+      [](const std::vector<std::tuple<std::string, int64_t, int64_t>>& ranges,
+         const std::map<std::string, std::string>& options) {
         std::vector<BlobRange> in;
         in.reserve(ranges.size());
         for (const auto& [uri, offset, length] : ranges) in.push_back({uri, offset, length});
-        auto buffers = WithoutGil([&] { return ReadBlobRanges(*FileIO::Local(), in); });
+        // The filesystem of the first uri, configured by the catalog options (an object
+        // store's endpoint and keys); without options, the local one.
+        std::shared_ptr<FileIO> io = FileIO::Local();
+        if (!options.empty() && !in.empty()) io = Unwrap(FileIO::Make(in[0].uri, options));
+        auto buffers = WithoutGil([&] { return ReadBlobRanges(*io, in); });
         nb::list out;
         for (const auto& b : buffers) {
           out.append(
@@ -150,7 +156,7 @@ void RegisterBlob(nb::module_& m) {
         }
         return out;
       },
-      nb::arg("ranges"));
+      nb::arg("ranges"), nb::arg("options") = std::map<std::string, std::string>());
 }
 
 }  // namespace paimon_rowid::python

@@ -124,17 +124,20 @@ NB_MODULE(_native, m) {
            [](const Table& t) { return WithoutGil([&] { return t.LatestSnapshot(); }); })
       .def("resolve_snapshot",
            [](const Table& t) { return WithoutGil([&] { return t.ResolveSnapshot(); }); })
-      // Pickling (for Ray workers): a table is its identifier, directory and options.
+      // Pickling (for Ray workers): a table is its identifier, directory, options and the
+      // filesystem options its FileIO was made from (an object store's endpoint and keys).
       .def("__getstate__",
            [](const Table& t) {
-             return std::make_tuple(t.identifier().FullName(), t.path(), t.options().values());
+             return std::make_tuple(t.identifier().FullName(), t.path(), t.options().values(),
+                                    t.file_io()->options());
            })
       .def("__setstate__",
            [](Table& self, const std::tuple<std::string, std::string,
+                                            std::map<std::string, std::string>,
                                             std::map<std::string, std::string>>& state) {
              auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
-             auto table =
-                 Unwrap(Table::Open(FileIO::Local(), id, std::get<1>(state), std::get<2>(state)));
+             auto io = Unwrap(FileIO::Make(std::get<1>(state), std::get<3>(state)));
+             auto table = Unwrap(Table::Open(io, id, std::get<1>(state), std::get<2>(state)));
              new (&self) Table(*table);
            });
 

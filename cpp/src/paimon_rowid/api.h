@@ -17,6 +17,11 @@
 //   ARROW_RETURN_NOT_OK(catalog->CreateTable("db.t", schema, /*ignore_if_exists=*/true));
 //   ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable("db.t"));
 //
+// Object stores. A warehouse `s3://bucket/path` (or s3a://, oss://) is configured by the same
+// options pypaimon takes (`fs.s3.endpoint`, `fs.s3.accessKeyId`, ...; docs/object-stores.md).
+// A program that opened one must call FinalizeObjectStores() before it exits (Arrow's S3
+// rule; Python does it for you).
+//
 // Writing is two-phase. An AppendWriter turns Arrow batches into data files and returns
 // CommitMessages; nothing is visible until a Committer turns the messages into one new
 // snapshot (optimistic, retried against concurrent committers in any process). Messages

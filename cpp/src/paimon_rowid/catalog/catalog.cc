@@ -88,11 +88,9 @@ Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::
   if (path.find('\0') != std::string::npos) {
     return Status::Invalid("Paimon 'warehouse' path must not contain a NUL character");
   }
-  if (path.find("://") != std::string::npos) {
-    return Status::NotImplemented("only local warehouses are supported, got '", warehouse->second,
-                                  "'");
-  }
-  return std::shared_ptr<Catalog>(new Catalog(std::move(path), Options(options), FileIO::Local()));
+  // A local path, or an object-store URI (s3://bucket/path) configured by the options.
+  ARROW_ASSIGN_OR_RAISE(auto io, FileIO::Make(path, options));
+  return std::shared_ptr<Catalog>(new Catalog(std::move(path), Options(options), std::move(io)));
 }
 
 std::string Catalog::DatabasePath(const std::string& database) const {
@@ -224,6 +222,12 @@ Status Catalog::DropTable(const std::string& identifier, bool ignore_if_not_exis
   // reader, and a writer still running finds no schema when it commits and cleans up after
   // itself (files it creates later land in the old place, not in the directory being
   // deleted). Then the renamed directory is deleted; list_tables skips hidden names.
+  if (!io_->atomic_rename()) {
+    // An object store renames by copying: the schema files go first instead, so the table
+    // stops being one (for every reader and a committing writer) before its files go.
+    ARROW_RETURN_NOT_OK(io_->DeleteDirRecursive(JoinPath(path, "schema")));
+    return io_->DeleteDirRecursive(path);
+  }
   std::string trash =
       JoinPath(DatabasePath(id.database), "." + id.table + ".dropped-" + RandomUuid());
   ARROW_RETURN_NOT_OK(io_->Rename(path, trash));

@@ -58,7 +58,8 @@ TEST(CatalogMakeTest, OptionErrors) {
   EXPECT_EQ((*ok)->DatabasePath("db"), "/tmp/wh/db.db");
   EXPECT_EQ((*ok)->TablePath("db", "t"), "/tmp/wh/db.db/t");
   EXPECT_EQ((*ok)->options().GetOr("metastore", ""), "filesystem");
-  EXPECT_RAISES(NotImplemented, Catalog::Make({{"warehouse", "s3://bucket/wh"}}));
+  EXPECT_RAISES(NotImplemented, Catalog::Make({{"warehouse", "hdfs://nn/wh"}}));
+  EXPECT_RAISES(Invalid, Catalog::Make({{"warehouse", "s3://bucket/wh"}, {"fs.s3.endpiont", "h"}}));
 }
 
 TEST_F(CatalogTest, DatabaseLifecycle) {

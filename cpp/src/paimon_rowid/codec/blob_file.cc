@@ -270,17 +270,6 @@ int64_t BlobFileIndex::RowHolding(int64_t offset, int64_t length) const {
 
 // ---- descriptor -----------------------------------------------------------------------------
 
-Result<std::string> LocalPathOfUri(const std::string& uri) {
-  if (uri.rfind("file://", 0) == 0) return uri.substr(7);
-  if (uri.rfind("file:", 0) == 0) return uri.substr(5);
-  const size_t colon = uri.find("://");
-  if (colon != std::string::npos) {
-    return Status::NotImplemented("cannot read BLOB uri '", uri,
-                                  "': only local files are supported");
-  }
-  return uri;
-}
-
 std::string BlobDescriptor::Serialize() const {
   std::string out;
   out.reserve(29 + uri.size());

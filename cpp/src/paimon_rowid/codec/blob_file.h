@@ -145,11 +145,6 @@ struct BlobDescriptor {
   static bool LooksLikeDescriptor(std::string_view bytes);
 };
 
-/// "file:///a/b" / "file:/a/b" -> "/a/b"; a plain path is returned unchanged; other schemes
-/// are NotImplemented "cannot read BLOB uri 'U': only local files are supported" (descriptor
-/// uris this engine can resolve are local files).
-Result<std::string> LocalPathOfUri(const std::string& uri);
-
 inline constexpr uint64_t kBlobDescriptorMagic = 0x424C4F4244455343ULL;  // "BLOBDESC"
 
 }  // namespace paimon_rowid

@@ -318,8 +318,10 @@ struct Committer::Attempt {
     if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
     Status created =
         table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
-    if (created.IsAlreadyExists()) return std::nullopt;
-    ARROW_RETURN_NOT_OK(created);
+    if (!created.ok()) {
+      ARROW_ASSIGN_OR_RAISE(bool landed, ResolveFailedCreate(new_id, snap, created));
+      if (!landed) return std::nullopt;
+    }
     files.clear();  // they belong to the snapshot now
     FaultPoint("after_snapshot");
     if (options().after_snapshot_create) options().after_snapshot_create(attempt, new_id);
@@ -328,6 +330,34 @@ struct Committer::Attempt {
     ARROW_ASSIGN_OR_RAISE(bool ours, Verify(latest, snap));
     if (!ours) return std::nullopt;
     return new_id;
+  }
+
+  // After snapshot-`id` was not created cleanly (`created`): true when it is this attempt's
+  // `snap` after all, false to retry on a later id, or the error (final). An object store's
+  // PUT can store the object and still fail (a lost response), and a retried conditional PUT
+  // then meets its own first try (412): the manifest lists' names are this attempt's own,
+  // so they tell. Files a snapshot may reference are never deleted on a guess.
+  Result<bool> ResolveFailedCreate(int64_t id, const Snapshot& snap, const Status& created) {
+    const std::string path = table().SnapshotPath(id);
+    auto exists = table().file_io()->Exists(path);
+    std::optional<Snapshot> found;
+    if (exists.ok() && *exists) {
+      auto read = table().SnapshotById(id);
+      if (read.ok()) found = std::move(*read);
+    }
+    if (found) {
+      if (found->base_manifest_list == snap.base_manifest_list &&
+          found->delta_manifest_list == snap.delta_manifest_list) {
+        return true;
+      }
+      return false;  // another writer's: retry on the next id
+    }
+    if (exists.ok() && !*exists && !created.IsAlreadyExists()) return created;  // not stored
+    // Unknown (unreadable, or reported present but gone): keep the files, orphans at worst.
+    files.clear();
+    if (created.IsAlreadyExists()) return false;
+    already_committed = true;
+    return created;
   }
 
   // On a retry: a snapshot above the first latest seen made by this commit (same user,

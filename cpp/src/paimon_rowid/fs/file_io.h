@@ -1,16 +1,22 @@
-// FileIO: the engine's only door to storage. Paths are plain strings (local paths now; the
-// class wraps arrow::fs so other filesystems can follow). Two write modes matter for
-// correctness:
+// FileIO: the engine's only door to storage. Paths are strings: local paths (or file: URIs)
+// for the local filesystem, `s3://bucket/key` (also s3a://, s3n://, oss://) for an object
+// store (fs/s3_file_io.h). Every path of one table goes through the one FileIO its catalog
+// made, so a table's files live where its warehouse lives.
+//
+// Two write modes matter for correctness:
 //   * WriteFileNoReplace creates `path` atomically and fails with AlreadyExists if it is
 //     there: the commit primitive for snapshot-N and schema-N (docs/format.md §1.8). On a local
-//     filesystem it writes a hidden temp file, fsyncs it and link(2)s it to the target, so a
-//     concurrent writer (ours, pypaimon or Java) can never be overwritten.
+//     filesystem it writes a hidden temp file, fsyncs it and link(2)s it to the target; on S3
+//     it is a conditional PUT (If-None-Match: *). Either way a concurrent writer (ours,
+//     pypaimon or Java) can never be overwritten; a store that cannot guarantee this refuses
+//     the call instead (docs/object-stores.md).
 //   * WriteFile overwrites (hint files such as LATEST, data and manifest files whose names
 //     are unique).
 // Thread-safety: a FileIO is immutable and may be shared by threads.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,45 +33,76 @@ struct FileStatus {
   std::string name;  // base name
   bool is_dir = false;
   int64_t size = 0;
-  int64_t mtime_millis = 0;  // last modification, ms since the epoch
+  int64_t mtime_millis = 0;  // last modification, ms since the epoch (0: unknown)
 };
 
 class FileIO {
  public:
+  virtual ~FileIO() = default;
+
   /// The local filesystem.
   static std::shared_ptr<FileIO> Local();
+  /// The FileIO for the filesystem `uri` lives on: a local path or file: URI, or an object
+  /// store URI (s3://, s3a://, s3n://, oss://) configured by the filesystem keys of `options`
+  /// (catalog options; other keys are ignored). Unknown `s3.*`/`fs.s3.*`/`fs.oss.*` keys and
+  /// unsupported schemes are refused. One instance per distinct configuration and process.
+  static Result<std::shared_ptr<FileIO>> Make(const std::string& uri,
+                                              const std::map<std::string, std::string>& options);
+
+  /// The filesystem keys this FileIO was made from: with a path, enough to make it again in
+  /// another process (a pickled table carries them to Ray workers). Empty for Local().
+  virtual const std::map<std::string, std::string>& options() const;
+  /// False when rename is a copy and a delete (an object store): callers then must not use
+  /// Rename for atomicity.
+  virtual bool atomic_rename() const { return true; }
+
+  /// OK when `uri` names a file of this filesystem (before any request is made); else
+  /// NotImplemented (the local filesystem, for a remote URI) or Invalid.
+  virtual Status CheckUri(const std::string& uri) const = 0;
 
   Result<std::shared_ptr<arrow::Buffer>> ReadFile(const std::string& path) const;
   /// Reads a whole small file as text.
   Result<std::string> ReadText(const std::string& path) const;
-  /// The file's reads (ReadAt, Read) allocate their buffers from `pool` (not owned).
-  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
-      const std::string& path, arrow::MemoryPool* pool = arrow::default_memory_pool()) const;
-  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(const std::string& path) const;
+  /// The file's reads (ReadAt, Read) allocate their buffers from `pool` (not owned) on the
+  /// local filesystem; an object store allocates from the default pool.
+  virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
+      const std::string& path, arrow::MemoryPool* pool = arrow::default_memory_pool()) const = 0;
+  /// As OpenInput, for a file whose size the caller knows (a manifest entry's): an object
+  /// store then skips the request that asks for it.
+  virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputWithSize(
+      const std::string& path, int64_t size,
+      arrow::MemoryPool* pool = arrow::default_memory_pool()) const {
+    return OpenInput(path, pool);
+  }
+  /// A new file (replacing any): visible only once the stream is closed on an object store.
+  virtual Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
+      const std::string& path) const = 0;
 
   /// Creates `path` with `data`, failing with AlreadyExists when it exists. Atomic: readers
   /// see either nothing or the whole content. Parent directories are created.
-  Status WriteFileNoReplace(const std::string& path, std::string_view data) const;
-  /// Writes `path` (replacing any existing file) through a temp file and rename.
-  Status WriteFile(const std::string& path, std::string_view data) const;
+  virtual Status WriteFileNoReplace(const std::string& path, std::string_view data) const = 0;
+  /// Writes `path` (replacing any existing file) atomically: a temp file and a rename on a
+  /// local filesystem, one PUT on an object store.
+  virtual Status WriteFile(const std::string& path, std::string_view data) const = 0;
 
-  Result<bool> Exists(const std::string& path) const;
-  Result<bool> IsDirectory(const std::string& path) const;
-  Result<int64_t> FileSize(const std::string& path) const;
+  virtual Result<bool> Exists(const std::string& path) const = 0;
+  virtual Result<bool> IsDirectory(const std::string& path) const = 0;
+  virtual Result<int64_t> FileSize(const std::string& path) const = 0;
   /// Entries of a directory (not recursive). A missing directory is an empty list.
-  Result<std::vector<FileStatus>> List(const std::string& dir) const;
-  Status MakeDirs(const std::string& dir) const;
+  virtual Result<std::vector<FileStatus>> List(const std::string& dir) const = 0;
+  virtual Status MakeDirs(const std::string& dir) const = 0;
   /// Deletes a file; a missing file is not an error.
-  Status DeleteFile(const std::string& path) const;
-  Status DeleteDirRecursive(const std::string& dir) const;
-  /// Removes `dir` when it is empty (one rmdir(2), so a file created concurrently is never
-  /// lost); false when it is not empty or does not exist.
-  Result<bool> DeleteEmptyDir(const std::string& dir) const;
-  /// Renames a file or directory atomically (one rename(2) on a local filesystem); `to` must
-  /// not exist.
-  Status Rename(const std::string& from, const std::string& to) const;
+  virtual Status DeleteFile(const std::string& path) const = 0;
+  /// Deletes a directory and everything below it; a missing directory is not an error.
+  virtual Status DeleteDirRecursive(const std::string& dir) const = 0;
+  /// Removes `dir` when it is empty (one rmdir(2) locally, so a file created concurrently is
+  /// never lost); false when it is not empty or does not exist.
+  virtual Result<bool> DeleteEmptyDir(const std::string& dir) const = 0;
+  /// Renames a file or directory; `to` must not exist. Atomic (one rename(2)) only where
+  /// atomic_rename().
+  virtual Status Rename(const std::string& from, const std::string& to) const = 0;
   /// Whether `dir` or any directory below it holds a file (directories alone do not count).
-  Result<bool> HoldsFiles(const std::string& dir) const;
+  virtual Result<bool> HoldsFiles(const std::string& dir) const = 0;
 };
 
 /// IOError naming `path` and both sizes when a data file's size on disk (`on_disk`, which an
@@ -74,7 +111,16 @@ class FileIO {
 /// `in_manifest` (unknown) passes.
 Status CheckFileSize(const std::string& path, int64_t on_disk, int64_t in_manifest);
 
+/// Shuts down Arrow's S3 client library; call it once before a C++ program that used an
+/// object-store warehouse exits (no object-store call may follow). Harmless when none was
+/// used, and when called twice. Python processes need not call it (pyarrow does at exit).
+Status FinalizeObjectStores();
+
 /// Joins path segments with '/'.
 std::string JoinPath(std::string_view a, std::string_view b);
+
+/// The scheme of `uri` in lower case ("s3" for "s3://b/k"), empty for a plain path. A
+/// single-letter scheme is a Windows drive, not a scheme.
+std::string UriScheme(std::string_view uri);
 
 }  // namespace paimon_rowid

@@ -370,8 +370,8 @@ Result<std::vector<std::shared_ptr<arrow::Buffer>>> ReadBlobRanges(
     if (range.offset < 0 || range.length < 0) {
       return Status::Invalid("BLOB descriptor ", range.uri, " has a negative offset or length");
     }
-    ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(range.uri));
-    paths.push_back(std::move(path));
+    ARROW_RETURN_NOT_OK(io.CheckUri(range.uri));  // a local path, file: or s3:// URI
+    paths.push_back(range.uri);
   }
   std::map<std::string, RangeSource> sources;
   std::vector<std::shared_ptr<arrow::Buffer>> out;

@@ -41,8 +41,7 @@ Result<int64_t> BlobFieldWriter::StreamElement(std::string_view bytes) {
     return static_cast<int64_t>(bytes.size());
   }
   ARROW_ASSIGN_OR_RAISE(auto descriptor, BlobDescriptor::Deserialize(bytes));
-  ARROW_ASSIGN_OR_RAISE(std::string path, LocalPathOfUri(descriptor.uri));
-  ARROW_ASSIGN_OR_RAISE(auto input, io_->OpenInput(path));
+  ARROW_ASSIGN_OR_RAISE(auto input, io_->OpenInput(descriptor.uri));
   for (int64_t done = 0; done < descriptor.length;) {
     const int64_t n = std::min(kCopyChunk, descriptor.length - done);
     ARROW_ASSIGN_OR_RAISE(auto chunk, input->ReadAt(descriptor.offset + done, n));

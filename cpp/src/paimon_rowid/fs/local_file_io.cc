@@ -1,0 +1,209 @@
+#include "paimon_rowid/fs/local_file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "arrow/io/file.h"
+#include "paimon_rowid/common/identifier.h"
+
+namespace paimon_rowid {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path) {
+  return Status::IOError(what, " '", path, "': ", std::strerror(errno));
+}
+
+std::string ParentOf(const std::string& path) { return fs::path(path).parent_path().string(); }
+
+// Writes `data` to a fresh hidden temp file next to `path` and fsyncs it. Returns its path.
+Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
+  fs::path p(path);
+  std::string tmp =
+      (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", tmp);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Status st = ErrnoStatus("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return st;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    Status st = ErrnoStatus("cannot sync", tmp);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return tmp;
+}
+
+}  // namespace
+
+// A local path for `uri`: a plain path as it is, file:///x and file:/x as /x.
+static Result<std::string> LocalPath(const std::string& uri) {
+  if (uri.rfind("file://", 0) == 0) return uri.substr(7);
+  if (uri.rfind("file:", 0) == 0) return uri.substr(5);
+  if (!UriScheme(uri).empty()) {
+    return Status::NotImplemented("cannot open '", uri,
+                                  "' through the local filesystem (a warehouse on another "
+                                  "filesystem opens it through its own catalog options)");
+  }
+  return uri;
+}
+
+Status LocalFileIO::CheckUri(const std::string& uri) const { return LocalPath(uri).status(); }
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInput(
+    const std::string& uri, arrow::MemoryPool* pool) const {
+  ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path, pool));
+  return file;
+}
+
+Result<std::shared_ptr<arrow::io::OutputStream>> LocalFileIO::OpenOutput(
+    const std::string& path) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+  return file;
+}
+
+Status LocalFileIO::WriteFileNoReplace(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
+  // link(2) fails with EEXIST instead of replacing: the no-replace commit primitive.
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int err = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0) {
+    errno = err;
+    if (err == EEXIST) return Status::AlreadyExists("file '", path, "' already exists");
+    return ErrnoStatus("cannot create", path);
+  }
+  int dir_fd = ::open(ParentOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return Status::OK();
+}
+
+Status LocalFileIO::WriteFile(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status st = ErrnoStatus("cannot rename to", path);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return Status::OK();
+}
+
+Result<bool> LocalFileIO::Exists(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return ErrnoStatus("cannot stat", path);
+}
+
+Result<bool> LocalFileIO::IsDirectory(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return ErrnoStatus("cannot stat", path);
+}
+
+Result<int64_t> LocalFileIO::FileSize(const std::string& path) const {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path);
+  return static_cast<int64_t>(st.st_size);
+}
+
+Result<std::vector<FileStatus>> LocalFileIO::List(const std::string& dir) const {
+  std::vector<FileStatus> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+    // An entry can vanish between readdir and stat (a concurrent commit's temp file after
+    // its link): such an entry is simply not there any more.
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0) continue;
+    FileStatus s;
+    s.name = it->path().filename().string();
+    s.is_dir = S_ISDIR(st.st_mode);
+    s.size = s.is_dir ? 0 : static_cast<int64_t>(st.st_size);
+    s.mtime_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    out.push_back(std::move(s));
+  }
+  if (ec) return Status::IOError("cannot list '", dir, "': ", ec.message());
+  return out;
+}
+
+Status LocalFileIO::MakeDirs(const std::string& dir) const {
+  if (dir.empty()) return Status::OK();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create directory '", dir, "': ", ec.message());
+  return Status::OK();
+}
+
+Status LocalFileIO::DeleteFile(const std::string& path) const {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("cannot delete", path);
+  return Status::OK();
+}
+
+Status LocalFileIO::DeleteDirRecursive(const std::string& dir) const {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) return Status::IOError("cannot delete '", dir, "': ", ec.message());
+  return Status::OK();
+}
+
+Result<bool> LocalFileIO::DeleteEmptyDir(const std::string& dir) const {
+  if (::rmdir(dir.c_str()) == 0) return true;
+  if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOENT) return false;
+  return ErrnoStatus("cannot remove directory", dir);
+}
+
+Status LocalFileIO::Rename(const std::string& from, const std::string& to) const {
+  std::error_code ec;
+  if (fs::exists(to, ec))
+    return Status::AlreadyExists("cannot rename '", from, "' to '", to, "': the target exists");
+  fs::rename(from, to, ec);
+  if (ec) return Status::IOError("cannot rename '", from, "' to '", to, "': ", ec.message());
+  return Status::OK();
+}
+
+Result<bool> LocalFileIO::HoldsFiles(const std::string& dir) const {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!it->is_directory(ec)) return true;
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return Status::IOError("cannot list '", dir, "': ", ec.message());
+  }
+  return false;
+}
+
+std::shared_ptr<FileIO> FileIO::Local() {
+  static auto instance = std::make_shared<LocalFileIO>();
+  return instance;
+}
+
+}  // namespace paimon_rowid
