@@ -58,6 +58,18 @@ def split_uri(uri: str) -> Tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+def client_for(endpoint: str) -> Any:
+    """A boto3 S3 client of the server at ``endpoint`` (path-style, the test credentials)."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY, region_name=REGION,
+        config=Config(s3={"addressing_style": "path"},
+                      retries={"max_attempts": 3, "mode": "standard"}))
+
+
 class S3Server:
     """One running moto server. Use ``S3Server.start()`` (or ``with S3Server.start() as s3``)."""
 
@@ -168,14 +180,7 @@ class S3Server:
     def client(self) -> Any:
         """A boto3 S3 client for this server (path-style addressing, the test credentials)."""
         if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            self._client = boto3.client(
-                "s3", endpoint_url=self.endpoint, aws_access_key_id=ACCESS_KEY,
-                aws_secret_access_key=SECRET_KEY, region_name=REGION,
-                config=Config(s3={"addressing_style": "path"},
-                              retries={"max_attempts": 3, "mode": "standard"}))
+            self._client = client_for(self.endpoint)
         return self._client
 
     def make_bucket(self, name: str) -> str:
@@ -197,9 +202,11 @@ class S3Server:
         label = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "warehouse"
         return f"s3://{bucket}/{label}-{uuid.uuid4().hex[:12]}/warehouse"
 
-    def list_keys(self, location: str, bucket: Optional[str] = None) -> List[str]:
+    def list_keys(self, location: str, bucket: Optional[str] = None,
+                  page_size: Optional[int] = None) -> List[str]:
         """Every key under ``location`` (an ``s3://bucket/prefix`` URI, or a bare prefix of
-        ``bucket``), sorted, all pages. Keys are bucket-relative."""
+        ``bucket``), sorted, all pages (of ``page_size`` keys; default the server's 1000).
+        Keys are bucket-relative."""
         if location.startswith(("s3://", "s3a://")):
             bucket, prefix = split_uri(location)
         else:
@@ -207,8 +214,9 @@ class S3Server:
         if bucket is None:
             raise ValueError("list_keys needs an s3:// URI or a bucket")
         keys: List[str] = []
-        pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=bucket,
-                                                                        Prefix=prefix)
+        paging = {} if page_size is None else {"PageSize": page_size}
+        pages = self.client().get_paginator("list_objects_v2").paginate(
+            Bucket=bucket, Prefix=prefix, PaginationConfig=paging)
         for page in pages:
             keys.extend(item["Key"] for item in page.get("Contents", []))
         return sorted(keys)
@@ -249,18 +257,25 @@ def main(argv: List[str]) -> int:
         print(f"s3_server: {error}", file=sys.stderr)
         return 1
 
-    def _finish(signum, _frame):
-        server.stop()
-        sys.exit(128 + signum)
+    stop_signals: List[int] = []
 
-    signal.signal(signal.SIGTERM, _finish)
-    signal.signal(signal.SIGINT, _finish)
+    def _request_stop(signum, _frame):
+        # Only records the signal: Popen.wait() must not run inside a handler that may have
+        # interrupted another wait() on the same process (it would block on its lock).
+        stop_signals.append(signum)
+
+    signal.signal(signal.SIGTERM, _request_stop)
+    signal.signal(signal.SIGINT, _request_stop)
     for bucket in args.bucket:
         server.make_bucket(bucket)
     print(server.endpoint, flush=True)
-    code = server.process.wait()
-    print(f"s3_server: moto.server exited with code {code}:\n{server.log_tail()}",
-          file=sys.stderr)
+    while server.running and not stop_signals:
+        time.sleep(0.2)
+    if stop_signals:
+        server.stop()
+        return 128 + stop_signals[0]
+    print(f"s3_server: moto.server exited with code {server.process.returncode}:\n"
+          f"{server.log_tail()}", file=sys.stderr)
     server.stop()
     return 1
 
