@@ -40,6 +40,10 @@ DEFAULT_BUCKET = "paimon-rowid-tests"
 _START_TIMEOUT_S = float(os.environ.get("PAIMON_ROWID_S3_START_TIMEOUT", "60"))
 
 
+# Probes go straight to the loopback server, whatever http_proxy says.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 class S3ServerUnavailable(RuntimeError):
     """moto's server could not be started (not installed, or it did not come up)."""
 
@@ -128,7 +132,7 @@ class S3Server:
                     f"on {self.endpoint}:\n{self.log_tail()}")
             try:
                 # Any HTTP answer (even an error status) means the server is serving.
-                with urllib.request.urlopen(self.endpoint + "/", timeout=2):
+                with _DIRECT.open(self.endpoint + "/", timeout=2):
                     return
             except urllib.error.HTTPError:
                 return
