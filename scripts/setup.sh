@@ -5,7 +5,8 @@
 #     GoogleTest, nlohmann-json, a JDK and Maven (the Java Paimon oracle), python3-venv when the
 #     base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
-#     scikit-build-core, the test and Ray extras, all at the versions in constraints.txt; then
+#     scikit-build-core, the test (pytest, moto[server] + boto3 for the local S3 server) and
+#     Ray extras, all at the versions in constraints.txt; then
 #     paimon-rowid itself (pip install: builds the C++ core and the native module);
 #   - .venv-oracle/ : pypaimon 2.1.0, the test oracle and bench baseline (it pins pyarrow<20,
 #     so it cannot share .venv), at the versions in constraints-oracle.txt.
@@ -87,8 +88,8 @@ fi
 
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
 REQUIREMENTS=('pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
-  'pandas>=1.5,<3' 'pytest>=7' 'pytest-timeout>=2.1' 'psutil>=5.9' 'ray[data]>=2.50,<3'
-  'ruff>=0.17' 'mypy>=2.4')
+  'pandas>=1.5,<3' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
+  'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4')
 
 install_deps() {  # install_deps WHAT STAMP CONSTRAINTS-FILE PIP... -- REQUIREMENT...
   local what=$1 stamp=$2 file=$3; shift 3

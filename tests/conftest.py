@@ -6,6 +6,8 @@
   a clear message (they are never skipped), and the summary counts them.
 - ``oracle`` is a session-scoped pypaimon 2.1.0 in its own virtualenv (created on first use).
   With CI=true a missing oracle fails the tests; elsewhere they skip, saying why.
+- ``s3_server`` is a session-scoped local S3 server (moto in server mode, tests/s3_server.py),
+  for tests marked ``s3``. Same convention: with CI=true a failure to start it fails the tests.
 """
 from __future__ import annotations
 
@@ -91,6 +93,23 @@ def java():
     instance.close()
 
 
+@pytest.fixture(scope="session")
+def s3_server():
+    """One local S3 server (moto server mode on 127.0.0.1) for the whole run; see
+    tests/s3_server.py. Use ``s3_server.fresh_warehouse(name)`` for an empty warehouse."""
+    from s3_server import S3Server, S3ServerUnavailable
+
+    try:
+        server = S3Server.start()
+    except S3ServerUnavailable as error:
+        message = f"local S3 server (moto) unavailable: {error}"
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def warehouse(tmp_path) -> str:
     """An empty warehouse directory for one test."""
@@ -121,7 +140,8 @@ def ray_session():
 
 def pytest_collection_modifyitems(items):
     """Marks every test that runs on Ray ``ray`` (CI runs ``-m ray`` again on the oldest Ray we
-    support): those using the session's local Ray, and those in the Ray suites."""
+    support): those using the session's local Ray, and those in the Ray suites. Marks every
+    test using the ``s3_server`` fixture ``s3``."""
     for item in items:
         module = getattr(item, "module", None)
         name = getattr(module, "__name__", "") or ""
@@ -132,3 +152,6 @@ def pytest_collection_modifyitems(items):
                 or str(params.get("path", "")).startswith("ray")
                 or item.get_closest_marker("ray") is not None):
             item.add_marker(pytest.mark.ray)
+        if ("s3_server" in getattr(item, "fixturenames", ())
+                and item.get_closest_marker("s3") is None):
+            item.add_marker(pytest.mark.s3)

@@ -8,6 +8,7 @@ files; commands and results as JSON.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -129,15 +130,32 @@ class Oracle:
     def __init__(self, python: Path) -> None:
         self.python = Path(python)
         self._scratch = Path(tempfile.mkdtemp(prefix="paimon-rowid-oracle-io-"))
+        self._owns_scratch = True
+        self.catalog_options: Dict[str, str] = {}
 
     def close(self) -> None:
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        if self._owns_scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def with_catalog_options(self, options: Dict[str, str]) -> Oracle:
+        """An Oracle whose every command also carries ``options`` as ``catalog_options``
+        (the driver merges them into the catalog's options: an S3 endpoint and keys, say).
+        It shares this one's interpreter and scratch directory (closing it is a no-op);
+        ``options`` may hold ``warehouse``, which must then equal the commands' warehouse."""
+        derived = copy.copy(self)
+        derived._owns_scratch = False
+        derived.catalog_options = {**self.catalog_options,
+                                   **{str(k): str(v) for k, v in options.items()}}
+        return derived
 
     def _path(self, suffix: str) -> Path:
         return self._scratch / f"{uuid.uuid4().hex}{suffix}"
 
     def run(self, cmd: Dict[str, Any]) -> Any:
         """Runs one command; returns its result or raises OracleError."""
+        if self.catalog_options:
+            cmd = {**cmd, "catalog_options": {**self.catalog_options,
+                                              **(cmd.get("catalog_options") or {})}}
         text = json.dumps(cmd)
         try:
             done = subprocess.run([str(self.python), str(DRIVER), "-"], input=text,

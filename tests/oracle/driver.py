@@ -6,6 +6,9 @@ Prints exactly one JSON line on stdout: ``{"ok": true, "result": ...}`` or
 Data goes in and out as Arrow IPC *files* (paths in the command).
 
 Every command carries ``warehouse``; table commands carry ``identifier`` ("db.table").
+Any command may carry ``catalog_options`` ({str: str}, e.g. an S3 endpoint and keys),
+merged into the catalog's options (a ``warehouse`` in them must equal the command's);
+a ``batch`` passes its ``warehouse`` and ``catalog_options`` to sub-commands without them.
 Commands:
   create_table   schema_ipc, partition_keys=[], primary_keys=[], options={},
                  ignore_if_exists=false         -> {}
@@ -46,9 +49,19 @@ import literals  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 
+def _catalog_options(cmd):
+    """The command's catalog options: ``warehouse`` plus its ``catalog_options``, if any."""
+    options = {str(k): str(v) for k, v in (cmd.get("catalog_options") or {}).items()}
+    if options.get("warehouse", cmd["warehouse"]) != cmd["warehouse"]:
+        raise ValueError(f"catalog_options names warehouse {options['warehouse']!r} but the "
+                         f"command's warehouse is {cmd['warehouse']!r}")
+    options["warehouse"] = cmd["warehouse"]
+    return options
+
+
 def _catalog(cmd):
     from pypaimon import CatalogFactory
-    return CatalogFactory.create({"warehouse": cmd["warehouse"]})
+    return CatalogFactory.create(_catalog_options(cmd))
 
 
 def _table(cmd):
@@ -219,6 +232,8 @@ def cmd_batch(cmd):
     for sub in cmd["commands"]:
         merged = dict(sub)
         merged.setdefault("warehouse", cmd.get("warehouse"))
+        if cmd.get("catalog_options") and "catalog_options" not in merged:
+            merged["catalog_options"] = cmd["catalog_options"]
         replies.append(_reply(merged))
     return replies
 
