@@ -2,7 +2,7 @@
 # Installs everything paimon-rowid needs on a fresh Debian/Ubuntu machine and builds it, inside
 # the project's own virtualenvs (never into the system interpreter: PEP 668):
 #   - system packages: a C++20 compiler, CMake, Ninja, ccache (scripts/compiler_cache.sh),
-#     GoogleTest, nlohmann-json, a JDK and Maven (the Java Paimon oracle), python3-venv when the
+#     GoogleTest, nlohmann-json, libcurl and OpenSSL (the object-store commit), a JDK and Maven (the Java Paimon oracle), python3-venv when the
 #     base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
 #     scikit-build-core, the test (pytest, moto[server] + boto3 for the local S3 server) and
@@ -41,7 +41,8 @@ apt_install() {  # apt_install PKG...: installs the packages that are not instal
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $need >/dev/null
 }
 
-apt_install g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev openjdk-17-jdk-headless maven
+apt_install g++ cmake ninja-build ccache libgtest-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev \
+  openjdk-17-jdk-headless maven
 . scripts/compiler_cache.sh
 
 # ---------------------------------------------------------------- the base interpreter
