@@ -9,7 +9,11 @@ import pyarrow as pa
 
 
 def catalog(warehouse):
+    """Our catalog over a warehouse path, or over a dict of catalog options (an S3 warehouse
+    with its endpoint and keys)."""
     from paimon_rowid import CatalogFactory
+    if isinstance(warehouse, dict):
+        return CatalogFactory.create(dict(warehouse))
     return CatalogFactory.create({"warehouse": str(warehouse)})
 
 

@@ -107,3 +107,29 @@ def test_cli_refuses_bad_numbers(table, args, message):
     run = _cli(table, *args)
     assert run.returncode == 2, (run.returncode, run.stderr)
     assert message in run.stderr and run.stdout == ""
+
+
+@pytest.mark.s3
+def test_cli_on_an_s3_warehouse(s3_server):
+    """--option KEY=VALUE carries the catalog options: the same verbs on an s3:// warehouse."""
+    import ours
+    options = s3_server.catalog_options(s3_server.fresh_warehouse("cli"))
+    t = ours.create_table(options, "t", pa.schema([("id", pa.int64()), ("name", pa.string())]),
+                          {"row-tracking.enabled": "true", "data-evolution.enabled": "true"})
+    ours.write(t, pa.table({"id": pa.array(range(5), pa.int64()),
+                            "name": [f"n{i}" for i in range(5)]}))
+    flags = [f for k, v in options.items() if k != "warehouse" for f in ("--option", f"{k}={v}")]
+    uri = options["warehouse"]
+    out = _cli(uri, "read-by-row-id", "db.t", "--ids", "4,1", "--columns", "name", *flags)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ['"name","_ROW_ID"', '"n1",1', '"n4",4']
+    up = _cli(uri, "update-by-row-id", "db.t", "--columns", "name", "--input", "-", *flags,
+              stdin="_ROW_ID,name\n2,two\n")
+    assert up.returncode == 0, up.stderr
+    rb = ours.catalog(options).get_table("db.t").new_read_builder()
+    names = rb.new_read().to_arrow(rb.new_scan().plan().splits()).column("name").to_pylist()
+    assert names == ["n0", "n1", "two", "n3", "n4"]
+    typo = _cli(uri, "tables", "db", *flags, "--option", "fs.s3.endpiont=x")
+    assert typo.returncode == 2 and "unknown object-store option 'fs.s3.endpiont'" in typo.stderr
+    bad = _cli(uri, "tables", "db", "--option", "novalue")
+    assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr

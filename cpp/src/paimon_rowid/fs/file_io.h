@@ -60,7 +60,8 @@ class FileIO {
   /// NotImplemented (the local filesystem, for a remote URI) or Invalid.
   virtual Status CheckUri(const std::string& uri) const = 0;
 
-  Result<std::shared_ptr<arrow::Buffer>> ReadFile(const std::string& path) const;
+  /// The whole file (one sequential read: no size request on an object store).
+  virtual Result<std::shared_ptr<arrow::Buffer>> ReadFile(const std::string& path) const;
   /// Reads a whole small file as text.
   Result<std::string> ReadText(const std::string& path) const;
   /// The file's reads (ReadAt, Read) allocate their buffers from `pool` (not owned) on the

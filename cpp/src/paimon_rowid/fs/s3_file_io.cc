@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "arrow/buffer.h"
 #include "arrow/filesystem/s3fs.h"
 #include "paimon_rowid/common/identifier.h"
 
@@ -12,6 +13,7 @@ namespace afs = arrow::fs;
 namespace {
 
 constexpr int kRetryAttempts = 10;
+constexpr int64_t kReadChunk = 8 << 20;
 
 int64_t MillisOf(afs::TimePoint t) {
   if (t == afs::kNoTime) return 0;
@@ -53,6 +55,10 @@ Result<std::shared_ptr<S3FileIO>> S3FileIO::Make(const S3Config& config) {
   options.scheme = config.use_https ? "https" : "http";
   options.force_virtual_addressing = !config.endpoint.empty() && !config.path_style;
   options.retry_strategy = afs::S3RetryStrategy::GetAwsStandardRetryStrategy(kRetryAttempts);
+  // Small objects (manifests, hints, small data files) in one PUT instead of a three-request
+  // multipart upload, and opens without a round trip; errors then surface at the first read
+  // or at Close, which every writer checks.
+  options.allow_delayed_open = true;
   ARROW_ASSIGN_OR_RAISE(auto fs, afs::S3FileSystem::Make(options));
   std::shared_ptr<S3FileIO> io(new S3FileIO(config));
   io->fs_ = std::move(fs);
@@ -87,6 +93,23 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3FileIO::OpenInput(
     const std::string& path, arrow::MemoryPool* pool) const {
   ARROW_ASSIGN_OR_RAISE(std::string p, FsPath(path));
   return fs_->OpenInputFile(p);
+}
+
+Result<std::shared_ptr<arrow::Buffer>> S3FileIO::ReadFile(const std::string& path) const {
+  // A whole-object read is GETs alone: a sequential stream needs no size up front.
+  ARROW_ASSIGN_OR_RAISE(std::string p, FsPath(path));
+  ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(p));
+  std::vector<std::shared_ptr<arrow::Buffer>> parts;
+  int64_t total = 0;
+  while (true) {
+    ARROW_ASSIGN_OR_RAISE(auto part, in->Read(kReadChunk));
+    if (part->size() == 0) break;
+    total += part->size();
+    parts.push_back(std::move(part));
+  }
+  ARROW_RETURN_NOT_OK(in->Close());
+  if (parts.size() == 1) return parts[0];
+  return arrow::ConcatenateBuffers(parts);
 }
 
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3FileIO::OpenInputWithSize(

@@ -37,6 +37,7 @@ class S3FileIO final : public FileIO {
   bool atomic_rename() const override { return false; }
   Status CheckUri(const std::string& uri) const override { return FsPath(uri).status(); }
 
+  Result<std::shared_ptr<arrow::Buffer>> ReadFile(const std::string& path) const override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& path, arrow::MemoryPool* pool) const override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputWithSize(
