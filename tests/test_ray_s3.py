@@ -186,8 +186,8 @@ def _blob_fn():
 
 def test_map_with_blobs_on_s3_equal_local(ray_session, s3_server, places, oracle):
     from paimon_rowid import BlobDescriptor, CatalogFactory
-    from paimon_rowid.blob import resolve_blobs
     from paimon_rowid import map_with_blobs as map_in_process
+    from paimon_rowid.blob import resolve_blobs
     from paimon_rowid.ray import map_with_blobs, read_by_row_id, read_paimon, write_paimon
     expected = _blob_rows(0, 24)["pic"].to_pylist()
     got = {}

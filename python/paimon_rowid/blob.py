@@ -93,9 +93,10 @@ class BlobDescriptor:
         """The referenced bytes. ``catalog_options`` (the catalog options of the warehouse, or
         its ``Table``) configure the filesystem of an object-store uri (``s3://...``: endpoint,
         region, keys); without them only local files (plain paths and ``file:`` URIs) are
-        read (NotImplementedError for another uri, before any request). A range in a ``.blob`` file is verified against its entry's CRC (usually
-        one positioned read of ``length + 16`` bytes; an ARRAY/MAP element also reads the
-        file's index and its whole row); OSError when the bytes are damaged, or the range
+        read (NotImplementedError for another uri, before any request). A range in a
+        ``.blob`` file is verified against its entry's CRC (usually one positioned read of
+        ``length + 16`` bytes; an ARRAY/MAP element also reads the file's index and its whole
+        row); OSError when the bytes are damaged, or the range
         lies outside every payload of the ``.blob`` file or past the end of another file."""
         return native().read_blob_ranges([(self._uri, self._offset, self._length)],
                                          filesystem_options(catalog_options))[0]

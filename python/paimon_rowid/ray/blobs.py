@@ -10,10 +10,10 @@ ever held one batch at a time, on the worker that needs them.
 Same signature, validations and exception types as ``pypaimon.ray.map_with_blobs``. Differences:
 ``file_io`` may be omitted (the Dataset of ``read_paimon`` / ``read_by_row_id`` records its
 table's filesystem options; ``file_io`` may also be a ``Table`` or catalog options, and
-``catalog_options=`` names them explicitly), ``blob_uri_affinity`` / ``prefetch_bytes`` are validated hints that are not used,
-and values of the BLOB columns must be descriptors (pypaimon passes inline payload bytes
-through). ARRAY<BLOB> / MAP<K, BLOB> columns (``array_blob_columns`` /
-``map_blob_columns``, the Dataset's ``_paimon_array_blob_columns`` /
+``catalog_options=`` names them explicitly), ``blob_uri_affinity`` / ``prefetch_bytes`` are
+validated hints that are not used, and values of the BLOB columns must be descriptors
+(pypaimon passes inline payload bytes through). ARRAY<BLOB> / MAP<K, BLOB> columns
+(``array_blob_columns`` / ``map_blob_columns``, the Dataset's ``_paimon_array_blob_columns`` /
 ``_paimon_map_blob_columns``, or recognised by their Arrow list / map type) reach ``fn`` as
 pypaimon passes them: a list of payloads, a list of ``(key, payload)`` pairs.
 """
