@@ -41,6 +41,7 @@ and for ``no-retries`` exactly the objects it held before.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -80,12 +81,18 @@ def _is_s3(path: str) -> bool:
     return path.startswith(("s3://", "s3a://"))
 
 
+@functools.cache
+def _s3_client(endpoint: str):
+    from s3_server import client_for
+    return client_for(endpoint)  # one per process: the watcher polls with it
+
+
 def _s3_keys(table_path: str, options: dict) -> list[str]:
     """Every object under the table (a boto3 listing: the test's, never the job's), relative
     to the table; empty directory markers left out."""
-    from s3_server import client_for, split_uri
+    from s3_server import split_uri
     bucket, prefix = split_uri(table_path.rstrip("/") + "/")
-    pages = client_for(options["fs.s3.endpoint"]).get_paginator("list_objects_v2").paginate(
+    pages = _s3_client(options["fs.s3.endpoint"]).get_paginator("list_objects_v2").paginate(
         Bucket=bucket, Prefix=prefix)
     return sorted(item["Key"][len(prefix):] for page in pages
                   for item in page.get("Contents", []) if not item["Key"].endswith("/"))
@@ -132,7 +139,7 @@ def _kill_when_both_held(cluster, victim, table_path: str, options: dict, before
         new = sorted(set(_data_files(table_path, options)) - set(before))
         if len(new) >= files:
             break
-        time.sleep(0.02)
+        time.sleep(0.1 if _is_s3(table_path) else 0.02)
     report["files_when_killed"] = new
     report["killed_at"] = time.monotonic()
     cluster.remove_node(victim, allow_graceful=False)
@@ -205,7 +212,7 @@ def _kill_write_node(cluster, workers, table_path: str, options: dict, before: l
         new = sorted(set(_data_files(table_path, options)) - set(before))
         if new and os.path.exists(node_file) and os.path.getsize(node_file):
             break
-        time.sleep(0.02)
+        time.sleep(0.1 if _is_s3(table_path) else 0.02)
     report["files_when_killed"] = new
     node_id = Path(node_file).read_text() if os.path.exists(node_file) else ""
     victims = [w for w in workers if w.node_id == node_id]
