@@ -56,3 +56,35 @@ def files(warehouse) -> List[str]:
     for root, _, names in os.walk(str(warehouse)):
         out.extend(os.path.join(root, n) for n in names)
     return sorted(out)
+
+
+def s3_unreferenced_keys(oracle, s3_server, options: Dict[str, str],
+                         identifier: str) -> List[str]:
+    """The objects under a table on the local S3 server (``s3_server``; empty directory
+    markers aside) that no snapshot of the table references, table-relative and sorted:
+    what a job must not leave behind. Referenced: each snapshot file and the LATEST/EARLIEST
+    hints, the schema files the snapshots use (and schema-0), and each snapshot's manifest
+    lists, manifests and data files (``.blob`` files too) as pypaimon lists them (``files``
+    for every snapshot id, one oracle process)."""
+    from paimon_rowid import CatalogFactory
+    table = CatalogFactory.create(options).get_table(identifier)
+    table_uri = table.path.rstrip("/")
+    prefix = table_uri.split("/", 3)[3] + "/"  # s3://bucket/<prefix>
+    stored = {k[len(prefix):] for k in s3_server.list_keys(table_uri + "/")
+              if not k.endswith("/")}
+    referenced = {"snapshot/LATEST", "snapshot/EARLIEST", "schema/schema-0"}
+    latest = table.latest_snapshot()
+    if latest is not None:
+        remote = oracle.with_catalog_options(
+            {k: v for k, v in options.items() if k != "warehouse"})
+        replies = remote.run_all([{"cmd": "files", "warehouse": options["warehouse"],
+                                   "identifier": identifier, "snapshot_id": i}
+                                  for i in range(1, latest.id + 1)])
+        for i, listed in enumerate(replies, start=1):
+            referenced.add(f"snapshot/snapshot-{i}")
+            referenced.add(f"schema/schema-{listed['schema_id']}")
+            referenced.update(f"manifest/{name}" for name in (
+                [listed["base_manifest_list"], listed["delta_manifest_list"]]
+                + listed["base_manifests"] + listed["delta_manifests"]))
+            referenced.update(listed["data_files"])
+    return sorted(stored - referenced)

@@ -28,9 +28,20 @@ graceful shutdown), and then deletes the hold file so the survivor (and a retry)
   and before it reports it, and names its node; that node is removed. Ray re-runs the task on
   the other worker node: one commit with every row once, the killed attempt's file written
   over by the retry.
+
+Each scenario runs twice: with a local warehouse, and with the warehouse on the local S3
+server (conftest's ``s3_server``, moto in server mode; marker ``s3``). The child gets the
+catalog options (endpoint, keys) as JSON in its arguments; the pickled table carries them to
+every worker node, and every node reads and writes the warehouse only through its FileIO.
+The hold files of the test seam stay on the local disk that all nodes of a local cluster
+share. On S3 the watcher sees a task's file once its PUT completed (a listing with boto3,
+the test's, never the job's), and the test asserts that the bucket holds no object that
+no snapshot references (pypaimon's view of every snapshot's files, the oracle's ``files``),
+and for ``no-retries`` exactly the objects it held before.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -66,8 +77,32 @@ def _update_source() -> pa.Table:
                      "x": [-1000.0 - i for i in UPDATED]})
 
 
-def _data_files(table_path: str) -> list[str]:
+def _is_s3(path: str) -> bool:
+    return path.startswith(("s3://", "s3a://"))
+
+
+@functools.cache
+def _s3_client(endpoint: str):
+    from s3_server import client_for
+    return client_for(endpoint)  # one per process: the watcher polls with it
+
+
+def _s3_keys(table_path: str, options: dict) -> list[str]:
+    """Every object under the table (a boto3 listing: the test's, never the job's), relative
+    to the table; empty directory markers left out."""
+    from s3_server import split_uri
+    bucket, prefix = split_uri(table_path.rstrip("/") + "/")
+    pages = _s3_client(options["fs.s3.endpoint"]).get_paginator("list_objects_v2").paginate(
+        Bucket=bucket, Prefix=prefix)
+    return sorted(item["Key"][len(prefix):] for page in pages
+                  for item in page.get("Contents", []) if not item["Key"].endswith("/"))
+
+
+def _data_files(table_path: str, options: dict | None = None) -> list[str]:
     """Every file under the table's data directories, relative to the table."""
+    if _is_s3(table_path):
+        return [k for k in _s3_keys(table_path, options or {})
+                if k.split("/", 1)[0] not in METADATA_DIRS]
     out = []
     for root, dirs, names in os.walk(table_path):
         if root == table_path:
@@ -78,9 +113,9 @@ def _data_files(table_path: str) -> list[str]:
 
 # ------------------------------------------------------------------------- child process
 
-def _make_tables(warehouse: str) -> None:
+def _make_tables(options: dict) -> None:
     from paimon_rowid import CatalogFactory, Schema
-    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog = CatalogFactory.create(options)
     catalog.create_database("db", True)
     for identifier in SCENARIOS.values():
         catalog.create_table(identifier, Schema.from_pyarrow_schema(SCHEMA, options=OPTS), False)
@@ -93,18 +128,18 @@ def _make_tables(warehouse: str) -> None:
             write.close()
 
 
-def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], hold: str,
-                         report: dict, files: int = COMMITS) -> None:
+def _kill_when_both_held(cluster, victim, table_path: str, options: dict, before: list[str],
+                         hold: str, report: dict, files: int = COMMITS) -> None:
     """Removes ``victim`` once both tasks have written their ``files`` files (an update: one
     per group): both are held, one on each worker node. Then releases them."""
     deadline = time.monotonic() + 60
     new: list[str] = []
     # Wait until both tasks have written their files.
     while time.monotonic() < deadline:
-        new = sorted(set(_data_files(table_path)) - set(before))
+        new = sorted(set(_data_files(table_path, options)) - set(before))
         if len(new) >= files:
             break
-        time.sleep(0.02)
+        time.sleep(0.1 if _is_s3(table_path) else 0.02)
     report["files_when_killed"] = new
     report["killed_at"] = time.monotonic()
     cluster.remove_node(victim, allow_graceful=False)
@@ -120,24 +155,31 @@ def _kill_when_both_held(cluster, victim, table_path: str, before: list[str], ho
     os.remove(hold)
 
 
-def _scenario(cluster, victim, warehouse: str, name: str) -> dict:
+def _initial_report(name: str, table, options: dict) -> dict:
+    report: dict = {"scenario": name, "snapshot_before": table.latest_snapshot()["id"],
+                    "files_before": _data_files(table.path, options)}
+    if _is_s3(table.path):
+        report["keys_before"] = _s3_keys(table.path, options)
+    return report
+
+
+def _scenario(cluster, victim, options: dict, hold_dir: str, name: str) -> dict:
     from paimon_rowid import CatalogFactory
     from paimon_rowid.ray import update_by_row_id
     from paimon_rowid.ray._task_hooks import HoldWhileExists, TaskHooks
     identifier = SCENARIOS[name]
-    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
-    before = _data_files(table.path)
-    report: dict = {"scenario": name, "snapshot_before": table.latest_snapshot()["id"],
-                    "files_before": before}
+    table = CatalogFactory.create(options).get_table(identifier)
+    report = _initial_report(name, table, options)
+    before = report["files_before"]
     remote_args: dict = {"resources": {"rowid_worker": 1}}
     if name == "no-retries":
         remote_args["max_retries"] = 0
-    hold = str(Path(warehouse).parent / "hold-apply")
+    hold = str(Path(hold_dir) / f"hold-apply-{name}")
     Path(hold).touch()
     killer = threading.Thread(target=_kill_when_both_held,
-                              args=(cluster, victim, table.path, before, hold, report))
+                              args=(cluster, victim, table.path, options, before, hold, report))
     return _run_while_killing(killer, report, lambda: update_by_row_id(
-        identifier, _update_source(), {"warehouse": warehouse}, update_cols=["x"],
+        identifier, _update_source(), options, update_cols=["x"],
         num_partitions=2, ray_remote_args=remote_args,
         _hooks=TaskHooks(after_apply=HoldWhileExists(hold))))
 
@@ -159,18 +201,18 @@ def _run_while_killing(killer: threading.Thread, report: dict, job) -> dict:
     return report
 
 
-def _kill_write_node(cluster, workers, table_path: str, before: list[str], hold: str,
-                     report: dict) -> None:
+def _kill_write_node(cluster, workers, table_path: str, options: dict, before: list[str],
+                     hold: str, report: dict) -> None:
     """Removes the worker node whose write task has written its file and is held before
     reporting it (the hook names the node in ``hold + ".node"``). Then releases it."""
     deadline = time.monotonic() + 60
     node_file = hold + ".node"
     new: list[str] = []
     while time.monotonic() < deadline:
-        new = sorted(set(_data_files(table_path)) - set(before))
+        new = sorted(set(_data_files(table_path, options)) - set(before))
         if new and os.path.exists(node_file) and os.path.getsize(node_file):
             break
-        time.sleep(0.02)
+        time.sleep(0.1 if _is_s3(table_path) else 0.02)
     report["files_when_killed"] = new
     node_id = Path(node_file).read_text() if os.path.exists(node_file) else ""
     victims = [w for w in workers if w.node_id == node_id]
@@ -186,7 +228,7 @@ def _kill_write_node(cluster, workers, table_path: str, before: list[str], hold:
     os.remove(hold)
 
 
-def _write_scenario(cluster, workers, warehouse: str) -> dict:
+def _write_scenario(cluster, workers, options: dict, hold_dir: str) -> dict:
     """write_paimon of one block (one write task, on a worker node); that node removed once
     the task wrote its file and before it reports it."""
     import ray
@@ -195,18 +237,17 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
     from paimon_rowid.ray import write_paimon
     from paimon_rowid.ray._task_hooks import HoldWhileExists, TaskHooks
     identifier = SCENARIOS["write-retries"]
-    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
-    before = _data_files(table.path)
-    report: dict = {"scenario": "write-retries", "snapshot_before": table.latest_snapshot()["id"],
-                    "files_before": before}
-    hold = str(Path(warehouse).parent / "hold-write")
+    table = CatalogFactory.create(options).get_table(identifier)
+    report = _initial_report("write-retries", table, options)
+    before = report["files_before"]
+    hold = str(Path(hold_dir) / "hold-write")
     Path(hold).touch()
     killer = threading.Thread(target=_kill_write_node,
-                              args=(cluster, workers, table.path, before, hold, report))
+                              args=(cluster, workers, table.path, options, before, hold, report))
     ds = ray.data.from_arrow(_initial(WRITTEN))
 
     def write() -> list:
-        result = write_paimon(ds, identifier, {"warehouse": warehouse},
+        result = write_paimon(ds, identifier, options,
                               ray_remote_args={"resources": {"rowid_worker": 1}},
                               _hooks=TaskHooks(after_write=HoldWhileExists(hold,
                                                                            report_node=True)))
@@ -215,10 +256,10 @@ def _write_scenario(cluster, workers, warehouse: str) -> dict:
     return _run_while_killing(killer, report, write)
 
 
-def _child(warehouse: str) -> None:
+def _child(options: dict, hold_dir: str) -> None:
     import ray
     from ray.cluster_utils import Cluster
-    _make_tables(warehouse)
+    _make_tables(options)
     store = 100 * 1024 * 1024
     cluster = Cluster(initialize_head=True, connect=True, head_node_args={
         "num_cpus": 1, "object_store_memory": store, "include_dashboard": False,
@@ -230,16 +271,18 @@ def _child(warehouse: str) -> None:
                                 resources={"rowid_worker": 1}) for _ in range(2)]
     cluster.wait_for_nodes()
     try:
-        print(json.dumps(_scenario(cluster, workers[0], warehouse, "retries")), flush=True)
+        print(json.dumps(_scenario(cluster, workers[0], options, hold_dir, "retries")),
+              flush=True)
         # A fresh second worker node, then the same kill with retries disabled.
         workers.append(cluster.add_node(num_cpus=1, object_store_memory=store,
                                         resources={"rowid_worker": 1}))
         cluster.wait_for_nodes()
-        print(json.dumps(_scenario(cluster, workers[1], warehouse, "no-retries")), flush=True)
+        print(json.dumps(_scenario(cluster, workers[1], options, hold_dir, "no-retries")),
+              flush=True)
         workers.append(cluster.add_node(num_cpus=1, object_store_memory=store,
                                         resources={"rowid_worker": 1}))
         cluster.wait_for_nodes()
-        print(json.dumps(_write_scenario(cluster, workers[-2:], warehouse)),
+        print(json.dumps(_write_scenario(cluster, workers[-2:], options, hold_dir)),
               flush=True)
     finally:
         ray.shutdown()
@@ -248,7 +291,7 @@ def _child(warehouse: str) -> None:
 
 # ------------------------------------------------------------------------- the test
 
-def _run_child(warehouse: str) -> dict[str, dict]:
+def _run_child(options: dict, hold_dir: str) -> dict[str, dict]:
     import paimon_rowid
     env = dict(os.environ)
     # The child (and its Ray workers) must import the paimon_rowid this session tests: the
@@ -258,8 +301,8 @@ def _run_child(warehouse: str) -> dict[str, dict]:
         [package_root, str(REPO / "tests")] + ([env["PYTHONPATH"]]
                                                if env.get("PYTHONPATH") else []))
     env.pop("RAY_ADDRESS", None)
-    proc = subprocess.run([sys.executable, __file__, warehouse], env=env, capture_output=True,
-                          text=True, timeout=240, check=False)
+    proc = subprocess.run([sys.executable, __file__, json.dumps(options), hold_dir], env=env,
+                          capture_output=True, text=True, timeout=240, check=False)
     reports = {}
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
@@ -270,19 +313,21 @@ def _run_child(warehouse: str) -> dict[str, dict]:
     return reports
 
 
-def _rows(warehouse: str, identifier: str) -> dict[int, tuple]:
+def _rows(options: dict, identifier: str) -> dict[int, tuple]:
     from paimon_rowid import CatalogFactory
-    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    table = CatalogFactory.create(options).get_table(identifier)
     builder = table.new_read_builder().with_projection(["_ROW_ID", "id", "x", "n"])
     got = builder.new_read().to_arrow(builder.new_scan().plan().splits())
     return {r["_ROW_ID"]: (r["id"], r["x"], r["n"]) for r in got.to_pylist()}
 
 
-def _live_files(warehouse: str, identifier: str) -> list[str]:
+def _live_files(options: dict, identifier: str) -> list[str]:
     from paimon_rowid import CatalogFactory
-    table = CatalogFactory.create({"warehouse": warehouse}).get_table(identifier)
+    table = CatalogFactory.create(options).get_table(identifier)
     splits = table.new_read_builder().new_scan().plan().splits()
-    return sorted(os.path.relpath(p, table.path) for s in splits for p in s.file_paths)
+    root = table.path.rstrip("/") + "/"
+    assert all(p.startswith(root) for s in splits for p in s.file_paths)
+    return sorted(p[len(root):] for s in splits for p in s.file_paths)
 
 
 def _assert_killed_mid_update(report: dict) -> None:
@@ -291,12 +336,26 @@ def _assert_killed_mid_update(report: dict) -> None:
     assert report["victim_dead"] and report["alive_nodes"] == 2, report  # head + survivor
 
 
-def test_worker_node_killed_mid_update_or_write(tmp_path, native):
+@pytest.mark.parametrize("store", ["local", pytest.param("s3", marks=pytest.mark.s3)])
+def test_worker_node_killed_mid_update_or_write(tmp_path, native, store, request):
     from paimon_rowid import CatalogFactory
-    warehouse = str(tmp_path / "warehouse")
-    os.makedirs(warehouse)
-    reports = _run_child(warehouse)
-    catalog = CatalogFactory.create({"warehouse": warehouse})
+    if store == "s3":
+        s3_server = request.getfixturevalue("s3_server")
+        oracle = request.getfixturevalue("oracle")
+        options = s3_server.catalog_options(s3_server.fresh_warehouse("ray-cluster"))
+    else:
+        options = {"warehouse": str(tmp_path / "warehouse")}
+        os.makedirs(options["warehouse"])
+    hold_dir = tmp_path / "holds"  # the test seam: local, shared by every node
+    hold_dir.mkdir()
+    reports = _run_child(options, str(hold_dir))
+    catalog = CatalogFactory.create(options)
+
+    def no_leftovers(identifier: str) -> None:
+        if store == "s3":
+            from ours import s3_unreferenced_keys
+            assert s3_unreferenced_keys(oracle, s3_server, options, identifier) == [], (
+                "objects no snapshot references remain")
     initial = {i: (i, float(i), i % 7) for i in range(COMMITS * ROWS)}
 
     # Ray retried the lost apply task: exactly one commit, every row as expected, nothing
@@ -312,9 +371,10 @@ def test_worker_node_killed_mid_update_or_write(tmp_path, native):
     expected = dict(initial)
     for i in UPDATED:
         expected[i] = (i, -1000.0 - i, i % 7)
-    assert _rows(warehouse, "db.a") == expected
-    on_disk = _data_files(table.path)
-    assert on_disk == _live_files(warehouse, "db.a"), "files no snapshot references remain"
+    assert _rows(options, "db.a") == expected
+    on_disk = _data_files(table.path, options)
+    assert on_disk == _live_files(options, "db.a"), "files no snapshot references remain"
+    no_leftovers("db.a")
     added = sorted(set(on_disk) - set(report["files_before"]))
     assert len(added) == COMMITS  # one partial-column file per touched group
     assert set(report["files_before"]) <= set(on_disk)
@@ -330,8 +390,10 @@ def test_worker_node_killed_mid_update_or_write(tmp_path, native):
     assert any(w in report["error"].lower() for w in ("dead", "died", "crash", "lost")), report
     table = catalog.get_table("db.b")
     assert table.latest_snapshot()["id"] == report["snapshot_before"] == COMMITS
-    assert _data_files(table.path) == report["files_before"]
-    assert _rows(warehouse, "db.b") == initial
+    assert _data_files(table.path, options) == report["files_before"]
+    if store == "s3":  # every object (metadata too) exactly as before the job
+        assert _s3_keys(table.path, options) == report["keys_before"]
+    assert _rows(options, "db.b") == initial
 
     # write_paimon: Ray retried the lost write task; one commit with every row once, and the
     # killed attempt's file (written, never reported) deleted.
@@ -344,13 +406,14 @@ def test_worker_node_killed_mid_update_or_write(tmp_path, native):
     table = catalog.get_table("db.w")
     assert report["result"] == [len(WRITTEN), report["snapshot_before"] + 1]
     assert table.latest_snapshot()["id"] == report["snapshot_before"] + 1
-    rows = _rows(warehouse, "db.w")
+    rows = _rows(options, "db.w")
     assert sorted(v[0] for v in rows.values()) == list(range(COMMITS * ROWS)) + WRITTEN
-    on_disk = _data_files(table.path)
-    assert on_disk == _live_files(warehouse, "db.w"), "files no snapshot references remain"
+    on_disk = _data_files(table.path, options)
+    assert on_disk == _live_files(options, "db.w"), "files no snapshot references remain"
+    no_leftovers("db.w")
     # The retry wrote the same name over the killed attempt's file.
     assert set(report["files_when_killed"]) <= set(on_disk), report
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1])
+    _child(json.loads(sys.argv[1]), sys.argv[2])

@@ -174,8 +174,10 @@ def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]],
     """The bytes of each (uri, offset, length) range, in order. Ranges into ``.blob`` files
     are verified against the CRC of the entry holding them (OSError naming the file when it
     does not match, or when a range lies outside every payload); other files are read as
-    they are. Every uri is checked first (NotImplementedError for non-local uris, before any
-    read). The GIL is released while reading."""
+    they are. ``options``: catalog options whose filesystem keys configure the filesystem of
+    the first uri (an object store's endpoint and keys); empty: the local filesystem. Every
+    uri is checked first (NotImplementedError for a uri the filesystem cannot read, before
+    any read). The GIL is released while reading."""
 
 # ---------------------------------------------------------------------------- row-id jobs
 

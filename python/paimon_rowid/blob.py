@@ -10,7 +10,8 @@ A BLOB column read with ``blob-as-descriptor=true`` (``table.copy({...})`` or
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+from functools import partial
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
 
@@ -19,6 +20,21 @@ from ._lib import native
 __all__ = ["BlobDescriptor", "map_with_blobs", "resolve_blobs"]
 
 _BytesLike = (bytes, bytearray, memoryview)
+
+
+def filesystem_options(catalog_options: Any = None) -> Dict[str, str]:
+    """The options a payload read is configured by, as ``{str: str}``: a catalog's options
+    (``fs.s3.endpoint``, keys, ... of an object-store warehouse; other keys such as
+    ``warehouse`` are ignored by the reader), or a paimon_rowid ``Table``'s (the filesystem
+    options its FileIO was made from). None or empty: the local filesystem."""
+    if catalog_options is None:
+        return {}
+    if hasattr(catalog_options, "file_io_options"):  # a Table
+        return dict(catalog_options.file_io_options)
+    if not isinstance(catalog_options, Mapping):
+        raise TypeError("catalog_options must be a dict of catalog options or a Table, got "
+                        f"{type(catalog_options).__name__}")
+    return {str(k): str(v) for k, v in catalog_options.items() if v is not None}
 
 
 class BlobDescriptor:
@@ -73,13 +89,17 @@ class BlobDescriptor:
             return False
         return native().blob_looks_like_descriptor(data)
 
-    def read(self) -> bytes:
-        """The referenced bytes. Only local files (plain paths and ``file:`` URIs) are
-        supported. A range in a ``.blob`` file is verified against its entry's CRC (usually
-        one positioned read of ``length + 16`` bytes; an ARRAY/MAP element also reads the
-        file's index and its whole row); OSError when the bytes are damaged, or the range
+    def read(self, catalog_options: Optional[Mapping[str, Any]] = None) -> bytes:
+        """The referenced bytes. ``catalog_options`` (the catalog options of the warehouse, or
+        its ``Table``) configure the filesystem of an object-store uri (``s3://...``: endpoint,
+        region, keys); without them only local files (plain paths and ``file:`` URIs) are
+        read (NotImplementedError for another uri, before any request). A range in a
+        ``.blob`` file is verified against its entry's CRC (usually one positioned read of
+        ``length + 16`` bytes; an ARRAY/MAP element also reads the file's index and its whole
+        row); OSError when the bytes are damaged, or the range
         lies outside every payload of the ``.blob`` file or past the end of another file."""
-        return native().read_blob_ranges([(self._uri, self._offset, self._length)])[0]
+        return native().read_blob_ranges([(self._uri, self._offset, self._length)],
+                                         filesystem_options(catalog_options))[0]
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, BlobDescriptor) and self._uri == other._uri
@@ -92,7 +112,8 @@ class BlobDescriptor:
         return f"BlobDescriptor(uri={self._uri!r}, offset={self._offset}, length={self._length})"
 
 
-def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor) -> List[Optional[bytes]]:
+def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor,
+               fs_options: Dict[str, str]) -> List[Optional[bytes]]:
     """The payloads of serialized descriptors (None stays None), in order. Every value is
     checked and decoded first (ValueError for raw bytes, before any read); then consecutive
     ranges go to the native reader in one call per worker thread, which keeps the elements
@@ -105,7 +126,8 @@ def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor) -> List[
     workers = max(1, getattr(pool, "_max_workers", 1))
     step = max(1, -(-len(ranges) // workers))
     chunks = [ranges[i:i + step] for i in range(0, len(ranges), step)]
-    fetched = [b for part in pool.map(native().read_blob_ranges, chunks) for b in part]
+    read = partial(native().read_blob_ranges, options=fs_options)
+    fetched = [b for part in pool.map(read, chunks) for b in part]
     for i, data in zip(present, fetched):
         out[i] = data
     return out
@@ -122,13 +144,15 @@ def _kind_of(arrow_type: pa.DataType, name: str, map_columns, array_columns) -> 
 
 
 def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolExecutor,
-                    kind: str = "scalar") -> List[Any]:
+                    kind: str = "scalar",
+                    fs_options: Optional[Dict[str, str]] = None) -> List[Any]:
     """Payloads of one descriptor column, row-aligned. ARRAY<BLOB> cells become lists of
     payloads, MAP<K, BLOB> cells lists of (key, payload) pairs (pypaimon's shapes); null
     cells, elements and values stay None. All values of the column are fetched at once."""
     values = column.to_pylist()
+    fs_options = fs_options or {}
     if kind == "scalar":
-        return _fetch_all(values, pool)
+        return _fetch_all(values, pool, fs_options)
     flat: List[Optional[bytes]] = []
     for cell in values:
         if cell is None:
@@ -138,7 +162,7 @@ def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolEx
             flat.extend(v for _, v in entries)
         else:
             flat.extend(cell)
-    fetched = iter(_fetch_all(flat, pool))
+    fetched = iter(_fetch_all(flat, pool, fs_options))
     out: List[Any] = []
     for cell in values:
         if cell is None:
@@ -153,18 +177,22 @@ def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolEx
 
 def resolve_blobs(batch: Union[pa.RecordBatch, pa.Table], columns: Sequence[str], *,
                   parallelism: int = 16, map_blob_columns: Sequence[str] = (),
-                  array_blob_columns: Sequence[str] = ()) -> Dict[str, List[Any]]:
+                  array_blob_columns: Sequence[str] = (),
+                  catalog_options: Optional[Mapping[str, Any]] = None) -> Dict[str, List[Any]]:
     """Fetches the payloads of the descriptor ``columns`` of ``batch`` with ``parallelism``
     threads: ``{column: [cell, ...]}`` in row order, a cell being the payload bytes (BLOB), a
     list of payloads (ARRAY<BLOB>) or a list of ``(key, payload)`` pairs (MAP<K, BLOB>), or
     None. Nested columns are recognised by their Arrow type (list / map) or named in
     ``map_blob_columns`` / ``array_blob_columns``. Every payload is verified against its
-    ``.blob`` entry's CRC (:meth:`BlobDescriptor.read`)."""
+    ``.blob`` entry's CRC (:meth:`BlobDescriptor.read`). ``catalog_options`` (or the
+    ``Table``) configure the filesystem of a warehouse on an object store; without them the
+    payloads are read from local files."""
     maps, arrays = set(map_blob_columns), set(array_blob_columns)
+    fs_options = filesystem_options(catalog_options)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
         return {name: _resolve_column(
                     batch.column(name), pool,
-                    _kind_of(batch.schema.field(name).type, name, maps, arrays))
+                    _kind_of(batch.schema.field(name).type, name, maps, arrays), fs_options)
                 for name in columns}
 
 
@@ -172,15 +200,19 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
                                Iterable[pa.RecordBatch]],
                    columns: Sequence[str], fn: Callable[..., Any], *,
                    parallelism: int = 16, batch_size: int = 1024,
-                   fn_kwargs: Optional[Dict[str, Any]] = None) -> List[Any]:
+                   fn_kwargs: Optional[Dict[str, Any]] = None,
+                   catalog_options: Optional[Mapping[str, Any]] = None) -> List[Any]:
     """In-process equivalent of pypaimon's ``ray.map_with_blobs``: for each batch of at most
     ``batch_size`` rows, fetches the payloads of the descriptor ``columns`` with
     ``parallelism`` threads and calls ``fn(scalar_batch, {col: [cell, ...]}, **fn_kwargs)``
     (cells as in ``resolve_blobs``: bytes, lists of bytes for ARRAY<BLOB>, lists of
     ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch
     without ``columns``. Returns the list of ``fn``'s results (ValueError if ``fn`` returns
-    None). Memory: one batch of payloads at a time."""
+    None). ``catalog_options`` (the warehouse's catalog options, or the ``Table`` the data was
+    read from) configure the filesystem of an object-store warehouse; without them the
+    payloads are read from local files. Memory: one batch of payloads at a time."""
     columns = list(columns)
+    fs_options = filesystem_options(catalog_options)
     if not columns:
         raise ValueError("columns must name at least one BLOB descriptor column")
     if batch_size <= 0:
@@ -202,7 +234,7 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
                     raise ValueError(f"columns {missing} are not in the data {batch.schema.names}")
                 blobs = {name: _resolve_column(batch.column(name), pool,
                                                _kind_of(batch.schema.field(name).type, name,
-                                                        (), ()))
+                                                        (), ()), fs_options)
                          for name in columns}
                 scalar = batch.select([n for n in batch.schema.names if n not in columns])
                 result = fn(scalar, blobs, **kwargs)

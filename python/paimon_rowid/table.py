@@ -80,6 +80,16 @@ class Table:
         return dict(self._options)
 
     @property
+    def file_io_options(self) -> Dict[str, str]:
+        """The filesystem options the table's FileIO was made from (an object store's
+        endpoint, region and keys, as the catalog was given them); empty for a local
+        warehouse. What a pickled table carries to Ray workers, and what BLOB descriptor
+        reads of this table need (``BlobDescriptor.read(catalog_options=table)``)."""
+        # The native table exposes them only through its pickled state:
+        # (identifier, path, options, filesystem options).
+        return dict(self._native.__getstate__()[3])
+
+    @property
     def row_tracking_enabled(self) -> bool:
         return _is_true(self.options.get(ROW_TRACKING_ENABLED))
 

@@ -132,9 +132,9 @@ NB_MODULE(_native, m) {
                                     t.file_io()->options());
            })
       .def("__setstate__",
-           [](Table& self, const std::tuple<std::string, std::string,
-                                            std::map<std::string, std::string>,
-                                            std::map<std::string, std::string>>& state) {
+           [](Table& self,
+              const std::tuple<std::string, std::string, std::map<std::string, std::string>,
+                               std::map<std::string, std::string>>& state) {
              auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
              auto io = Unwrap(FileIO::Make(std::get<1>(state), std::get<3>(state)));
              auto table = Unwrap(Table::Open(io, id, std::get<1>(state), std::get<2>(state)));

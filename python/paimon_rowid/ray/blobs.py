@@ -8,11 +8,12 @@ one positioned read per non-null value) and calls the user's function, so payloa
 ever held one batch at a time, on the worker that needs them.
 
 Same signature, validations and exception types as ``pypaimon.ray.map_with_blobs``. Differences:
-``file_io`` may be omitted (our descriptors carry full local paths; it is accepted and not
-used), ``blob_uri_affinity`` / ``prefetch_bytes`` are validated hints that are not used,
-and values of the BLOB columns must be descriptors (pypaimon passes inline payload bytes
-through). ARRAY<BLOB> / MAP<K, BLOB> columns (``array_blob_columns`` /
-``map_blob_columns``, the Dataset's ``_paimon_array_blob_columns`` /
+``file_io`` may be omitted (the Dataset of ``read_paimon`` / ``read_by_row_id`` records its
+table's filesystem options; ``file_io`` may also be a ``Table`` or catalog options, and
+``catalog_options=`` names them explicitly), ``blob_uri_affinity`` / ``prefetch_bytes`` are
+validated hints that are not used, and values of the BLOB columns must be descriptors
+(pypaimon passes inline payload bytes through). ARRAY<BLOB> / MAP<K, BLOB> columns
+(``array_blob_columns`` / ``map_blob_columns``, the Dataset's ``_paimon_array_blob_columns`` /
 ``_paimon_map_blob_columns``, or recognised by their Arrow list / map type) reach ``fn`` as
 pypaimon passes them: a list of payloads, a list of ``(key, payload)`` pairs.
 """
@@ -23,7 +24,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 import pyarrow as pa
 
 from .._lib import native
-from ..blob import resolve_blobs
+from ..blob import filesystem_options, resolve_blobs
 
 __all__ = ["map_with_blobs"]
 
@@ -33,6 +34,10 @@ BLOB_COLUMNS_ATTR = "_paimon_blob_columns"
 #: The ARRAY<BLOB> / MAP<K, BLOB> columns among them (pypaimon's names).
 ARRAY_BLOB_COLUMNS_ATTR = "_paimon_array_blob_columns"
 MAP_BLOB_COLUMNS_ATTR = "_paimon_map_blob_columns"
+#: The filesystem options (``{str: str}``) the payloads are read with: those of the table the
+#: Dataset was read from (empty for a local warehouse). Ours; pypaimon keeps a FileIO object
+#: under ``_paimon_blob_file_io``.
+BLOB_FS_OPTIONS_ATTR = "_paimon_rowid_blob_fs_options"
 
 
 def _binary_holds_descriptor(array: pa.Array) -> bool:
@@ -68,7 +73,7 @@ def _column_chunks(column: Union[pa.Array, pa.ChunkedArray]) -> Iterable[pa.Arra
 def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: List[str],
                     map_blob_columns: List[str], array_blob_columns: List[str],
                     parallelism: int, fn: Callable[..., Any],
-                    fn_kwargs: Dict[str, Any]) -> Any:
+                    fn_kwargs: Dict[str, Any], fs_options: Dict[str, str]) -> Any:
     """One map_batches call: validate the batch, fetch its payloads, call ``fn``."""
     names = batch.schema.names
     missing = [c for c in columns if c not in names]
@@ -84,7 +89,8 @@ def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: Li
                 "own map_with_blobs pass, or drop it before mapping.")
     bodies = resolve_blobs(batch, columns, parallelism=parallelism,
                            map_blob_columns=map_blob_columns,
-                           array_blob_columns=array_blob_columns)
+                           array_blob_columns=array_blob_columns,
+                           catalog_options=fs_options)
     result = fn(batch.select(scalar_columns), bodies, **fn_kwargs)
     if result is None:
         raise ValueError(
@@ -100,7 +106,8 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
                    parallelism: int = 64, batch_size: Optional[int] = 1024,
                    blob_uri_affinity: bool = False, prefetch_bytes: int = 64 * 1024 * 1024,
                    fn_kwargs: Optional[Dict[str, Any]] = None,
-                   ray_remote_args: Optional[Dict[str, Any]] = None, **map_args: Any):
+                   ray_remote_args: Optional[Dict[str, Any]] = None,
+                   catalog_options: Optional[Dict[str, Any]] = None, **map_args: Any):
     """A lazy Dataset of ``fn``'s results over ``dataset``, a Dataset whose BLOB columns hold
     serialized descriptors.
 
@@ -111,6 +118,11 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     ``_paimon_blob_columns`` attribute (set by ``read_paimon`` with
     ``blob-as-descriptor=true``). ``ray_remote_args`` and ``**map_args`` go to
     ``map_batches`` (``batch_format`` must be ``"pyarrow"``).
+
+    The payloads are read through the filesystem of the warehouse: ``catalog_options`` (the
+    catalog options, e.g. an ``s3://`` warehouse's endpoint and keys), else ``file_io`` when
+    it is a paimon_rowid ``Table`` or a dict of catalog options, else the options recorded on
+    the Dataset by ``read_paimon`` / ``read_by_row_id``, else the local filesystem.
 
     Raises ValueError (before running anything) when ``fn`` is not callable, ``columns`` is
     empty or names a non-BLOB column, ``parallelism`` / ``batch_size`` is below 1,
@@ -135,9 +147,16 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     if (isinstance(prefetch_bytes, bool) or not isinstance(prefetch_bytes, int)
             or prefetch_bytes < 1):
         raise ValueError("prefetch_bytes must be a positive integer")
-    # Accepted for pypaimon compatibility and not used: file_io (our descriptors carry local
-    # paths) and the blob_uri_affinity / prefetch_bytes read-coalescing hints.
-    del file_io
+    # The blob_uri_affinity / prefetch_bytes read-coalescing hints are accepted for pypaimon
+    # compatibility and not used. file_io is used when it names the filesystem (a Table or
+    # catalog options); another object (pypaimon's FileIO) is ignored.
+    if catalog_options is not None:
+        fs_options = filesystem_options(catalog_options)
+    elif file_io is not None and (hasattr(file_io, "file_io_options")
+                                  or isinstance(file_io, dict)):
+        fs_options = filesystem_options(file_io)
+    else:
+        fs_options = dict(getattr(dataset, BLOB_FS_OPTIONS_ATTR, None) or {})
     batch_format = map_args.pop("batch_format", "pyarrow")
     if batch_format != "pyarrow":
         raise ValueError("map_with_blobs requires batch_format='pyarrow'")
@@ -174,5 +193,6 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
         kwargs.update(ray_remote_args)
     mapper_kwargs = {"columns": blob_columns, "all_blob_columns": all_blob_columns,
                      "map_blob_columns": sorted(maps), "array_blob_columns": sorted(arrays),
-                     "parallelism": parallelism, "fn": fn, "fn_kwargs": dict(fn_kwargs or {})}
+                     "parallelism": parallelism, "fn": fn, "fn_kwargs": dict(fn_kwargs or {}),
+                     "fs_options": fs_options}
     return dataset.map_batches(_map_blob_batch, fn_kwargs=mapper_kwargs, **kwargs)

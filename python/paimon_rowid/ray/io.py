@@ -28,7 +28,12 @@ from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
 from ._task_hooks import TaskHooks
-from .blobs import ARRAY_BLOB_COLUMNS_ATTR, BLOB_COLUMNS_ATTR, MAP_BLOB_COLUMNS_ATTR
+from .blobs import (
+    ARRAY_BLOB_COLUMNS_ATTR,
+    BLOB_COLUMNS_ATTR,
+    BLOB_FS_OPTIONS_ATTR,
+    MAP_BLOB_COLUMNS_ATTR,
+)
 
 __all__ = ["read_paimon", "write_paimon", "PaimonWriteResult"]
 
@@ -124,6 +129,9 @@ def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filte
                     [name for name, kind in kinds.items() if kind == "ARRAY"])
             setattr(ds, MAP_BLOB_COLUMNS_ATTR,
                     [name for name, kind in kinds.items() if kind == "MAP"])
+            # map_with_blobs reads the payloads through the same filesystem (an object
+            # store's endpoint and keys), on whichever node its tasks run.
+            setattr(ds, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
     return ds
 
 

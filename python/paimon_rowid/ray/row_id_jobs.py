@@ -38,6 +38,7 @@ from ._compat import read_datasource
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
 from ._task_hooks import TaskHooks
+from .blobs import BLOB_FS_OPTIONS_ATTR
 
 
 def _to_dataset(ray, source: Any, operation: str, what: str):
@@ -498,4 +499,6 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
         kwargs["concurrency"] = concurrency
     result = read_datasource(source, ray_remote_args=remote_args, **kwargs)
     source.arm()
+    # For map_with_blobs over descriptors read here: the payloads live on the same filesystem.
+    setattr(result, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
     return result
