@@ -2,8 +2,8 @@
 # Installs everything paimon-rowid needs on a fresh Debian/Ubuntu machine and builds it, inside
 # the project's own virtualenvs (never into the system interpreter: PEP 668):
 #   - system packages: a C++20 compiler, CMake, Ninja, ccache (scripts/compiler_cache.sh),
-#     GoogleTest, nlohmann-json, libcurl and OpenSSL (the object-store commit), a JDK and Maven (the Java Paimon oracle), python3-venv when the
-#     base Python cannot make a venv;
+#     GoogleTest, nlohmann-json, libcurl and OpenSSL (the object-store commit), a JDK and
+#     Maven (the Java Paimon oracle), python3-venv when the base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
 #     scikit-build-core, the test (pytest, moto[server] + boto3 for the local S3 server) and
 #     Ray extras, all at the versions in constraints.txt; then
