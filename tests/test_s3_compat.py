@@ -32,11 +32,18 @@ import test_blob as blob_suite
 import test_row_ids_compat as rid_suite
 from oracle import OracleError, read_ipc
 from s3_server import split_uri
-from test_compat_read import ALL, CASES, SYS, _resolve, assert_same_table, our_read
+from test_compat_read import ALL, CASES, _resolve, assert_same_table, our_read
 
 pytestmark = [pytest.mark.native, pytest.mark.oracle, pytest.mark.s3]
 
 LAYOUTS = list(de_tables.PARTITIONINGS)
+# Every read case runs on the layout partitioned by string+int; these on the other layouts and
+# on the tables we write (each of our reads costs ~100 small GETs on the server; the full
+# matrix took >10 min on a loaded machine).
+SUBSET = ["full_with_system", "projected_nested", "and_or", "partition_eq", "row_id_in",
+          "row_ranges_and_filter", "snapshot_after_update1", "tag_with_filter_and_ranges"]
+READ_MATRIX = [(layout, case) for layout in LAYOUTS for case in CASES
+               if layout == "pboth" or case in SUBSET]
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -125,13 +132,13 @@ def pypaimon_built(s3):
     built, expected = {}, {}
     for name, keys in de_tables.PARTITIONINGS.items():
         built[name] = de_tables.build(on_s3, warehouse, f"db.{name}", keys)
-        specs = [_resolve(spec, built[name]) for spec in CASES.values()]
-        expected[name] = dict(zip(CASES, on_s3.read_many(warehouse, f"db.{name}", specs)))
+        cases = [case for layout, case in READ_MATRIX if layout == name]
+        specs = [_resolve(CASES[case], built[name]) for case in cases]
+        expected[name] = dict(zip(cases, on_s3.read_many(warehouse, f"db.{name}", specs)))
     return warehouse, built, expected
 
 
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout,case", READ_MATRIX)
 def test_read_matches_pypaimon(s3, pypaimon_built, layout, case):
     server = s3[0]
     warehouse, built, expected = pypaimon_built
@@ -150,7 +157,7 @@ def test_pypaimon_table_shape(pypaimon_built):
         b = built[layout]
         assert b.snapshots["write4"] == 7
         assert b.tags == {"t_after_write2": 2, "t_after_update2": 5}
-        assert expected[layout]["full_default"].num_rows == b.num_rows == 120
+        assert expected[layout]["full_with_system"].num_rows == b.num_rows == 120
 
 
 # -- we write (the same steps), pypaimon reads ------------------------------------------------
@@ -193,19 +200,19 @@ def ours_built(s3):
         built[name] = _build_ours(server, warehouse, identifier, keys)
         start = len(cmds)
         outs[name] = []
-        for spec in CASES.values():
+        for spec in (CASES[case] for case in SUBSET):
             out = on_s3._path(".arrow")
             outs[name].append(out)
             cmds.append(on_s3._read_cmd(warehouse, identifier, out,
                                         **_resolve(spec, built[name])))
         latest = built[name].snapshots["write4"]
         cmds += _reference_cmds(warehouse, identifier, latest)
-        slices[name] = (start, start + len(CASES), len(cmds))
+        slices[name] = (start, start + len(SUBSET), len(cmds))
     replies = on_s3.run_batch(cmds)
     expected, references = {}, {}
     for name, (start, mid, end) in slices.items():
         expected[name] = {}
-        for case, reply, out in zip(CASES, replies[start:mid], outs[name]):
+        for case, reply, out in zip(SUBSET, replies[start:mid], outs[name]):
             expected[name][case] = reply if isinstance(reply, OracleError) else read_ipc(out)
             out.unlink(missing_ok=True)
         references[name] = replies[mid:end]
@@ -214,13 +221,14 @@ def ours_built(s3):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_pypaimon_reads_what_we_write(s3, ours_built, layout):
-    """Every read case of test_compat_read on our S3 table: pypaimon's read equals ours."""
+    """The SUBSET read cases on our S3 table: pypaimon's read equals ours."""
     server = s3[0]
     warehouse, built, expected, _ = ours_built
     assert built[layout].snapshots["write4"] == 7
     assert built[layout].tags == {"t_after_write2": 2, "t_after_update2": 5}
     failures = []
-    for case, spec in CASES.items():
+    for case in SUBSET:
+        spec = CASES[case]
         theirs = expected[layout][case]
         if isinstance(theirs, OracleError):
             failures.append(f"{case}: pypaimon failed: {theirs.error_type}: {theirs.message}")
@@ -293,27 +301,21 @@ def _blob_specs():
 
 @pytest.fixture(scope="module")
 def blob_tables(s3):
-    """db.theirs written by pypaimon (two commits, then a BLOB update by pypaimon), db.ours
+    """db.theirs written by pypaimon (two commits), db.ours
     written by us (two commits); pypaimon's payload and descriptor reads of both and what our
     table's snapshots reference."""
     server, on_s3 = s3
     warehouse = server.fresh_warehouse("compat-blob")
     theirs_parts = [blob_suite._blob_rows(0, 30, seed=1), blob_suite._blob_rows(30, 25, seed=2)]
     ours_parts = [blob_suite._blob_rows(0, 30, seed=3), blob_suite._blob_rows(30, 25, seed=4)]
-    update = pa.table({"_ROW_ID": pa.array([3, 7, 8], pa.int64()),
-                       "pic": pa.array([b"three", None, b""], pa.large_binary())})
     on_s3.run_all([on_s3.create_table_cmd(warehouse, "db.theirs", blob_suite.SCHEMA,
                                           options=blob_suite.BLOB_OPTIONS)]
-                  + [on_s3.write_cmd(warehouse, "db.theirs", part) for part in theirs_parts]
-                  + [on_s3.update_cmd(warehouse, "db.theirs", update, ["pic"])])
+                  + [on_s3.write_cmd(warehouse, "db.theirs", part) for part in theirs_parts])
     table = _create(server, warehouse, "db.ours", blob_suite.SCHEMA,
                     options=blob_suite.BLOB_OPTIONS)
     for part in ours_parts:
         blob_suite._write_ours(table, part)
     theirs_expected = pa.concat_tables(theirs_parts)
-    pics = theirs_expected.column("pic").to_pylist()
-    pics[3], pics[7], pics[8] = b"three", None, b""
-    theirs_expected = theirs_expected.set_column(2, "pic", pa.array(pics, pa.large_binary()))
     reads = {name: on_s3.read_many(warehouse, f"db.{name}", _blob_specs())
              for name in ("theirs", "ours")}
     references = on_s3.run_batch(
@@ -382,7 +384,8 @@ def rowid_runs(s3):
     for name, keys in ROWID_LAYOUTS.items():
         identifier = f"db.{name}"
         setup.append(on_s3.create_table_cmd(warehouse, identifier, de_tables.SCHEMA,
-                                            partition_keys=keys, options=dict(de_tables.DE_OPTIONS)))
+                                            partition_keys=keys,
+                                            options=dict(de_tables.DE_OPTIONS)))
         setup += [on_s3.write_cmd(warehouse, identifier, de_tables.rows(a, n, seed=a))
                   for a, n in rid_suite.WRITES]
         setup.append({"cmd": "entries", "warehouse": warehouse, "identifier": identifier})

@@ -14,6 +14,7 @@ native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Pyt
 # down; the engine's object-store FileIO shares that libarrow (C++'s own exit hook would run
 # too late in a Python process).
 import pyarrow.fs as _pyarrow_fs  # noqa: F401
+
 from .backfill_job import (
     BackfillError,
     BackfillProgress,
