@@ -103,9 +103,11 @@ def _resolve(spec, built):
 
 
 def our_read(warehouse, identifier, projection=None, filter=None, row_ranges=None,
-             snapshot_id=None, tag=None, options=None, limit=None):
-    """The same read through paimon_rowid, written as user code would."""
-    table = CatalogFactory.create({"warehouse": str(warehouse)}).get_table(identifier)
+             snapshot_id=None, tag=None, options=None, limit=None, catalog_options=None):
+    """The same read through paimon_rowid, written as user code would (``catalog_options``:
+    more catalog options, e.g. an S3 endpoint and keys; test_s3_compat.py)."""
+    table = CatalogFactory.create({"warehouse": str(warehouse), **(catalog_options or {})}
+                                  ).get_table(identifier)
     overrides = dict(options or {})
     if snapshot_id is not None:
         overrides["scan.snapshot-id"] = str(snapshot_id)
