@@ -13,7 +13,6 @@ namespace afs = arrow::fs;
 namespace {
 
 constexpr int kRetryAttempts = 10;
-constexpr int64_t kReadChunk = 8 << 20;
 
 int64_t MillisOf(afs::TimePoint t) {
   if (t == afs::kNoTime) return 0;
@@ -96,20 +95,11 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3FileIO::OpenInput(
 }
 
 Result<std::shared_ptr<arrow::Buffer>> S3FileIO::ReadFile(const std::string& path) const {
-  // A whole-object read is GETs alone: a sequential stream needs no size up front.
+  // One GET: Arrow's input files send a HEAD for the size first.
   ARROW_ASSIGN_OR_RAISE(std::string p, FsPath(path));
-  ARROW_ASSIGN_OR_RAISE(auto in, fs_->OpenInputStream(p));
-  std::vector<std::shared_ptr<arrow::Buffer>> parts;
-  int64_t total = 0;
-  while (true) {
-    ARROW_ASSIGN_OR_RAISE(auto part, in->Read(kReadChunk));
-    if (part->size() == 0) break;
-    total += part->size();
-    parts.push_back(std::move(part));
-  }
-  ARROW_RETURN_NOT_OK(in->Close());
-  if (parts.size() == 1) return parts[0];
-  return arrow::ConcatenateBuffers(parts);
+  auto [bucket, key] = SplitBucket(p);
+  ARROW_ASSIGN_OR_RAISE(std::string body, put_->Get(bucket, key));
+  return arrow::Buffer::FromString(std::move(body));
 }
 
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3FileIO::OpenInputWithSize(

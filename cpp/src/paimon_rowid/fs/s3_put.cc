@@ -11,6 +11,7 @@ namespace paimon_rowid {
 namespace {
 
 constexpr int kMaxAttempts = 5;
+constexpr size_t kMaxIdleHandles = 8;
 
 size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   static_cast<std::string*>(out)->append(data, size * count);
@@ -80,24 +81,56 @@ std::string S3ConditionalPut::Url(const std::string& bucket, const std::string& 
   return scheme + bucket + "." + host + "/" + EncodeKey(key);
 }
 
-int S3ConditionalPut::Send(const std::string& url, std::string_view data, std::string* body,
-                           std::string* error) const {
-  CURL* curl = curl_easy_init();
+S3ConditionalPut::~S3ConditionalPut() {
+  for (CURL* handle : idle_) curl_easy_cleanup(handle);
+}
+
+// A handle from the pool (its connection kept alive for the next request), or a new one.
+void* S3ConditionalPut::Acquire() const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      CURL* handle = static_cast<CURL*>(idle_.back());
+      idle_.pop_back();
+      curl_easy_reset(handle);
+      return handle;
+    }
+  }
+  return curl_easy_init();
+}
+
+void S3ConditionalPut::Release(void* handle) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (idle_.size() < kMaxIdleHandles) {
+    idle_.push_back(handle);
+  } else {
+    curl_easy_cleanup(static_cast<CURL*>(handle));
+  }
+}
+
+int S3ConditionalPut::Send(const char* method, const std::string& url, std::string_view data,
+                           std::string* body, std::string* error) const {
+  CURL* curl = static_cast<CURL*>(Acquire());
   if (curl == nullptr) {
     *error = "curl_easy_init failed";
     return 0;
   }
+  const bool put = std::string_view(method) == "PUT";
   const S3Credentials creds = credentials_();
   const std::string sigv4 = "aws:amz:" + region_ + ":s3";
   const std::string userpwd = creds.access_key + ":" + creds.secret_key;
   curl_slist* headers = nullptr;
   const std::string sha = "x-amz-content-sha256: " + Sha256Hex(data);
-  headers = curl_slist_append(headers, "If-None-Match: *");
   headers = curl_slist_append(headers, sha.c_str());
-  headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
-  headers = curl_slist_append(headers, "Expect:");
-  // OSS's own spelling of create-if-absent, for stores that read it instead.
-  if (config_.scheme == "oss") headers = curl_slist_append(headers, "x-oss-forbid-overwrite: true");
+  if (put) {
+    headers = curl_slist_append(headers, "If-None-Match: *");
+    headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+    headers = curl_slist_append(headers, "Expect:");
+    // OSS's own spelling of create-if-absent, for stores that read it instead.
+    if (config_.scheme == "oss") {
+      headers = curl_slist_append(headers, "x-oss-forbid-overwrite: true");
+    }
+  }
   std::string token;
   if (!creds.session_token.empty()) {
     token = "x-amz-security-token: " + creds.session_token;
@@ -105,9 +138,13 @@ int S3ConditionalPut::Send(const std::string& url, std::string_view data, std::s
   }
   char curl_error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, data.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(data.size()));
+  if (put) {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, data.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(data.size()));
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   if (!creds.access_key.empty()) {
     curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, sigv4.c_str());
@@ -127,8 +164,26 @@ int S3ConditionalPut::Send(const std::string& url, std::string_view data, std::s
     *error = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(rc);
   }
   curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
+  Release(curl);
   return static_cast<int>(http);
+}
+
+Result<std::string> S3ConditionalPut::Get(const std::string& bucket, const std::string& key) const {
+  const std::string url = Url(bucket, key);
+  std::string last;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
+    std::string body, error;
+    const int http = Send("GET", url, {}, &body, &error);
+    if (http >= 200 && http < 300) return body;
+    if (http == 404) {
+      return Status::IOError("cannot read '", config_.scheme, "://", bucket, "/", key,
+                             "': no such object");
+    }
+    last = http == 0 ? error : "HTTP " + std::to_string(http) + ": " + ErrorMessage(body);
+    if (!Transient(http) || http == 409) break;
+  }
+  return Status::IOError("GET ", url, " failed: ", last);
 }
 
 Status S3ConditionalPut::PutIfAbsent(const std::string& bucket, const std::string& key,
@@ -138,7 +193,7 @@ Status S3ConditionalPut::PutIfAbsent(const std::string& bucket, const std::strin
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
     std::string body, error;
-    const int http = Send(url, data, &body, &error);
+    const int http = Send("PUT", url, data, &body, &error);
     if (http >= 200 && http < 300) return Status::OK();
     if (http == 412) {
       return Status::AlreadyExists("object '", config_.scheme, "://", bucket, "/", key,
