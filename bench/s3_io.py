@@ -182,6 +182,7 @@ def parse_args(argv):
     parser.add_argument("--work-dir", default=None)
     parser.add_argument("--json", default=None)
     parser.add_argument("--label", default="", help="a name for this run in the report")
+    parser.add_argument("--note", default="", help="a remark printed under the run's heading")
     parser.add_argument("--results", nargs="?", const=str(REPO / "bench" / "RESULTS.md"),
                         default=None, help="write the section into this markdown file")
     parser.add_argument("--render", default=None,
@@ -278,7 +279,8 @@ def run(args) -> Dict[str, Any]:
             proxy.stop()
         if server is not None:
             server.stop()
-    return {"label": args.label, "size": args.size, "work_dir": str(work_dir), "params": params,
+    return {"label": args.label, "note": args.note, "size": args.size,
+            "work_dir": str(work_dir), "params": params,
             "blob": {"rows": args.blob_rows, "commits": args.blob_commits,
                      "bytes": args.blob_bytes, "reads": args.blob_reads},
             "titles": {k: workloads[k]["title"] for k in wanted}, "rounds": args.rounds,
@@ -303,14 +305,16 @@ def section(results: List[Dict[str, Any]], command: str) -> str:
              "not regenerated)", ""]
     lines += ["Each cell: median op time of the timed rounds (one process per round, modules "
               "pre-imported as in the main bench). **S3** is a local moto server behind the "
-              "counting proxy `tests/s3_proxy.py` (all on loopback, so the seconds are CPU and "
-              "per-request overhead, not network latency; on a real store each request adds "
-              "~10–50 ms of latency). Requests: everything the call sends, planning included "
+              "counting proxy `tests/s3_proxy.py` (all on loopback: the seconds are the client's, "
+              "moto's and the proxy's CPU per request, not network latency, which a real store "
+              "adds to every request). Requests: everything the call sends, planning included "
               "(snapshot hint, snapshot, schema, manifest list, manifests, data files); bytes: "
               "response bodies. **local**: `rchar` (bytes through read syscalls).", ""]
     for result in results:
         label = f" — {result['label']}" if result.get("label") else ""
         lines += [f"### {result['started']}{label}", ""]
+        if result.get("note"):
+            lines += [result["note"], ""]
         for name, title in result["titles"].items():
             lines += [f"**{title}**", "",
                       "| engine | local s | local rchar | S3 s | S3 requests | "
@@ -335,7 +339,9 @@ def section(results: List[Dict[str, Any]], command: str) -> str:
                                       for k, v in sorted(s3["by_file"].items()))
                     details.append(f"- {engine} on S3, by file: {parts}")
             lines += [""] + details + [""]
-    lines += ["Reproduce:", "", "```bash", command, "```", ""]
+    commands = [r["command"] for r in results if r.get("command")] or [command]
+    lines += ["Reproduce (from the repository root; `<ours>` = the built package, e.g. a "
+              "`pip install --target` directory):", "", "```bash", *commands, "```", ""]
     return "\n".join(lines)
 
 
@@ -353,13 +359,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.worker:
         return worker_main()
+    import shlex
     command = ("PYTHONPATH=<ours> python -m bench.s3_io " + " ".join(
-        a for a in (sys.argv[1:] if argv is None else argv)
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
         if not a.startswith("--render"))).strip()
     if args.render:
         results = [json.loads(Path(p).read_text()) for p in args.render.split(",")]
     else:
         result = run(args)
+        result["command"] = command
         out = Path(args.json or Path(result["work_dir"]) / "s3_io.json")
         out.write_text(json.dumps(result, indent=2) + "\n")
         print(f"json: {out}")
