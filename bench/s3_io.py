@@ -263,7 +263,8 @@ def run(args) -> Dict[str, Any]:
                             "op_s": statistics.median(x["op_s"] for x in rounds),
                             "op_s_all": [x["op_s"] for x in rounds],
                             "rchar": statistics.median(x["io"].get("rchar", 0) for x in rounds),
-                            "counts": rounds[-1]["counts"], "rows": rounds[-1]["rows"]}
+                            "counts": rounds[-1]["counts"], "rows": rounds[-1]["rows"],
+                            "digest": rounds[-1]["digest"]["hash"]}
                     if storage == "s3":
                         log = proxy.requests()
                         cell["by_file"] = _summarize_log(log)
