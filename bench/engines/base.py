@@ -33,8 +33,16 @@ class Engine:
                 "pyarrow": pa.__version__}
 
     # -- tables ------------------------------------------------------------------------------
-    def catalog(self, warehouse: str):
-        return self.lib.CatalogFactory.create({"warehouse": warehouse})
+    @staticmethod
+    def catalog_options(warehouse: Any) -> Dict[str, str]:
+        """``warehouse``: a path or URI, or the whole catalog options (an object-store
+        warehouse with its endpoint and keys, bench/s3_io.py)."""
+        if isinstance(warehouse, Mapping):
+            return dict(warehouse)
+        return {"warehouse": warehouse}
+
+    def catalog(self, warehouse: Any):
+        return self.lib.CatalogFactory.create(self.catalog_options(warehouse))
 
     def create_table(self, warehouse: str, identifier: str, schema: pa.Schema,
                      options: Mapping[str, str]) -> None:

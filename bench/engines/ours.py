@@ -38,7 +38,7 @@ class Ours(Engine):
                                   update_cols=list(columns))
 
     def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
-        return _row_ids.read_by_row_id(identifier, row_ids, {"warehouse": warehouse},
+        return _row_ids.read_by_row_id(identifier, row_ids, self.catalog_options(warehouse),
                                        projection=list(projection))
 
     def process_row_id_ranges(self, warehouse, identifier, rows_per_commit, processor) -> None:

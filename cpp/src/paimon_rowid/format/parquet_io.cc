@@ -5,6 +5,7 @@
 #include "arrow/io/interfaces.h"
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
+#include "paimon_rowid/format/object_store_input.h"
 #include "paimon_rowid/format/page_selection.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "parquet/arrow/reader.h"
@@ -96,6 +97,40 @@ Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
   if (name == "lz4") return arrow::Compression::LZ4;
   if (name == "none" || name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
   return Status::Invalid("unsupported Parquet compression '", name, "'");
+}
+
+// On an object store: fetches the column chunks of `leaves` in the row groups `positions`
+// touch (all without `positions`) in a few concurrent requests (object_store_input.h).
+Status PrefetchChunks(arrow::io::RandomAccessFile* file, const parquet::FileMetaData& metadata,
+                      const std::vector<int64_t>& row_group_starts, const std::vector<int>& leaves,
+                      const std::vector<RowRange>* positions) {
+  // Only an object-store input acts on it; computing the ranges costs no I/O.
+  if (!format_internal::IsPrefetching(file)) return Status::OK();
+  std::vector<arrow::io::ReadRange> ranges;
+  size_t next = 0;
+  for (int rg = 0; rg + 1 < static_cast<int>(row_group_starts.size()); ++rg) {
+    const int64_t lo = row_group_starts[rg];
+    const int64_t hi = row_group_starts[rg + 1] - 1;
+    if (positions != nullptr) {
+      while (next < positions->size() && (*positions)[next].to < lo) ++next;
+      if (next == positions->size() || (*positions)[next].from > hi) continue;
+    }
+    auto group = metadata.RowGroup(rg);
+    for (int leaf : leaves) {
+      auto chunk = group->ColumnChunk(leaf);
+      int64_t start = chunk->data_page_offset();
+      if (chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0 &&
+          chunk->dictionary_page_offset() < start) {
+        start = chunk->dictionary_page_offset();
+      }
+      const int64_t length = chunk->total_compressed_size();
+      // A wide chunk is left to page selection, which fetches only the pages it needs.
+      if (start < 0 || length <= 0 || length > format_internal::kPrefetchChunkBytes) continue;
+      ranges.push_back({start, length});
+    }
+  }
+  if (ranges.size() < 2) return Status::OK();  // nothing to merge or overlap
+  return format_internal::Prefetch(file, ranges);
 }
 
 }  // namespace
@@ -240,6 +275,9 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
     }
     return arrow::Table::Make(out_schema, std::vector<std::shared_ptr<arrow::ChunkedArray>>{}, n);
   }
+  ARROW_RETURN_NOT_OK(PrefetchChunks(impl_->file.get(),
+                                     *impl_->reader->parquet_reader()->metadata(),
+                                     impl_->row_group_starts, leaves, positions));
   if (positions == nullptr) {
     std::vector<int> groups(num_row_groups());
     for (int g = 0; g < num_row_groups(); ++g) groups[g] = g;

@@ -8,6 +8,7 @@
 #include "arrow/builder.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/codec/blob_file_nested.h"
+#include "paimon_rowid/format/object_store_input.h"
 
 namespace paimon_rowid {
 namespace {
@@ -69,6 +70,14 @@ Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
     }
     reads.push_back({v.file, start, end - start});
     read_of[r] = static_cast<int>(reads.size()) - 1;
+  }
+  // On an object store the reads of each file are fetched concurrently, neighbours merged.
+  std::map<int, std::vector<arrow::io::ReadRange>> by_file;
+  for (const Read& read : reads) by_file[read.file].push_back({read.offset, read.length});
+  for (const auto& [file, ranges] : by_file) {
+    if (ranges.size() > 1) {
+      ARROW_RETURN_NOT_OK(format_internal::Prefetch(open[file].input.get(), ranges));
+    }
   }
   out.buffers.resize(reads.size());
   for (size_t k = 0; k < reads.size(); ++k) {
@@ -245,7 +254,8 @@ Result<std::shared_ptr<arrow::Array>> ReadBlobBunch(const FileIO& io,
     OpenBlobFile& o = open[f];
     if (!o.index) {
       o.source = &files[f];
-      ARROW_ASSIGN_OR_RAISE(o.input, io.OpenInput(files[f].path, pool));
+      ARROW_ASSIGN_OR_RAISE(
+          o.input, format_internal::OpenForRead(io, files[f].path, files[f].meta->file_size, pool));
       // The open file knows its size (fstat at open): checking it costs no syscall.
       ARROW_ASSIGN_OR_RAISE(int64_t size, o.input->GetSize());
       ARROW_RETURN_NOT_OK(CheckFileSize(files[f].path, size, files[f].meta->file_size));

@@ -7,6 +7,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/format/object_store_input.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
@@ -275,7 +276,9 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
   read_options.pool = options_.pool;
   for (const auto& s : plan.supplies) {
     std::string path = split.FilePath(*s.file);
-    ARROW_ASSIGN_OR_RAISE(auto input, table_->file_io()->OpenInput(path, options_.pool));
+    ARROW_ASSIGN_OR_RAISE(
+        auto input,
+        format_internal::OpenForRead(*table_->file_io(), path, s.file->file_size, options_.pool));
     ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(std::move(input), path,
                                                                s.file->file_size, read_options));
     if (reader->num_rows() != s.file->row_count) {

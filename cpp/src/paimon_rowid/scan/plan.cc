@@ -59,6 +59,22 @@ std::vector<WrittenField> WrittenFields(const DataFileMeta& file, const TableSch
 
 // ------------------------------------------------------------------------ planning steps
 
+// A manifest, whose size its manifest list records: on an object store one ranged GET (no
+// request for the size first).
+Result<std::shared_ptr<arrow::Buffer>> ReadManifestFile(const Table& table, const std::string& name,
+                                                        int64_t size) {
+  const std::string path = table.ManifestPath(name);
+  const std::string scheme = UriScheme(path);
+  if (size <= 0 || scheme.empty() || scheme == "file") return table.file_io()->ReadFile(path);
+  ARROW_ASSIGN_OR_RAISE(auto input, table.file_io()->OpenInputWithSize(path, size));
+  ARROW_ASSIGN_OR_RAISE(auto data, input->ReadAt(0, size));
+  if (data->size() != size) {
+    return Status::IOError("manifest '", path, "' holds ", data->size(),
+                           " bytes but its manifest list says ", size);
+  }
+  return data;
+}
+
 Status CheckReadable(const Table& table, const Snapshot& snapshot) {
   const std::string name = table.identifier().FullName();
   if (table.deletion_vectors_enabled()) {
@@ -106,7 +122,7 @@ Result<std::vector<ManifestEntry>> ReadLiveEntries(const Table& table, const Sna
         !AnyOverlap(*row_ranges, *meta.min_row_id, *meta.max_row_id)) {
       continue;
     }
-    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
+    ARROW_ASSIGN_OR_RAISE(auto data, ReadManifestFile(table, meta.file_name, meta.file_size));
     ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(data)));
     for (auto& e : entries) {
       if (row_ranges && e.file.first_row_id &&
