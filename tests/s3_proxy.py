@@ -27,7 +27,7 @@ Counting: one request of kind ``LIST`` for a GET with ``list-type`` in its query
 bucket (``/bucket`` or ``/bucket/``), otherwise its method (``GET``, ``HEAD``, ``PUT``, ``POST``,
 ``DELETE``; anything else ``OTHER``). ``request_bytes`` / ``response_bytes``: body bytes only
 (headers not counted), summed over all requests; ``get_bytes``: response bytes of object GETs.
-A request is counted once its response has been sent.
+A request is counted once its upstream answer is in, before the client receives it.
 
 Counters of another process: ``GET /__s3proxy__/counts`` on the proxy returns ``counts()`` as
 JSON, ``POST /__s3proxy__/reset`` resets them (neither is forwarded nor counted). The bench's
@@ -144,6 +144,10 @@ class _Handler(BaseHTTPRequestHandler):
             headers.append(("Content-Length", str(len(body))))
         status, reason, response_headers, payload = proxy._send_upstream(method, self.path,
                                                                          headers, body)
+        # Counted before the client sees the answer, so a caller reading the counts right
+        # after its call returns finds it there.
+        proxy._count(method, self.path, self.headers.get("Range"), status, len(body),
+                     0 if method == "HEAD" else len(payload))
         self.send_response_only(status, reason)
         for key, value in response_headers:
             if key.lower() in _HOP_BY_HOP or key.lower() == "content-length":
@@ -159,8 +163,6 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "HEAD" and payload:
             self.wfile.write(payload)
         self.wfile.flush()
-        proxy._count(method, self.path, self.headers.get("Range"), status, len(body),
-                     0 if method == "HEAD" else len(payload))
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_PATCH = do_OPTIONS = _forward
 

@@ -13,6 +13,7 @@ in several processes, and the guard for stores without conditional writes
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -32,6 +33,11 @@ SCHEMA = pa.schema([("writer", pa.int32()), ("seq", pa.int32())])
 
 def _table(options, name="t", extra=None):
     return ours.create_table(options, name, SCHEMA, dict(DE, **(extra or {})))
+
+
+def ours_schema():
+    from paimon_rowid import Schema
+    return Schema.from_pyarrow_schema(SCHEMA, options=DE)
 
 
 def _rows(writer: int, seq: int, n: int = 1) -> pa.Table:
@@ -148,3 +154,50 @@ def test_unsupported_scheme_is_refused():
     from paimon_rowid import CatalogFactory
     with pytest.raises(NotImplementedError, match="filesystem 'hdfs'"):
         CatalogFactory.create({"warehouse": "hdfs://nn:8020/wh"})
+
+
+@contextlib.contextmanager
+def _proxy(upstream: str, strip: bool):
+    """tests/s3_proxy.py in its own process (our native calls may hold the GIL, which an
+    in-process proxy thread would need): yields its endpoint."""
+    args = [sys.executable, str(Path(__file__).with_name("s3_proxy.py")), "--upstream", upstream]
+    proc = subprocess.Popen(args + (["--strip-conditional"] if strip else []),
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_probe_detects_a_store_that_ignores_conditional_writes(s3_server):
+    """Behind a proxy that drops If-None-Match (a store without conditional writes), the
+    default `auto` probe finds out on the first commit: the commit is refused, nothing is
+    committed or left behind (the probe's object included). Through the same proxy without
+    stripping, the probe passes and the commit lands."""
+    from s3_proxy import remote_counts, remote_reset
+    warehouse = s3_server.fresh_warehouse("stripped")
+    _table(s3_server.catalog_options(warehouse))  # creating schema-0 is refused there too
+    with _proxy(s3_server.endpoint, strip=True) as endpoint:
+        # Another endpoint, so another FileIO with its own probe (results are per client).
+        options = dict(s3_server.catalog_options(warehouse), **{"fs.s3.endpoint": endpoint})
+        with pytest.raises(NotImplementedError, match="does not honour conditional writes"):
+            ours.catalog(options).create_table("db.u", ours_schema(), False)
+        before = _not_snapshot_objects(s3_server, warehouse)
+        table = ours.catalog(options).get_table("db.t")
+        with pytest.raises(NotImplementedError, match="does not honour conditional writes"):
+            ours.write(table, _rows(0, 0, 4))
+        assert table.latest_snapshot() is None
+        assert _not_snapshot_objects(s3_server, warehouse) == before
+        assert not [k for k in s3_server.list_keys(warehouse) if ".put-if-absent-probe" in k]
+    with _proxy(s3_server.endpoint, strip=False) as endpoint:
+        options = dict(s3_server.catalog_options(warehouse), **{"fs.s3.endpoint": endpoint})
+        table = ours.catalog(options).get_table("db.t")
+        remote_reset(endpoint)
+        ours.write(table, _rows(0, 0, 4))
+        counts = remote_counts(endpoint)
+        assert table.latest_snapshot()["id"] == 1
+        # One commit of one small file, probe included: a bounded number of requests, and
+        # every PUT a single request (no multipart upload of small objects).
+        assert counts["POST"] == 0, counts
+        assert counts["requests"] <= 40, counts
