@@ -3,6 +3,7 @@
 // detection rule and the uri resolution run on what was parsed.
 #include "fuzz_util.h"
 #include "paimon_rowid/codec/blob_file.h"
+#include "paimon_rowid/fs/file_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace paimon_rowid;
@@ -12,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto descriptor = BlobDescriptor::Deserialize(bytes);
   if (!descriptor.ok()) return 0;
   FUZZ_CHECK(descriptor->offset >= 0 && descriptor->length >= 0);
-  (void)LocalPathOfUri(descriptor->uri);
+  (void)UriScheme(descriptor->uri);
+  (void)FileIO::Local()->CheckUri(descriptor->uri);
   BlobDescriptor v2 = *descriptor;
   v2.version = 2;
   std::string serialized = v2.Serialize();
