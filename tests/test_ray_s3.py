@@ -15,6 +15,8 @@ from typing import Dict, List
 import pyarrow as pa
 import pytest
 
+import ours
+
 ray = pytest.importorskip("ray")
 
 pytestmark = [pytest.mark.native, pytest.mark.ray, pytest.mark.s3]
@@ -44,17 +46,6 @@ def _blob_rows(start: int, count: int) -> pa.Table:
                                      pa.large_binary())}, schema=BLOB_SCHEMA)
 
 
-def _write(table, data: pa.Table) -> None:
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    try:
-        write.write_arrow(data)
-        commit.commit(write.prepare_commit())
-    finally:
-        write.close()
-        commit.close()
-
-
 def _create(options: Dict[str, str], name: str, schema: pa.Schema, table_options, batches):
     from paimon_rowid import CatalogFactory, Schema
     catalog = CatalogFactory.create(options)
@@ -63,7 +54,7 @@ def _create(options: Dict[str, str], name: str, schema: pa.Schema, table_options
                          False)
     table = catalog.get_table(f"db.{name}")
     for data in batches:
-        _write(table, data)
+        ours.write(table, data)
     return table
 
 

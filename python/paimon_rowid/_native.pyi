@@ -38,6 +38,9 @@ class Table:
     def schema_json(self) -> str:
         """The schema in force (the travelled snapshot's schema under time travel)."""
     def options(self) -> Dict[str, str]: ...
+    @property
+    def file_io_options(self) -> Dict[str, str]:
+        """The filesystem keys the table's FileIO was made from (empty: local)."""
     def copy(self, overrides: Dict[str, Optional[str]]) -> Table:
         """None removes a key; changing 'bucket' raises ValueError."""
     def snapshot(self, snapshot_id: int) -> Snapshot:

@@ -85,9 +85,7 @@ class Table:
         endpoint, region and keys, as the catalog was given them); empty for a local
         warehouse. What a pickled table carries to Ray workers, and what BLOB descriptor
         reads of this table need (``BlobDescriptor.read(catalog_options=table)``)."""
-        # The native table exposes them only through its pickled state:
-        # (identifier, path, options, filesystem options).
-        return dict(self._native.__getstate__()[3])
+        return dict(self._native.file_io_options)
 
     @property
     def row_tracking_enabled(self) -> bool:

@@ -124,6 +124,7 @@ NB_MODULE(_native, m) {
            [](const Table& t) { return WithoutGil([&] { return t.LatestSnapshot(); }); })
       .def("resolve_snapshot",
            [](const Table& t) { return WithoutGil([&] { return t.ResolveSnapshot(); }); })
+      .def_prop_ro("file_io_options", [](const Table& t) { return t.file_io()->options(); })
       // Pickling (for Ray workers): a table is its identifier, directory, options and the
       // filesystem options its FileIO was made from (an object store's endpoint and keys).
       .def("__getstate__",
