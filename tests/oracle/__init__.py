@@ -233,6 +233,32 @@ class Oracle:
         return {"cmd": "update_by_row_id", "warehouse": str(warehouse),
                 "identifier": identifier, "data_ipc": str(path), "columns": list(columns)}
 
+    def delete_cmd(self, warehouse: str, identifier: str, row_ids: Sequence[int] = None, *,
+                   filter: Optional[list] = None, by_predicate: bool = False,
+                   messages_out: Optional[str] = None) -> Dict[str, Any]:
+        """pypaimon's ``new_update().delete_by_row_id(row_ids)`` (or, with ``by_predicate``,
+        ``delete_by_predicate(filter)``; filter None deletes every row), committed; with
+        ``messages_out`` the messages are pickled there for :meth:`commit_messages_cmd`."""
+        if by_predicate:
+            return {"cmd": "delete_by_predicate", "warehouse": str(warehouse),
+                    "identifier": identifier, "filter": encode_filter(filter),
+                    "messages_out": messages_out}
+        return {"cmd": "delete_by_row_id", "warehouse": str(warehouse),
+                "identifier": identifier,
+                "row_ids": [None if i is None else int(i) for i in row_ids],
+                "messages_out": messages_out}
+
+    def commit_messages_cmd(self, warehouse: str, identifier: str,
+                            messages_in: str) -> Dict[str, Any]:
+        return {"cmd": "commit_messages", "warehouse": str(warehouse),
+                "identifier": identifier, "messages_in": str(messages_in)}
+
+    def index_manifest_cmd(self, warehouse: str, identifier: str,
+                           snapshot_id: Optional[int] = None) -> Dict[str, Any]:
+        """The snapshot's index manifest as pypaimon reads it (see driver.py)."""
+        return {"cmd": "index_manifest", "warehouse": str(warehouse),
+                "identifier": identifier, "snapshot_id": snapshot_id}
+
     def tag_cmd(self, warehouse: str, identifier: str, tag: str,
                 snapshot_id: Optional[int] = None) -> Dict[str, Any]:
         return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,

@@ -34,6 +34,18 @@ Commands:
                                                    file_source, schema_id
   truncate_partitions  partitions=[{key: value}, ...]   -> {"snapshot_id": int|None}
   add_columns    schema_ipc (the new columns, appended in order)    -> {}
+  delete_by_row_id  row_ids, messages_out=None  -> {"snapshot_id", "num_messages", "index_files"}
+                 (new_update().delete_by_row_id, committed; with messages_out the messages are
+                 pickled there instead, for commit_messages)
+  delete_by_predicate  filter=None (spec as for read), messages_out=None   -> as delete_by_row_id
+  commit_messages  messages_in (a messages_out file)   -> {"snapshot_id": int|None}
+  index_manifest snapshot_id=None (latest)      -> None when the snapshot has no index manifest,
+                 else {"name", "codec", "schema" (Avro writer schema), "records" (raw, bytes as
+                 {"hex"}), "entries": pypaimon's parse, each with its index file's "path"
+                 (table-relative), "size" on disk, "version" (first byte) and "dvs": per
+                 data file {data_file, offset, length, cardinality, positions (pypaimon's
+                 DeletionVector.read), "stored_hex" (the framed bitmap bytes on disk),
+                 "pypaimon_hex" (pypaimon's serialization of the same positions)}}
 Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
 method is a PredicateBuilder method name and args are its positional arguments after the field,
 literals encoded with literals.py.
@@ -322,6 +334,114 @@ def cmd_add_columns(cmd):
     return {}
 
 
+def _delete_result(table, builder, messages, cmd):
+    """Commits delete messages (or pickles them to ``messages_out``)."""
+    result = {"num_messages": len(messages),
+              "index_files": [e.index_file.file_name for m in messages for e in m.index_adds]}
+    if cmd.get("messages_out"):
+        import pickle
+        with open(cmd["messages_out"], "wb") as sink:
+            pickle.dump(messages, sink)
+        return result
+    commit = builder.new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    result["snapshot_id"] = _latest_snapshot_id(table)
+    return result
+
+
+def cmd_delete_by_row_id(cmd):
+    table = _table(cmd)
+    builder = table.new_batch_write_builder()
+    messages = builder.new_update().delete_by_row_id(list(cmd["row_ids"]))
+    return _delete_result(table, builder, messages, cmd)
+
+
+def cmd_delete_by_predicate(cmd):
+    table = _table(cmd)
+    builder = table.new_batch_write_builder()
+    predicate = None
+    if cmd.get("filter") is not None:
+        predicate = _build_predicate(table.new_read_builder().new_predicate_builder(),
+                                     cmd["filter"])
+    messages = builder.new_update().delete_by_predicate(predicate)
+    return _delete_result(table, builder, messages, cmd)
+
+
+def cmd_commit_messages(cmd):
+    import pickle
+    table = _table(cmd)
+    with open(cmd["messages_in"], "rb") as source:
+        messages = pickle.load(source)
+    commit = table.new_batch_write_builder().new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    return {"snapshot_id": _latest_snapshot_id(table)}
+
+
+def _avro_json(value):
+    if isinstance(value, dict):
+        return {k: _avro_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_avro_json(v) for v in value]
+    return _json_value(value)
+
+
+def cmd_index_manifest(cmd):
+    """The snapshot's index manifest: raw Avro and pypaimon's reading of it and of every
+    deletion vector it names."""
+    import fastavro
+    from pypaimon.deletionvectors.deletion_vector import DeletionVector
+    from pypaimon.manifest.index_manifest_file import IndexManifestFile
+    from pypaimon.table.source.deletion_file import DeletionFile
+    table = _table(cmd)
+    manager = table.snapshot_manager()
+    snapshot_id = cmd.get("snapshot_id")
+    snapshot = (manager.get_latest_snapshot() if snapshot_id is None
+                else manager.get_snapshot_by_id(int(snapshot_id)))
+    if snapshot is None or not snapshot.index_manifest:
+        return None
+    root = str(table.table_path).rstrip("/")
+    with open(f"{root}/manifest/{snapshot.index_manifest}", "rb") as source:
+        reader = fastavro.reader(source)
+        raw = {"codec": reader.codec, "schema": reader.writer_schema,
+               "records": [_avro_json(r) for r in reader]}
+    entries = []
+    for entry in IndexManifestFile(table).read(snapshot.index_manifest):
+        meta = entry.index_file
+        path = table.path_factory().bucket_index_path(
+            tuple(entry.partition.values), entry.bucket, meta, table.file_io)
+        path = str(path)
+        local = path[len("file://"):] if path.startswith("file://") else path
+        with open(local, "rb") as source:
+            data = source.read()
+        dvs = []
+        for name, dv in (meta.dv_ranges or {}).items():
+            vector = DeletionVector.read(table.file_io, DeletionFile(
+                dv_index_path=path, offset=dv.offset, length=dv.length,
+                cardinality=dv.cardinality))
+            dvs.append({"data_file": name, "offset": dv.offset, "length": dv.length,
+                        "cardinality": dv.cardinality,
+                        "positions": sorted(vector.bit_map()),
+                        "stored_hex": data[dv.offset:dv.offset + dv.length + 8].hex(),
+                        "pypaimon_hex": vector.serialize().hex()})
+        entries.append({
+            "kind": int(entry.kind),
+            "partition": [v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
+                          for v in entry.partition.values],
+            "bucket": entry.bucket, "index_type": meta.index_type,
+            "file_name": meta.file_name, "file_size": meta.file_size,
+            "row_count": meta.row_count, "external_path": meta.external_path,
+            "global_index": meta.global_index_meta is not None,
+            "path": local[len(root) + 1:] if local.startswith(root) else local,
+            "size": len(data), "version": data[0] if data else None, "dvs": dvs})
+    return {"name": snapshot.index_manifest, **raw, "entries": entries}
+
+
 COMMANDS = {
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
@@ -329,6 +449,8 @@ COMMANDS = {
     "batch": cmd_batch,
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
     "add_columns": cmd_add_columns,
+    "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
+    "commit_messages": cmd_commit_messages, "index_manifest": cmd_index_manifest,
 }
 
 
