@@ -186,9 +186,9 @@ def _staged(warehouse, ident, row_ids):
 @pytest.mark.native
 @pytest.mark.parametrize("prior, theirs, message", [
     ([0], [6], r"^Deletion vector index conflict detected: index file index-\S+ is not "
-               r"present in the latest snapshot\.$"),
+               r"present in the latest snapshot\. "),
     (None, [2], r"^Deletion vector index conflict detected: data file data-\S+\.parquet "
-                r"already has a newer deletion vector index file index-\S+\.$"),
+                r"already has a newer deletion vector index file index-\S+\. "),
 ], ids=["bucket_dv_replaced", "same_anchor"])
 def test_stale_delete_conflicts(warehouse, oracle, prior, theirs, message):
     from paimon_rowid import CommitConflictException
@@ -287,7 +287,7 @@ def test_stale_delete_of_a_dropped_anchor_conflicts(warehouse):
     after = dv.files(warehouse)
     with pytest.raises(CommitConflictException,
                        match=r"^Deletion vector index conflict detected: data file data-\S+ "
-                             r"is not present in the latest snapshot\.$"):
+                             r"is not present in the latest snapshot\. "):
         builder.new_commit().commit(messages)
     assert dv.latest_id(warehouse, "db.t") == 4
     assert dv.files(warehouse) == sorted(set(after) - staged)

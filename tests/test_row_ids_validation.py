@@ -16,8 +16,8 @@ Dataset is consumed, wrapped by Ray (§2.2, last note); an empty lazy source has
 all, so there is nothing to check and nothing to do.
 
 Tables are built once per module: ours (our catalog and writer) for the data-evolution
-tables, pypaimon's (the oracle) for the tables our catalog refuses to create (deletion
-vectors on, data evolution without row tracking) or cannot write (BLOB columns), and for the
+tables, pypaimon's (the oracle) for the tables our catalog refuses to create (data evolution
+without row tracking) or cannot write (BLOB columns), and for the
 partition drop that leaves a hole in the valid row-id ranges.
 """
 from __future__ import annotations
@@ -82,9 +82,6 @@ def wh(tmp_path_factory, oracle, native):
     oracle.run_all([
         {"cmd": "truncate_partitions", "warehouse": path, "identifier": T,
          "partitions": [{"dt": "y"}]},
-        oracle.create_table_cmd(path, "db.dv", SCHEMA, partition_keys=["dt"],
-                                options=dict(DE, **{"deletion-vectors.enabled": "true"})),
-        oracle.write_cmd(path, "db.dv", _rows([0, 1], ["x", "x"])),
         oracle.create_table_cmd(path, "db.nrt", SCHEMA, partition_keys=["dt"],
                                 options={"data-evolution.enabled": "true"}),
         oracle.write_cmd(path, "db.nrt", _rows([0, 1], ["x", "x"])),
@@ -196,8 +193,6 @@ UPDATE_REFUSALS = {
         "update_by_row_id requires 'data-evolution.enabled'='true' on 'db.plain'.")),
     "rt-off": ("db.nrt", _src([0], v=[1]), ["v"], ValueError, _exact(
         "update_by_row_id requires 'row-tracking.enabled'='true' on 'db.nrt'.")),
-    "dv-on": ("db.dv", _src([0], v=[1]), ["v"], ValueError, _exact(
-        "update_by_row_id does not support deletion-vectors-enabled tables yet: 'db.dv'.")),
     "unknown-column": (T, _src([0], v=[1], zz=[1]), ["v", "zz"], ValueError,
                        _exact("update column 'zz' is not in target 'db.t'.")),
     "row-id-as-update-column": (T, _src([0], v=[1]), ["_ROW_ID"], ValueError,
@@ -462,12 +457,6 @@ READ_REFUSALS = {
         "read_by_row_id requires 'data-evolution.enabled'='true' on 'db.nde'.")),
     "rt-off": ("db.nrt", _src([0]), ["v"], {}, ValueError, _exact(
         "read_by_row_id requires 'row-tracking.enabled'='true' on 'db.nrt'.")),
-    "dv-on": ("db.dv", _src([0]), ["v"], {}, ValueError, _exact(
-        "read_by_row_id does not support deletion-vectors-enabled tables yet: 'db.dv'.")),
-    # The table checks use the persisted options, before dynamic_options.
-    "dv-on-even-if-overridden": ("db.dv", _src([0]), ["v"],
-                                 {"dynamic_options": {"deletion-vectors.enabled": "false"}},
-                                 ValueError, "does not support deletion-vectors"),
     "invariant-override": (T, _src([0]), ["v"], {"dynamic_options": {
         "row-tracking.enabled": "true", "deletion-vectors.enabled": "false",
         "read.batch-size": "8"}}, ValueError, _exact(

@@ -69,15 +69,13 @@ def load_table(target: str, catalog_options: Mapping[str, Any]) -> Table:
 
 
 def check_table(table: Table, target: str, operation: str) -> None:
-    """Data evolution and row tracking on, deletion vectors off (persisted options)."""
+    """Data evolution and row tracking on (persisted options). Deletion-vector tables are
+    fine: deleted rows are invisible to reads and refused by updates."""
     options = table.options
     if options.get("data-evolution.enabled", "false").lower() != "true":
         raise ValueError(f"{operation} requires 'data-evolution.enabled'='true' on '{target}'.")
     if options.get("row-tracking.enabled", "false").lower() != "true":
         raise ValueError(f"{operation} requires 'row-tracking.enabled'='true' on '{target}'.")
-    if options.get("deletion-vectors.enabled", "false").lower() == "true":
-        raise ValueError(
-            f"{operation} does not support deletion-vectors-enabled tables yet: '{target}'.")
 
 
 def check_dynamic_options(dynamic_options: Optional[Mapping[str, Any]]) -> None:

@@ -188,6 +188,8 @@ class CommitMessage:
     @property
     def file_names(self) -> List[str]: ...
     @property
+    def index_file_names(self) -> List[str]: ...
+    @property
     def row_count(self) -> int: ...
     check_from_snapshot: Optional[int]
     def is_empty(self) -> bool: ...
@@ -225,9 +227,20 @@ def validate_update_columns(table: Table, cols: List[str], target: str,
 
 def update_by_row_id(table: Table, source: Any, update_cols: List[str], target: str,
                      threads: int = 0, index: Optional[RowIdIndex] = None,
-                     verify_since: Optional[RowIdIndex] = None
+                     verify_since: Optional[RowIdIndex] = None, reject_deleted: bool = True
                      ) -> Tuple[List[CommitMessage], int]:
-    """The apply kernel of one round: routes and writes, commits nothing; (messages, rows)."""
+    """The apply kernel of one round: routes and writes, commits nothing; (messages, rows).
+    ``reject_deleted``: ids of deleted rows are a ValueError."""
+
+def validate_delete(table: Table) -> None:
+    """pypaimon's checks of a delete (data evolution, row tracking, deletion vectors)."""
+
+def delete_partitions(table: Table, predicate: Any) -> Optional[List[CommitMessage]]:
+    """Messages dropping the partitions ``predicate`` (on partition keys alone) matches;
+    None when the predicate looks at other fields."""
+
+def delete_by_row_id(table: Table, row_ids: List[int]) -> List[CommitMessage]:
+    """Commit messages deleting ``row_ids`` through deletion vectors; nothing committed."""
 
 def commit_update(table: Table, round: Any, num_updated: int, commit_user: str,
                   properties: Dict[str, str] = ..., max_rebases: int = 5

@@ -14,12 +14,17 @@
 #include "arrow/compute/api.h"
 #include "common.h"
 #include "paimon_rowid/meta/commit_message.h"
+#include "paimon_rowid/rowid/delete_by_row_id.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/write/stats.h"
 
 namespace paimon_rowid::python {
+
+// Defined in module.cc.
+std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj);
+
 namespace {
 
 using IndexPtr = std::shared_ptr<const RowIdIndex>;
@@ -115,15 +120,18 @@ void RegisterRowId(nb::module_& m) {
       "update_by_row_id",
       [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
          std::string target, int threads, std::optional<IndexPtr> index,
-         std::optional<IndexPtr> verify_since) {
+         std::optional<IndexPtr> verify_since, bool reject_deleted) {
         auto reader = ImportStreamFrom(source);
         return WithoutGil(
             [&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
               std::unique_ptr<RowIdUpdate> update;
+              RowIdUpdateOptions options;
+              options.reject_deleted_rows = reject_deleted;
               if (index && *index) {
-                ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target, *index));
+                ARROW_ASSIGN_OR_RAISE(update,
+                                      RowIdUpdate::Make(table, cols, target, *index, options));
               } else {
-                ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target));
+                ARROW_ASSIGN_OR_RAISE(update, RowIdUpdate::Make(table, cols, target, options));
               }
               ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
               if (verify_since && *verify_since) {
@@ -138,7 +146,36 @@ void RegisterRowId(nb::module_& m) {
       },
       nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
       nb::arg("threads") = 0, nb::arg("index").none() = nb::none(),
-      nb::arg("verify_since").none() = nb::none());
+      nb::arg("verify_since").none() = nb::none(), nb::arg("reject_deleted") = true);
+
+  m.def("validate_delete", [](std::shared_ptr<Table> table) { Check(ValidateDelete(*table)); });
+
+  m.def(
+      "delete_partitions",
+      [](std::shared_ptr<Table> table, nb::object predicate) -> nb::object {
+        auto pred = ConvertPredicateTuple(predicate);
+        if (!pred || !IsPartitionOnly(*table, *pred)) return nb::none();
+        auto messages = WithoutGil([&] { return DeletePartitions(table, *pred); });
+        nb::list out;
+        for (auto& msg : messages) out.append(std::make_shared<CommitMessage>(std::move(msg)));
+        return out;
+      },
+      nb::arg("table"), nb::arg("predicate").none(),
+      "pypaimon's partition fast path of delete_by_predicate: messages dropping the matching "
+      "partitions' files, or None when the predicate is not on partition keys alone.");
+
+  m.def(
+      "delete_by_row_id",
+      [](std::shared_ptr<Table> table, std::vector<int64_t> row_ids) {
+        return WithoutGil([&]() -> Result<std::vector<std::shared_ptr<CommitMessage>>> {
+          ARROW_ASSIGN_OR_RAISE(auto messages, DeleteByRowId(table, std::move(row_ids)));
+          std::vector<std::shared_ptr<CommitMessage>> out;
+          for (auto& msg : messages) out.push_back(std::make_shared<CommitMessage>(std::move(msg)));
+          return out;
+        });
+      },
+      nb::arg("table"), nb::arg("row_ids"),
+      "Commit messages deleting `row_ids` through deletion vectors (nothing is committed).");
 
   nb::class_<RebaseStep>(m, "RebaseStep")
       .def_ro("previous_base_id", &RebaseStep::previous_base_id)
@@ -219,7 +256,9 @@ void RegisterRowId(nb::module_& m) {
          std::map<std::string, std::string> properties) {
         auto reader = ImportStreamFrom(source);
         auto outcome = WithoutGil([&]() -> Result<UpdateOutcome> {
-          ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, target));
+          RowIdUpdateOptions options;
+          options.reject_deleted_rows = true;  // the job refuses deleted rows, as pypaimon's
+          ARROW_ASSIGN_OR_RAISE(auto update, RowIdUpdate::Make(table, cols, target, options));
           ARROW_RETURN_NOT_OK(update->AddAll(reader.get()));
           return CommitUpdate(update.get(), table, commit_user, threads, max_rebases, properties);
         });

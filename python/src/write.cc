@@ -60,6 +60,12 @@ void RegisterWrite(nb::module_& m) {
           "check_from_snapshot", [](const CommitMessage& msg) { return msg.check_from_snapshot; },
           [](CommitMessage& msg, std::optional<int64_t> v) { msg.check_from_snapshot = v; },
           nb::arg("value").none())
+      .def_prop_ro("index_file_names",
+                   [](const CommitMessage& msg) {
+                     std::vector<std::string> names;
+                     for (const auto& f : msg.new_index_files) names.push_back(f.file_name);
+                     return names;
+                   })
       .def_prop_ro("file_names",
                    [](const CommitMessage& msg) {
                      std::vector<std::string> names;

@@ -42,8 +42,8 @@ Status ValidateTableSchema(const TableSchema& schema) {
   Options opts = schema.table_options();
   ARROW_ASSIGN_OR_RAISE(bool row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
   ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
-  ARROW_ASSIGN_OR_RAISE(bool deletion_vectors,
-                        opts.GetBool(options::kDeletionVectorsEnabled, false));
+  // Checked for its form only: deletion vectors go with any append table.
+  ARROW_RETURN_NOT_OK(opts.GetBool(options::kDeletionVectorsEnabled, false).status());
   if (row_tracking) {
     if (auto bucket = opts.Get(options::kBucket)) {
       ARROW_ASSIGN_OR_RAISE(int64_t b, opts.GetInt(options::kBucket, -1));
@@ -56,10 +56,6 @@ Status ValidateTableSchema(const TableSchema& schema) {
   ARROW_RETURN_NOT_OK(BucketSpec::Of(schema).status());
   if (data_evolution && !row_tracking) {
     return Status::Invalid("Data evolution config must enabled with row-tracking.enabled");
-  }
-  if (row_tracking && deletion_vectors) {
-    return Status::NotImplemented(
-        "deletion vectors on row-tracking tables are not supported by paimon-rowid");
   }
 
   for (const auto& f : schema.fields) {

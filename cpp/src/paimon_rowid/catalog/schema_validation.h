@@ -16,8 +16,7 @@ namespace paimon_rowid {
 ///   * the bucket layout is valid (catalog/bucket_spec.h: fixed buckets need a bucket key);
 ///   * BLOB columns (BLOB, ARRAY<BLOB>, MAP<_, BLOB>) require row tracking and data
 ///     evolution, and the table must keep at least one non-BLOB column;
-///   * blob-descriptor-field names scalar BLOB columns;
-///   * deletion vectors are not enabled together with row tracking.
+///   * blob-descriptor-field names scalar BLOB columns.
 Status ValidateTableSchema(const TableSchema& schema);
 
 }  // namespace paimon_rowid

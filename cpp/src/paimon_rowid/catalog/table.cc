@@ -332,6 +332,10 @@ std::string Table::ManifestPath(const std::string& file_name) const {
   return JoinPath(JoinPath(path_, "manifest"), file_name);
 }
 
+std::string Table::IndexFilePath(const std::string& file_name) const {
+  return JoinPath(JoinPath(path_, "index"), file_name);
+}
+
 std::string Table::BucketPath(const std::string& partition_path, int32_t bucket) const {
   std::string dir = path_;
   auto data_dir = options_.Get(kDataFilePathDirectory);

@@ -87,6 +87,8 @@ class Table {
   std::string SchemaPath(int64_t id) const;
   std::string TagPath(const std::string& name) const;
   std::string ManifestPath(const std::string& file_name) const;
+  /// An index file (deletion vectors) in the table's index/ directory.
+  std::string IndexFilePath(const std::string& file_name) const;
   /// Directory of data files of a partition ("" for none) in bucket `bucket`.
   std::string BucketPath(const std::string& partition_path, int32_t bucket) const;
 

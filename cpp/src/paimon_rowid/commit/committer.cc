@@ -19,6 +19,7 @@
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/scan/deletion_files.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
 
@@ -139,6 +140,19 @@ Status CheckMessages(const Table& table, const std::vector<CommitMessage>& messa
                                ": it was replaced or damaged after it was written");
       }
     }
+    for (const auto& e : msg.new_index_files) {
+      const std::string path = IndexEntryPath(table, e);
+      if (!seen.emplace("index", e.file_name).second) {
+        return Status::Invalid("index file '", path,
+                               "' is named twice in this commit; a snapshot may add a file once");
+      }
+      auto size = table.file_io()->FileSize(path);
+      if (!size.ok() || *size != e.file_size) {
+        return Status::Invalid("index file '", path, "' named by a commit message ",
+                               size.ok() ? "has another size than it records" : "does not exist",
+                               ": the message was aborted, or prepared for another table");
+      }
+    }
   }
   return Status::OK();
 }
@@ -208,6 +222,12 @@ struct CommitSettings {
 struct CommitDelta {
   std::vector<ManifestEntry> entries;
   std::optional<int64_t> check_from;
+  // Index files (deletion vectors) added and replaced, partition and bucket set.
+  std::vector<IndexManifestEntry> index_adds;
+  std::vector<IndexManifestEntry> index_deletes;
+
+  bool empty() const { return entries.empty() && index_adds.empty() && index_deletes.empty(); }
+  bool changes_index() const { return !index_adds.empty() || !index_deletes.empty(); }
 };
 
 CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
@@ -224,12 +244,120 @@ CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
     };
     for (const auto& f : msg.new_files) add(f, FileKind::kAdd);
     for (const auto& f : msg.deleted_files) add(f, FileKind::kDelete);
+    auto add_index = [&](IndexManifestEntry e, std::vector<IndexManifestEntry>* out) {
+      e.kind = FileKind::kAdd;
+      e.partition = msg.partition;
+      e.bucket = msg.bucket;
+      out->push_back(std::move(e));
+    };
+    for (const auto& e : msg.new_index_files) add_index(e, &delta.index_adds);
+    for (const auto& e : msg.deleted_index_files) add_index(e, &delta.index_deletes);
     if (msg.check_from_snapshot) {
       delta.check_from = delta.check_from ? std::min(*delta.check_from, *msg.check_from_snapshot)
                                           : *msg.check_from_snapshot;
     }
   }
   return delta;
+}
+
+using IndexKey = std::tuple<std::string, int32_t, std::string>;  // partition, bucket, file
+
+IndexKey KeyOf(const IndexManifestEntry& e) { return {e.partition, e.bucket, e.file_name}; }
+
+// The index side of a commit against the latest snapshot's live data files and index
+// entries: the index files it replaces are still live (else a concurrent delete changed the
+// same bucket's vectors first), every vector it adds is keyed by a data file that stays live
+// (else a concurrent compaction replaced the anchor), and no live vector is keyed by a data
+// file the commit deletes (the rows it hides would come back).
+Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
+                         const std::vector<IndexManifestEntry>& live_index,
+                         const CommitDelta& delta, int64_t latest_id) {
+  std::set<IndexKey> live_names;
+  for (const auto& e : live_index) live_names.insert(KeyOf(e));
+  for (const auto& e : delta.index_adds) {
+    if (live_names.count(KeyOf(e))) {
+      return Status::Invalid("index file '", e.file_name, "' is already committed (it is live in ",
+                             "snapshot ", latest_id,
+                             "); these commit messages were committed "
+                             "before");
+    }
+  }
+  std::set<IndexKey> replaced;
+  for (const auto& e : delta.index_deletes) {
+    if (!live_names.count(KeyOf(e))) {
+      return MakeKindError(
+          arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+          "Deletion vector index conflict detected: index file " + e.file_name +
+              " is not present in the latest snapshot. A concurrent delete replaced the "
+              "deletion vectors of this bucket first (latest snapshot " +
+              std::to_string(latest_id) + "); plan the delete again.");
+    }
+    replaced.insert(KeyOf(e));
+  }
+  std::set<IndexKey> data_after;  // (partition, bucket, data file) live after the commit
+  for (const auto& e : live) data_after.emplace(e.partition, e.bucket, e.file.file_name);
+  std::set<IndexKey> data_deleted;
+  for (const auto& e : delta.entries) {
+    IndexKey key{e.partition, e.bucket, e.file.file_name};
+    if (e.kind == FileKind::kAdd) {
+      data_after.insert(key);
+    } else {
+      data_after.erase(key);
+      data_deleted.insert(key);
+    }
+  }
+  // (partition, bucket, data file) -> the surviving live index file holding its vector
+  std::map<IndexKey, std::string> vectors_after;
+  for (const auto& e : live_index) {
+    if (replaced.count(KeyOf(e)) || e.index_type != kDeletionVectorsIndex) continue;
+    for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
+      vectors_after.emplace(IndexKey{e.partition, e.bucket, r.data_file}, e.file_name);
+    }
+  }
+  for (const auto& e : delta.index_adds) {
+    for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
+      auto newer = vectors_after.find({e.partition, e.bucket, r.data_file});
+      if (newer != vectors_after.end()) {
+        return MakeKindError(
+            arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+            "Deletion vector index conflict detected: data file " + r.data_file +
+                " already has a newer deletion vector index file " + newer->second +
+                ". A concurrent delete of the same file group committed first (latest snapshot " +
+                std::to_string(latest_id) + "); plan the delete again.");
+      }
+      if (!data_after.count({e.partition, e.bucket, r.data_file})) {
+        return MakeKindError(
+            arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+            "Deletion vector index conflict detected: data file " + r.data_file +
+                " is not present in the latest snapshot. A concurrent compaction or partition "
+                "delete replaced it (latest snapshot " +
+                std::to_string(latest_id) + "); plan the delete again.");
+      }
+    }
+  }
+  for (const auto& [key, index_file] : vectors_after) {
+    if (data_deleted.count(key)) {
+      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                           "data file '" + std::get<2>(key) + "' this commit replaces has " +
+                               "deleted rows (index file '" + index_file +
+                               "'), committed concurrently; plan again on snapshot " +
+                               std::to_string(latest_id));
+    }
+  }
+  return Status::OK();
+}
+
+// The latest snapshot's live index entries with the commit's index changes applied.
+std::vector<IndexManifestEntry> ApplyIndexChanges(std::vector<IndexManifestEntry> live,
+                                                  const CommitDelta& delta) {
+  std::set<IndexKey> replaced;
+  for (const auto& e : delta.index_deletes) replaced.insert(KeyOf(e));
+  std::vector<IndexManifestEntry> out;
+  for (auto& e : live) {
+    if (!replaced.count(KeyOf(e))) out.push_back(std::move(e));
+  }
+  out.insert(out.end(), delta.index_adds.begin(), delta.index_adds.end());
+  return out;
 }
 
 // The two manifest lists of a new snapshot.
@@ -276,6 +404,12 @@ struct Committer::Attempt {
   const Committer& committer;
   const CommitSettings& settings;
   const CommitDelta& delta;
+  // The snapshot's commitKind: the options' kind, OVERWRITE for an APPEND that changes
+  // deletion vectors (as pypaimon and Java commit deletes).
+  const std::string& kind;
+  // The latest snapshot's live index entries (read by CheckConflicts when the commit changes
+  // the index or deletes data files).
+  std::vector<IndexManifestEntry> live_index{};
   // The latest snapshot id the first attempt saw; later attempts look above it for a
   // snapshot of this commit that did land (an ambiguous failure).
   std::optional<int64_t> first_seen_latest{};
@@ -313,7 +447,12 @@ struct Committer::Attempt {
                              "' no longer exists (dropped while this commit ran)");
     }
     ARROW_ASSIGN_OR_RAISE(auto lists, WriteManifestLists(latest, entries));
+    std::optional<std::string> index_manifest = latest ? latest->index_manifest : std::nullopt;
+    if (delta.changes_index()) {
+      ARROW_ASSIGN_OR_RAISE(index_manifest, WriteIndexManifest());
+    }
     Snapshot snap = BuildSnapshot(latest, new_id, latest_schema->id, lists, entries, next_row_id);
+    snap.index_manifest = index_manifest;
 
     if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
     Status created =
@@ -370,8 +509,7 @@ struct Committer::Attempt {
     for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
       ARROW_ASSIGN_OR_RAISE(Snapshot s, table().SnapshotById(id));
       if (s.commit_user == options().commit_user &&
-          s.commit_identifier == options().commit_identifier &&
-          s.commit_kind == options().commit_kind) {
+          s.commit_identifier == options().commit_identifier && s.commit_kind == kind) {
         return std::optional<int64_t>(id);
       }
     }
@@ -381,9 +519,14 @@ struct Committer::Attempt {
   // The delta against the latest snapshot: not committed before, and (for messages planned
   // on a base snapshot) no data-evolution conflict.
   Status CheckConflicts(const std::optional<Snapshot>& latest) {
-    const bool compact = options().commit_kind == "COMPACT";
+    const bool compact = kind == "COMPACT";
+    const bool deletes_files =
+        std::any_of(delta.entries.begin(), delta.entries.end(),
+                    [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; });
+    live_index.clear();
     if (!latest) {
-      if (compact) return CheckDeletesLive({}, delta.entries, 0);
+      if (compact || deletes_files) ARROW_RETURN_NOT_OK(CheckDeletesLive({}, delta.entries, 0));
+      if (delta.changes_index()) ARROW_RETURN_NOT_OK(CheckIndexChanges({}, {}, delta, 0));
       if (delta.check_from) return CheckRowIdExistence({}, std::nullopt, delta.entries);
       return Status::OK();
     }
@@ -392,6 +535,17 @@ struct Committer::Attempt {
     if (!twice.ok()) {
       already_committed = true;
       return twice;
+    }
+    if (delta.changes_index() || deletes_files) {
+      ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
+      Status index = CheckIndexChanges(live, live_index, delta, latest->id);
+      if (!index.ok()) {
+        if (GetErrorKind(index) == nullptr) already_committed = true;  // its files are live
+        return index;
+      }
+    }
+    if (deletes_files && !compact) {
+      ARROW_RETURN_NOT_OK(CheckDeletesLive(live, delta.entries, latest->id));
     }
     if (compact) {
       // Outputs must lie inside the live normal ranges they replace; values are unchanged, so
@@ -445,6 +599,20 @@ struct Committer::Attempt {
     return lists;
   }
 
+  // The index manifest of the new snapshot: the latest live index entries with this
+  // commit's changes, all as ADD entries (as Java and pypaimon write it); nullopt when none
+  // is left.
+  Result<std::optional<std::string>> WriteIndexManifest() {
+    std::vector<IndexManifestEntry> entries = ApplyIndexChanges(live_index, delta);
+    if (entries.empty()) return std::nullopt;
+    ARROW_ASSIGN_OR_RAISE(auto bytes, EncodeIndexManifest(entries, settings.manifest.codec,
+                                                          settings.manifest.zstd_level));
+    std::string name = "index-manifest-" + RandomUuid() + "-0";
+    files.push_back(table().ManifestPath(name));
+    ARROW_RETURN_NOT_OK(table().file_io()->WriteFile(files.back(), bytes->ToString()));
+    return name;
+  }
+
   Snapshot BuildSnapshot(const std::optional<Snapshot>& latest, int64_t new_id, int64_t schema_id,
                          const ManifestLists& lists, const std::vector<ManifestEntry>& entries,
                          int64_t next_row_id) const {
@@ -477,7 +645,7 @@ struct Committer::Attempt {
     }
     snap.writer_version = kWriterVersion;
     snap.commit_identifier = options().commit_identifier;
-    snap.commit_kind = options().commit_kind;
+    snap.commit_kind = kind;
     snap.time_millis = NowMillis();
     int64_t previous_total = latest && latest->total_record_count ? *latest->total_record_count : 0;
     snap.total_record_count = previous_total + delta_records;
@@ -544,13 +712,26 @@ Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
       for (const auto& extra : f.extra_files)
         (void)table_->file_io()->DeleteFile(JoinPath(dir, extra));
     }
+    for (const auto& e : msg.new_index_files) {
+      Status st = table_->file_io()->DeleteFile(IndexEntryPath(*table_, e));
+      if (!st.ok() && first_error.ok()) first_error = st;
+    }
   }
   return first_error;
 }
 
 Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage>& messages) {
   const CommitDelta delta = DeltaOf(messages);
-  if (delta.entries.empty()) return std::nullopt;
+  if (delta.empty()) return std::nullopt;
+  // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
+  // in Java and pypaimon.
+  const bool deletes_files =
+      std::any_of(delta.entries.begin(), delta.entries.end(),
+                  [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; });
+  const std::string kind =
+      options_.commit_kind == "APPEND" && (delta.changes_index() || deletes_files)
+          ? std::string("OVERWRITE")
+          : options_.commit_kind;
   // Refused messages are not this commit's to clean up (they may belong to a snapshot).
   ARROW_RETURN_NOT_OK(CheckMessages(*table_, messages));
   auto settings = CommitSettings::FromTable(*table_);
@@ -558,7 +739,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
     (void)Abort(messages);
     return settings.status();
   }
-  Attempt attempts{*this, *settings, delta};
+  Attempt attempts{*this, *settings, delta, kind};
   // A final failure deletes the messages' data files, unless they belong to a snapshot.
   auto fail = [&](Status st) -> Status {
     if (!attempts.already_committed) (void)Abort(messages);

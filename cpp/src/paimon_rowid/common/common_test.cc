@@ -58,6 +58,15 @@ TEST(RowRangeTest, SortMergeIntersect) {
   EXPECT_FALSE(AnyOverlap({}, 0, 100));
 }
 
+TEST(RowRangeTest, SubtractValues) {
+  std::vector<RowRange> ranges{{0, 4}, {10, 12}};
+  EXPECT_EQ(SubtractValues(ranges, {}), ranges);
+  EXPECT_EQ(SubtractValues(ranges, {0, 2, 4, 5, 11}),
+            (std::vector<RowRange>{{1, 1}, {3, 3}, {10, 10}, {12, 12}}));
+  EXPECT_EQ(SubtractValues(ranges, {10, 11, 12}), (std::vector<RowRange>{{0, 4}}));
+  EXPECT_TRUE(SubtractValues({{3, 3}}, {3}).empty());
+}
+
 TEST(RowRangeTest, ParseJson) {
   auto ranges = ParseRowRangesJson("[[0, 19], [40, 40]]");
   ASSERT_OK(ranges);

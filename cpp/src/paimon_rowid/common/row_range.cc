@@ -75,4 +75,20 @@ Result<std::vector<RowRange>> ParseRowRangesJson(std::string_view text) {
   return out;
 }
 
+std::vector<RowRange> SubtractValues(const std::vector<RowRange>& ranges,
+                                     const std::vector<int64_t>& removed) {
+  std::vector<RowRange> out;
+  auto it = removed.begin();
+  for (const RowRange& r : ranges) {
+    it = std::lower_bound(it, removed.end(), r.from);
+    int64_t from = r.from;
+    for (; it != removed.end() && *it <= r.to; ++it) {
+      if (*it > from) out.push_back({from, *it - 1});
+      from = *it + 1;
+    }
+    if (from <= r.to) out.push_back({from, r.to});
+  }
+  return out;
+}
+
 }  // namespace paimon_rowid

@@ -28,6 +28,10 @@ std::vector<RowRange> IntersectRanges(const std::vector<RowRange>& ranges, int64
 /// True when any of the sorted, merged `ranges` overlaps [lo, hi] (binary search).
 bool AnyOverlap(const std::vector<RowRange>& ranges, int64_t lo, int64_t hi);
 
+/// Sorted, merged `ranges` without the values in sorted, distinct `removed`.
+std::vector<RowRange> SubtractValues(const std::vector<RowRange>& ranges,
+                                     const std::vector<int64_t>& removed);
+
 /// Parses the JSON text of inclusive ranges, "[[from, to], ...]" (the form the Python API
 /// records backfill progress in), in the given order. Invalid when the text is not such an
 /// array of integer pairs or a pair has from > to.

@@ -74,6 +74,10 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
       ++plan.groups_total;
       auto normal = NormalFiles(group);
       if (static_cast<int64_t>(normal.size()) < min_files) continue;
+      // A group with deleted rows keeps its files: its deletion vector is keyed by the
+      // anchor file a compaction would replace (moving vectors is not supported yet).
+      const DataFileMeta* anchor = DeletionAnchor(group);
+      if (anchor != nullptr && split.deletion_files.count(anchor->file_name)) continue;
       plan.files_before += static_cast<int64_t>(normal.size());
       DataSplit one;
       one.snapshot_id = split.snapshot_id;

@@ -20,6 +20,20 @@ Result<std::string> CommitMessage::Serialize() const {
   header["total_buckets"] = total_buckets;
   if (check_from_snapshot) header["check_from_snapshot"] = *check_from_snapshot;
   if (!table_path.empty()) header["table"] = table_path;
+  if (!new_index_files.empty() || !deleted_index_files.empty()) {
+    // The index files as an (uncompressed) index manifest, in hex inside the header.
+    std::vector<IndexManifestEntry> index = new_index_files;
+    for (auto e : deleted_index_files) {
+      e.kind = FileKind::kDelete;
+      index.push_back(std::move(e));
+    }
+    for (auto& e : index) {
+      e.partition = partition;
+      e.bucket = bucket;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeIndexManifest(index, "null"));
+    header["index_files"] = ToHex(encoded->ToString());
+  }
   std::vector<ManifestEntry> entries;
   entries.reserve(new_files.size() + deleted_files.size());
   auto add = [&](const DataFileMeta& f, FileKind kind) {
@@ -51,6 +65,16 @@ Result<CommitMessage> CommitMessage::Deserialize(std::string_view bytes) {
       msg.check_from_snapshot = JsonInteger<int64_t>(header["check_from_snapshot"]);
     }
     if (header.contains("table")) msg.table_path = header["table"].get<std::string>();
+    if (header.contains("index_files")) {
+      ARROW_ASSIGN_OR_RAISE(std::string bytes, FromHex(header["index_files"].get<std::string>()));
+      ARROW_ASSIGN_OR_RAISE(auto index,
+                            DecodeIndexManifest(arrow::Buffer::FromString(std::move(bytes))));
+      for (auto& e : index) {
+        const bool added = e.kind == FileKind::kAdd;
+        e.kind = FileKind::kAdd;
+        (added ? msg.new_index_files : msg.deleted_index_files).push_back(std::move(e));
+      }
+    }
     return Status::OK();
   }));
   ARROW_ASSIGN_OR_RAISE(auto entries,

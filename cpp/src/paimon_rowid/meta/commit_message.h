@@ -36,8 +36,15 @@ struct CommitMessage {
   /// The location of the table the files were written for (Table::path()); a committer of
   /// another table refuses the message. Empty in messages of older versions (not checked).
   std::string table_path;
+  /// Index files (deletion vectors) this message adds, and the live ones of its (partition,
+  /// bucket) they replace. Their partition and bucket are the message's.
+  std::vector<IndexManifestEntry> new_index_files;
+  std::vector<IndexManifestEntry> deleted_index_files;
 
-  bool empty() const { return new_files.empty() && deleted_files.empty(); }
+  bool empty() const {
+    return new_files.empty() && deleted_files.empty() && new_index_files.empty() &&
+           deleted_index_files.empty();
+  }
 
   /// A versioned byte form (header + the files as an uncompressed Avro manifest).
   Result<std::string> Serialize() const;

@@ -86,6 +86,33 @@ const std::string& ManifestListSchema() {
   return *schema;
 }
 
+// pypaimon's and Java's index manifest schema (nested record names as pypaimon writes them).
+const std::string& IndexManifestSchema() {
+  static const std::string* schema = [] {
+    std::string dv_meta = R"({"type":"record","name":"DeletionVectorMeta","fields":[)" +
+                          Field("f0", R"("string")") + "," + Field("f1", R"("int")") + "," +
+                          Field("f2", R"("int")") + "," +
+                          NullableField("_CARDINALITY", R"("long")") + "]}";
+    std::string global = R"({"type":"record","name":"GlobalIndexMeta","fields":[)" +
+                         Field("_ROW_RANGE_START", R"("long")") + "," +
+                         Field("_ROW_RANGE_END", R"("long")") + "," +
+                         Field("_INDEX_FIELD_ID", R"("int")") + "," +
+                         NullableField("_EXTRA_FIELD_IDS", R"({"type":"array","items":"int"})") +
+                         "," + NullableField("_INDEX_META", R"("bytes")") + "," +
+                         NullableField("_SOURCE_META", R"("bytes")") + "]}";
+    return new std::string(
+        R"({"type":"record","name":"IndexManifestEntry","fields":[)" +
+        Field("_VERSION", R"("int")") + "," + Field("_KIND", R"("int")") + "," +
+        Field("_PARTITION", R"("bytes")") + "," + Field("_BUCKET", R"("int")") + "," +
+        Field("_INDEX_TYPE", R"("string")") + "," + Field("_FILE_NAME", R"("string")") + "," +
+        Field("_FILE_SIZE", R"("long")") + "," + Field("_ROW_COUNT", R"("long")") + "," +
+        NullableField("_DELETIONS_VECTORS_RANGES", R"({"type":"array","items":)" + dv_meta + "}") +
+        "," + NullableField("_EXTERNAL_PATH", R"("string")") + "," +
+        NullableField("_GLOBAL_INDEX", global) + "]}");
+  }();
+  return *schema;
+}
+
 // ---------------------------------------------------------------------------------------
 // Decoding by field name
 
@@ -99,6 +126,19 @@ const avro::Node* AsRecordNode(const avro::Node* node) {
     }
   }
   return nullptr;
+}
+
+// The record node of an array's items, looking through a ["null", array] union.
+const avro::Node* ArrayItemRecordNode(const avro::Node* node) {
+  if (node != nullptr && node->kind == avro::Node::Kind::kUnion) {
+    for (const auto& branch : node->children) {
+      if (branch->kind == avro::Node::Kind::kArray) node = branch.get();
+    }
+  }
+  if (node == nullptr || node->kind != avro::Node::Kind::kArray || node->children.empty()) {
+    return nullptr;
+  }
+  return AsRecordNode(node->children[0].get());
 }
 
 // A decoded record plus its schema, with field access by name. Absent fields and null
@@ -485,8 +525,69 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arro
         ARROW_ASSIGN_OR_RAISE(e.file_name, r.Bytes("_FILE_NAME"));
         ARROW_ASSIGN_OR_RAISE(e.file_size, r.Long("_FILE_SIZE"));
         ARROW_ASSIGN_OR_RAISE(e.row_count, r.Long("_ROW_COUNT"));
+        if (const Value* ranges = r.Find("_DELETIONS_VECTORS_RANGES")) {
+          ARROW_ASSIGN_OR_RAISE(const Value::Array* array, ranges->AsArray());
+          const avro::Node* item_node =
+              ArrayItemRecordNode(r.FieldNode("_DELETIONS_VECTORS_RANGES"));
+          e.dv_ranges.emplace();
+          for (const Value& item : array->items) {
+            ARROW_ASSIGN_OR_RAISE(RecordReader dv,
+                                  RecordReader::Make(item, item_node, "deletion vector range"));
+            DeletionVectorRange range;
+            ARROW_ASSIGN_OR_RAISE(range.data_file, dv.Bytes("f0"));
+            ARROW_ASSIGN_OR_RAISE(range.offset, dv.Long("f1"));
+            ARROW_ASSIGN_OR_RAISE(range.length, dv.Long("f2"));
+            ARROW_ASSIGN_OR_RAISE(range.cardinality, dv.OptLong("_CARDINALITY"));
+            if (range.offset < 0 || range.length < 0) {
+              return Status::Invalid("index manifest: deletion vector range of '", range.data_file,
+                                     "' in '", e.file_name, "' is negative");
+            }
+            e.dv_ranges->push_back(std::move(range));
+          }
+        }
+        ARROW_ASSIGN_OR_RAISE(e.external_path, r.OptBytes("_EXTERNAL_PATH"));
+        e.has_global_index = r.Find("_GLOBAL_INDEX") != nullptr;
         return e;
       });
+}
+
+Result<std::shared_ptr<arrow::Buffer>> EncodeIndexManifest(
+    const std::vector<IndexManifestEntry>& entries, const std::string& avro_codec, int level) {
+  for (const auto& e : entries) {
+    if (e.has_global_index) {
+      return Status::NotImplemented("index file '", e.file_name,
+                                    "' is a global index, which paimon-rowid cannot rewrite");
+    }
+  }
+  return EncodeRecords(IndexManifestSchema(), entries, avro_codec, level,
+                       [](const IndexManifestEntry& e) {
+                         Value ranges;
+                         if (e.dv_ranges) {
+                           Value::Array array;
+                           for (const auto& r : *e.dv_ranges) {
+                             array.items.emplace_back(Value::Record{{
+                                 Value(r.data_file),
+                                 Value(static_cast<int32_t>(r.offset)),
+                                 Value(static_cast<int32_t>(r.length)),
+                                 Opt(r.cardinality),
+                             }});
+                           }
+                           ranges = Value(std::move(array));
+                         }
+                         return Value(Value::Record{{
+                             Value(kIndexManifestVersion),
+                             Value(static_cast<int32_t>(e.kind)),
+                             Value(e.partition),
+                             Value(e.bucket),
+                             Value(e.index_type),
+                             Value(e.file_name),
+                             Value(e.file_size),
+                             Value(e.row_count),
+                             ranges,
+                             Opt(e.external_path),
+                             Value::Null(),
+                         }});
+                       });
 }
 
 std::string FileIdentifier(const ManifestEntry& e) {

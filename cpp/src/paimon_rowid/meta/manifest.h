@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arrow/buffer.h"
+#include "paimon_rowid/codec/deletion_vector.h"
 #include "paimon_rowid/common/status.h"
 
 namespace paimon_rowid {
@@ -94,6 +95,10 @@ struct ManifestFileMeta {
   friend bool operator==(const ManifestFileMeta&, const ManifestFileMeta&) = default;
 };
 
+inline constexpr const char* kDeletionVectorsIndex = "DELETION_VECTORS";
+
+/// One entry of an index manifest (docs/format.md §3.7). Index files live in the table's
+/// index/ directory unless `external_path` is set.
 struct IndexManifestEntry {
   FileKind kind = FileKind::kAdd;
   std::string partition;
@@ -101,7 +106,13 @@ struct IndexManifestEntry {
   std::string index_type;  // DELETION_VECTORS, HASH, or a global-index type
   std::string file_name;
   int64_t file_size = 0;
-  int64_t row_count = 0;
+  int64_t row_count = 0;  // for DELETION_VECTORS: the deleted positions in the file
+  /// DELETION_VECTORS: where each data file's vector lies in the file.
+  std::optional<std::vector<DeletionVectorRange>> dv_ranges;
+  std::optional<std::string> external_path;
+  /// Set when the entry carries a _GLOBAL_INDEX record (we never write those, and refuse
+  /// to rewrite an index manifest holding them).
+  bool has_global_index = false;
 
   friend bool operator==(const IndexManifestEntry&, const IndexManifestEntry&) = default;
 };
@@ -118,5 +129,8 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<Manifest
                                                       const std::string& avro_codec, int level = 1);
 
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data);
+/// Java's and pypaimon's writer schema. Invalid for an entry with has_global_index.
+Result<std::shared_ptr<arrow::Buffer>> EncodeIndexManifest(
+    const std::vector<IndexManifestEntry>& entries, const std::string& avro_codec, int level = 1);
 
 }  // namespace paimon_rowid

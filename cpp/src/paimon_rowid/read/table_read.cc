@@ -262,9 +262,37 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
                         PlanGroupRead(table_->schema(), needed_fields_, group, split.row_ranges,
                                       [this](int64_t id) { return schemas_->Get(id); }));
   if (!plan) return nullptr;
+  ARROW_RETURN_NOT_OK(ApplyDeletionVector(split, group, &*plan));
+  if (plan->num_rows == 0) return nullptr;
   ARROW_ASSIGN_OR_RAISE(auto columns, ReadSupplies(split, *plan));
   ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, &columns));
   return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows);
+}
+
+Status TableRead::ApplyDeletionVector(const DataSplit& split, const FileGroup& group,
+                                      GroupReadPlan* plan) const {
+  if (split.deletion_files.empty()) return Status::OK();
+  const DataFileMeta* anchor = DeletionAnchor(group);
+  if (anchor == nullptr) return Status::OK();
+  auto it = split.deletion_files.find(anchor->file_name);
+  if (it == split.deletion_files.end()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto dv, ReadDeletionVector(*table_->file_io(), it->second));
+  // Positions count from the anchor; the plan's selection from the group's first row id.
+  // (A file without row ids is its own group, starting at 0.)
+  const int64_t shift = anchor->first_row_id.value_or(plan->range.from) - plan->range.from;
+  std::vector<int64_t> removed;
+  removed.reserve(dv.positions().size());
+  for (int64_t p : dv.positions()) {
+    if (p >= anchor->row_count) {
+      return Status::Invalid("deletion vector of '", anchor->file_name, "' deletes position ", p,
+                             " of a file with ", anchor->row_count, " rows");
+    }
+    removed.push_back(p + shift);
+  }
+  plan->selection = SubtractValues(plan->selection, removed);
+  plan->num_rows = 0;
+  for (const auto& r : plan->selection) plan->num_rows += r.count();
+  return Status::OK();
 }
 
 Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::ReadSupplies(

@@ -79,6 +79,9 @@ class TableRead {
   TableRead() = default;
 
   // The phases of ReadGroup after planning (PlanGroupRead, read/group_plan.h):
+  // drop the rows the group anchor's deletion vector deletes from the selection;
+  Status ApplyDeletionVector(const DataSplit& split, const FileGroup& group,
+                             GroupReadPlan* plan) const;
   // read each supplying file's columns for the selected rows, cast to the table's types;
   Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> ReadSupplies(
       const DataSplit& split, const GroupReadPlan& plan) const;

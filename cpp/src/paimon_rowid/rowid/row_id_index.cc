@@ -29,6 +29,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
     if (inserted) keys.push_back(key);
     it->second.push_back(std::move(e.file));
   }
+  ARROW_ASSIGN_OR_RAISE(const DeletionFileMap deletion_files, LoadDeletionFiles(*table, snapshot));
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table->schema()));
   PartitionLocator locator(
       table->file_io(), table->path(), partition_fields,
@@ -55,6 +56,12 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
       g.bucket = key.second;
       g.bucket_dir = dir;
       g.files = std::move(files);
+      auto dvs = deletion_files.find(key);
+      const DataFileMeta* anchor = DeletionAnchor(g.files);
+      if (dvs != deletion_files.end() && anchor != nullptr) {
+        auto found = dvs->second.find(anchor->file_name);
+        if (found != dvs->second.end()) g.deletion_files.insert(*found);
+      }
       index->groups_.push_back(std::move(g));
     }
   }
@@ -117,6 +124,7 @@ DataSplit RowIdIndex::SplitOf(size_t g, std::optional<std::vector<RowRange>> row
   split.bucket = groups_[g].bucket;
   split.bucket_dir = groups_[g].bucket_dir;
   split.groups.push_back(groups_[g].files);
+  split.deletion_files = groups_[g].deletion_files;
   split.row_ranges = std::move(row_ranges);
   return split;
 }
@@ -160,6 +168,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
     g.bucket = split.bucket;
     g.bucket_dir = split.bucket_dir;
     g.files = std::move(split.groups[0]);
+    g.deletion_files = std::move(split.deletion_files);
     g.range = GroupRange(g.files);
     for (const auto& f : g.files) {
       if (f.is_normal_file() && f.first_row_id)

@@ -34,10 +34,13 @@ class RowIdIndex {
     int32_t bucket = 0;
     std::string bucket_dir;
     FileGroup files;
+    /// The anchor's deletion vector, if it has one (empty or one entry).
+    BucketDeletionFiles deletion_files;
   };
 
   /// Indexes `snapshot` of `table` (typically the latest, pinned by the caller). Refuses tables
-  /// the read path refuses (deletion vectors, vector files).
+  /// the read path refuses (vector files). Deleted rows stay routable (their group's
+  /// deletion vector hides them on read).
   static Result<std::shared_ptr<RowIdIndex>> Build(std::shared_ptr<const Table> table,
                                                    const Snapshot& snapshot);
 

@@ -45,10 +45,6 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
   if (!table.row_tracking_enabled()) {
     return Status::Invalid(operation, " requires 'row-tracking.enabled'='true' on '", target, "'.");
   }
-  if (table.deletion_vectors_enabled()) {
-    return Status::Invalid(operation, " does not support deletion-vectors-enabled tables yet: '",
-                           target, "'.");
-  }
   for (const auto& c : cols) {
     const DataField* f = table.schema().FieldByName(c);
     if (f == nullptr)
@@ -77,6 +73,7 @@ struct RowIdUpdate::Impl {
   std::string spill_dir;
   int64_t rows = 0;
   arrow::MemoryPool* pool = arrow::default_memory_pool();
+  bool reject_deleted_rows = false;
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
   Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) const {
@@ -126,6 +123,7 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->target = std::move(target);
   impl->index = std::move(index);
   impl->pool = options.pool;
+  impl->reject_deleted_rows = options.reject_deleted_rows;
   ARROW_ASSIGN_OR_RAISE(impl->memory_budget, impl->table->options().GetMemorySize(
                                                  kMemoryBudgetOption, kDefaultMemoryBudget));
   impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
@@ -291,6 +289,17 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
           "Deduplicate the source before merging.");
     }
   }
+  if (reject_deleted_rows && !group.deletion_files.empty()) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto dv, ReadDeletionVector(*table->file_io(), group.deletion_files.begin()->second));
+    const DataFileMeta* anchor = DeletionAnchor(group.files);
+    const int64_t anchor_start = anchor && anchor->first_row_id ? *anchor->first_row_id : start;
+    for (int64_t k = 0; k < m; ++k) {
+      if (dv.Contains(id_values[order[k]] - anchor_start)) {
+        return Status::Invalid("Cannot update deleted _ROW_ID ", id_values[order[k]], ".");
+      }
+    }
+  }
   arrow::Int64Builder order_builder(pool);
   ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
   ARROW_ASSIGN_OR_RAISE(auto order_array, order_builder.Finish());
@@ -305,6 +314,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
     }
   } else {
     DataSplit split = index->SplitOf(g);
+    // The partial file covers the whole group, deleted rows included (they stay deleted).
+    split.deletion_files.clear();
     ARROW_ASSIGN_OR_RAISE(auto current, read->ReadGroup(split, group.files));
     if (!current || current->num_rows() != n) {
       return Status::IOError("could not read the current values of rows [", start, ", ",

@@ -38,7 +38,7 @@
 namespace paimon_rowid {
 
 /// The checks pypaimon runs before touching the source (docs/pypaimon-compat.md §1.2 rows 2–8):
-/// non-empty columns, data evolution and row tracking on, deletion vectors off, and each
+/// non-empty columns, data evolution and row tracking on, and each
 /// column an existing, non-blob, non-partition field. `target` names the table in messages.
 /// Returns the de-duplicated columns (order kept).
 Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
@@ -52,6 +52,9 @@ struct RowIdUpdateOptions {
   /// the partial-column writers (AppendWriterOptions::pool). Not owned; must outlive the
   /// RowIdUpdate.
   arrow::MemoryPool* pool = arrow::default_memory_pool();
+  /// Refuse ids of deleted rows (deletion vectors) with "Cannot update deleted _ROW_ID {id}."
+  /// (pypaimon's Ray job does; its table-level update writes them, and the rows stay deleted).
+  bool reject_deleted_rows = false;
 };
 
 class RowIdUpdate {

@@ -101,6 +101,16 @@ Result<std::string> DataSplit::Serialize() const {
     for (const auto& r : *row_ranges) rr.push_back({r.from, r.to});
     header["row_ranges"] = rr;
   }
+  if (!deletion_files.empty()) {
+    nlohmann::json dv = nlohmann::json::object();
+    for (const auto& [name, f] : deletion_files) {
+      nlohmann::json item = {
+          {"path", f.path}, {"file_size", f.file_size}, {"offset", f.offset}, {"length", f.length}};
+      if (f.cardinality) item["cardinality"] = *f.cardinality;
+      dv[name] = std::move(item);
+    }
+    header["deletion_files"] = std::move(dv);
+  }
   // The partition bytes travel in the entries; keep them also for splits without files.
   header["partition"] = ToHex(partition);
   ARROW_ASSIGN_OR_RAISE(auto manifest, EncodeManifest(entries, "null"));
@@ -129,6 +139,20 @@ Result<DataSplit> DataSplit::Deserialize(std::string_view bytes) {
         rr.push_back(range);
       }
       split.row_ranges = std::move(rr);
+    }
+    if (header.contains("deletion_files")) {
+      for (const auto& [name, item] : header["deletion_files"].items()) {
+        DeletionFile f;
+        f.data_file = name;
+        f.path = item.at("path").get<std::string>();
+        f.file_size = JsonInteger<int64_t>(item.at("file_size"));
+        f.offset = JsonInteger<int64_t>(item.at("offset"));
+        f.length = JsonInteger<int64_t>(item.at("length"));
+        if (item.contains("cardinality")) {
+          f.cardinality = JsonInteger<int64_t>(item["cardinality"]);
+        }
+        split.deletion_files.emplace(name, std::move(f));
+      }
     }
     ARROW_ASSIGN_OR_RAISE(auto entries,
                           DecodeManifest(arrow::Buffer::FromString(std::string(parts.body))));

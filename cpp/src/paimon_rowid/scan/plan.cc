@@ -75,33 +75,11 @@ Result<std::shared_ptr<arrow::Buffer>> ReadManifestFile(const Table& table, cons
   return data;
 }
 
-Status CheckReadable(const Table& table, const Snapshot& snapshot) {
-  const std::string name = table.identifier().FullName();
-  if (table.deletion_vectors_enabled()) {
-    return Status::NotImplemented("table '", name,
-                                  "' has deletion vectors enabled, which paimon-rowid does not "
-                                  "read yet (deleted rows would be returned)");
-  }
+Status CheckReadable(const Table& table, const Snapshot& /*snapshot*/) {
   if (table.options().Contains(options::kVectorFileFormat)) {
-    return Status::NotImplemented("table '", name,
+    return Status::NotImplemented("table '", table.identifier().FullName(),
                                   "' stores VECTOR columns in dedicated vector files "
                                   "('vector.file.format'), which paimon-rowid cannot read yet");
-  }
-  if (snapshot.index_manifest && !snapshot.index_manifest->empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto data,
-                          table.file_io()->ReadFile(table.ManifestPath(*snapshot.index_manifest)));
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeIndexManifest(std::move(data)));
-    std::unordered_map<std::string, int> live;
-    for (const auto& e : entries) {
-      if (e.index_type != "DELETION_VECTORS") continue;
-      live[e.file_name] += e.kind == FileKind::kAdd ? 1 : -1;
-    }
-    for (const auto& [file, count] : live) {
-      if (count > 0) {
-        return Status::NotImplemented("table '", name, "' has deletion vectors (index file '", file,
-                                      "'), which paimon-rowid does not read yet");
-      }
-    }
   }
   return Status::OK();
 }
@@ -384,6 +362,8 @@ Result<ScanPlan> ScanPlanner::Plan() const {
     it->second.push_back(std::move(e.file));
   }
 
+  ARROW_ASSIGN_OR_RAISE(const DeletionFileMap deletion_files,
+                        LoadDeletionFiles(*table_, *snapshot));
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table_->schema()));
   PartitionLocator locator(
       table_->file_io(), table_->path(), partition_fields,
@@ -392,6 +372,9 @@ Result<ScanPlan> ScanPlanner::Plan() const {
   SchemaCache schemas(shared_table);
   for (const auto& key : keys) {
     ARROW_ASSIGN_OR_RAISE(auto groups, GroupFiles(std::move(by_bucket[key]), data_evolution));
+    const auto dv_it = deletion_files.find(key);
+    const BucketDeletionFiles* bucket_dvs =
+        dv_it == deletion_files.end() ? nullptr : &dv_it->second;
     ARROW_ASSIGN_OR_RAISE(auto values, locator.Values(key.first));
     ARROW_ASSIGN_OR_RAISE(std::string dir, locator.BucketDir(key.first, key.second));
     GroupStats stats(&schemas, table_->schema(), partition_fields, values);
@@ -426,6 +409,12 @@ Result<ScanPlan> ScanPlanner::Plan() const {
         current.partition = key.first;
         current.bucket = key.second;
         current.bucket_dir = dir;
+      }
+      if (bucket_dvs) {
+        if (const DataFileMeta* anchor = DeletionAnchor(group)) {
+          auto found = bucket_dvs->find(anchor->file_name);
+          if (found != bucket_dvs->end()) current.deletion_files.insert(*found);
+        }
       }
       current.groups.push_back(std::move(group));
       current_weight += weight;

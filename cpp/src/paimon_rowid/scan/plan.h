@@ -18,11 +18,10 @@
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/meta/manifest.h"
+#include "paimon_rowid/scan/deletion_files.h"
 #include "paimon_rowid/scan/predicate.h"
 
 namespace paimon_rowid {
-
-using FileGroup = std::vector<DataFileMeta>;
 
 struct DataSplit {
   int64_t snapshot_id = 0;
@@ -31,8 +30,10 @@ struct DataSplit {
   std::string bucket_dir;  // directory of the files (absolute)
   std::vector<FileGroup> groups;
   std::optional<std::vector<RowRange>> row_ranges;  // sorted, merged; nullopt = all rows
+  /// Deletion vectors of the groups' anchors (deletion_files.h), by data file name.
+  BucketDeletionFiles deletion_files;
 
-  /// Rows the split returns before predicates (row ranges applied).
+  /// Rows the split returns before predicates (row ranges applied; deleted rows counted).
   int64_t RowCount() const;
   std::vector<std::string> FilePaths() const;
   std::string FilePath(const DataFileMeta& file) const;
@@ -52,8 +53,8 @@ struct ScanPlan {
   std::vector<DataSplit> splits;
 };
 
-/// Refuses tables this engine cannot read correctly yet: deletion vectors (option or index
-/// manifest entries) and dedicated vector files. NotImplemented with a clear message.
+/// Refuses tables this engine cannot read correctly yet: dedicated vector files.
+/// NotImplemented with a clear message.
 Status CheckReadable(const Table& table, const Snapshot& snapshot);
 
 /// Live ADD entries of `snapshot` in manifest order. With `row_ranges`, manifests and entries

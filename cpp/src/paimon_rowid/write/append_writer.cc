@@ -226,8 +226,9 @@ AppendWriter::~AppendWriter() = default;
 
 namespace {
 
-// What this writer cannot write: primary keys, other formats, vector files, fixed buckets,
-// deletion vectors, and BLOB columns nested where the format does not allow them.
+// What this writer cannot write: primary keys, other formats, vector files, and BLOB columns
+// nested where the format does not allow them. (New files of a deletion-vector table have
+// no deleted rows: appending needs nothing more.)
 Status CheckWritable(const Table& table) {
   const TableSchema& schema = table.schema();
   const Options& opts = table.options();
@@ -247,12 +248,6 @@ Status CheckWritable(const Table& table) {
                                   "('vector.file.format'), which paimon-rowid cannot write yet");
   }
   ARROW_RETURN_NOT_OK(BucketSpec::Of(schema).status());
-  ARROW_ASSIGN_OR_RAISE(bool dv, opts.GetBool(options::kDeletionVectorsEnabled, false));
-  if (dv) {
-    return Status::NotImplemented("table '", name,
-                                  "' has deletion vectors enabled, which paimon-rowid does not "
-                                  "support");
-  }
   for (const auto& f : schema.fields) {
     ARROW_RETURN_NOT_OK(CheckBlobNesting(f));
     if (f.type->holds_blob() && f.type->root() == TypeRoot::kMap &&
