@@ -68,6 +68,34 @@ def test_cli_reads_updates_and_plans(table):
     assert bad.returncode == 2 and "does not belong to any valid range" in bad.stderr
 
 
+def test_cli_deletes_by_row_id(warehouse):
+    from paimon_rowid import CatalogFactory, Schema
+    c = CatalogFactory.create({"warehouse": warehouse})
+    c.create_database("db", True)
+    c.create_table("db.d", Schema.from_pyarrow_schema(
+        pa.schema([("id", pa.int64()), ("name", pa.string())]),
+        options={"row-tracking.enabled": "true", "data-evolution.enabled": "true",
+                 "deletion-vectors.enabled": "true"}), False)
+    t = c.get_table("db.d")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_arrow(pa.table({"id": pa.array(range(5), pa.int64()), "name": list("abcde")}))
+    wb.new_commit().commit(w.prepare_commit())
+    out = _cli(warehouse, "delete-by-row-id", "db.d", "--ids", "1,3,3")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == '{"snapshot_id": 2}'
+    assert t.latest_snapshot().commit_kind == "OVERWRITE"
+    read = _cli(warehouse, "read", "db.d", "--columns", "name")
+    assert read.stdout.splitlines()[1:] == ['"a",0', '"c",2', '"e",4']
+    # A deleted id is refused by update-by-row-id (as pypaimon.ray does); nothing committed.
+    up = _cli(warehouse, "update-by-row-id", "db.d", "--columns", "name", "--input", "-",
+              stdin="_ROW_ID,name\n3,x\n")
+    assert up.returncode == 2 and "Cannot update deleted _ROW_ID 3." in up.stderr
+    assert t.latest_snapshot().id == 2
+    bad = _cli(warehouse, "delete-by-row-id", "db.d", "--ids", "9")
+    assert bad.returncode == 2 and "Row ID 9 does not belong to any valid range" in bad.stderr
+
+
 def test_cpp_example_reads_the_table(table):
     run = subprocess.run([_binary("examples/read_table"), table, "db.t", "2", "4"],
                          capture_output=True, text=True, timeout=60)

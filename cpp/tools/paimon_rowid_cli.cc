@@ -10,6 +10,8 @@
 //   paimon-rowid WAREHOUSE read-by-row-id DB.TABLE --ids 1,5,9 [--columns a,b] [--ipc]
 //   paimon-rowid WAREHOUSE update-by-row-id DB.TABLE --columns a,b --input FILE|-
 //       (FILE: CSV with a _ROW_ID column and the columns, or Arrow IPC stream; - = stdin)
+//   paimon-rowid WAREHOUSE delete-by-row-id DB.TABLE --ids 1,5,9
+//       (deletion vectors; one OVERWRITE snapshot, docs/deletes.md)
 //   paimon-rowid WAREHOUSE compact DB.TABLE [--full] [--min-file-num N] [--threads N]
 //       (data-evolution compaction: one COMPACT snapshot, docs/maintenance.md)
 //   paimon-rowid WAREHOUSE expire-snapshots DB.TABLE [--retain-max N] [--retain-min N]
@@ -204,7 +206,7 @@ std::vector<std::string> ReadFields(const pr::Table& table,
 
 constexpr const char* kCommands =
     "databases, tables, schema, snapshot, ranges, read, read-by-row-id, update-by-row-id, "
-    "compact, expire-snapshots, remove-orphan-files";
+    "delete-by-row-id, compact, expire-snapshots, remove-orphan-files";
 
 Status Run(const Args& a) {
   if (a.positional.size() < 2) {
@@ -283,11 +285,22 @@ Status Run(const Args& a) {
     ARROW_ASSIGN_OR_RAISE(auto cols,
                           pr::ValidateUpdateColumns(*table, a.columns, target, "update_by_row_id"));
     ARROW_ASSIGN_OR_RAISE(auto input, OpenInput(a.input));
-    ARROW_ASSIGN_OR_RAISE(auto update, pr::RowIdUpdate::Make(table, cols, target));
+    pr::RowIdUpdateOptions update_options;
+    update_options.reject_deleted_rows = true;  // as the Python and Ray jobs
+    ARROW_ASSIGN_OR_RAISE(auto update, pr::RowIdUpdate::Make(table, cols, target, update_options));
     ARROW_RETURN_NOT_OK(update->AddAll(input.get()));
     ARROW_ASSIGN_OR_RAISE(auto outcome, pr::CommitUpdate(update.get(), table, pr::RandomUuid()));
     std::cout << "{\"num_updated\": " << outcome.num_updated << ", \"snapshot_id\": "
               << (outcome.snapshot_id ? std::to_string(*outcome.snapshot_id) : "null") << "}\n";
+    return Status::OK();
+  }
+  if (command == "delete-by-row-id") {
+    if (a.ids.empty()) return Status::Invalid("delete-by-row-id needs --ids");
+    ARROW_ASSIGN_OR_RAISE(auto messages, pr::DeleteByRowId(table, a.ids));
+    ARROW_ASSIGN_OR_RAISE(auto committer, pr::Committer::Make(table));
+    ARROW_ASSIGN_OR_RAISE(auto snapshot_id, committer->Commit(messages));
+    std::cout << "{\"snapshot_id\": " << (snapshot_id ? std::to_string(*snapshot_id) : "null")
+              << "}\n";
     return Status::OK();
   }
   if (command == "compact") {

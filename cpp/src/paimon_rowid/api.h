@@ -60,6 +60,13 @@
 //   ARROW_ASSIGN_OR_RAISE(auto by_id, RowIdRead::Make(table, {"name"}, index));
 //   ARROW_ASSIGN_OR_RAISE(auto rows, by_id->Read({id_array}));  // name, _ROW_ID
 //
+// Deletes (tables with deletion-vectors.enabled): DeleteByRowId returns commit messages that
+// add deletion vectors (no data file rewritten, row ids unchanged; docs/deletes.md);
+// DeletePartitions drops whole partitions for a predicate on partition keys.
+//
+//   ARROW_ASSIGN_OR_RAISE(auto messages, DeleteByRowId(table, {12, 40}));
+//   ARROW_ASSIGN_OR_RAISE(auto snapshot_id, committer->Commit(messages));  // OVERWRITE
+//
 // Maintenance. Compact rewrites each file group that updates have split into many files
 // into one file with the same row ids and values (a COMPACT snapshot; maint/compact.h).
 //
@@ -115,6 +122,7 @@
 #include "paimon_rowid/write/append_writer.h"
 
 // Row-id jobs.
+#include "paimon_rowid/rowid/delete_by_row_id.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
