@@ -422,6 +422,36 @@ def decimal_seeds(corpus: Corpus) -> None:
         corpus.add("decimal_bytes", value.to_bytes(length, "big", signed=True), limit=20)
 
 
+def deletion_vector_seeds(corpus: Corpus) -> None:
+    """Deletion vectors written by our delete (sparse array containers, a dense bitmap
+    container, two containers), cut out of their index files at the recorded ranges; and a
+    hand-made run-container bitmap (cookie 12347), the form Java's run-optimized vectors take."""
+    from paimon_rowid import CatalogFactory, Schema
+    corpus.source = "deletion_vectors"
+    with tempfile.TemporaryDirectory(prefix="paimon-rowid-dv-") as tmp:
+        catalog = CatalogFactory.create({"warehouse": tmp})
+        catalog.create_database("db", True)
+        catalog.create_table("db.t", Schema.from_pyarrow_schema(
+            pa.schema([pa.field("id", pa.int64(), nullable=False)]),
+            options=dict(DE, **{"deletion-vectors.enabled": "true"})), False)
+        table = catalog.get_table("db.t")
+        builder = table.new_batch_write_builder()
+        write = builder.new_write()
+        write.write_arrow(pa.table({"id": pa.array(range(140000), pa.int64())}))
+        builder.new_commit().commit(write.prepare_commit())
+        for ids in ([3, 9], list(range(0, 20000, 3)), [70000, 70001, 139999]):
+            update = table.new_batch_write_builder().new_update()
+            table.new_batch_write_builder().new_commit().commit(update.delete_by_row_id(ids))
+            index_dir = Path(tmp) / "db.db" / "t" / "index"
+            newest = max(index_dir.iterdir(), key=lambda f: f.stat().st_mtime)
+            data = newest.read_bytes()
+            size = struct.unpack(">i", data[1:5])[0]
+            corpus.add("deletion_vector", data[5:5 + size], limit=10)
+    run = struct.pack(">i", 1581511376) + struct.pack("<IBHHHHHHH", 12347, 1, 0, 3, 2, 3, 2,
+                                                       10, 0)
+    corpus.add("deletion_vector", run, limit=10)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "fuzz" / "corpus"))
@@ -444,6 +474,7 @@ def main() -> int:
         finally:
             shutil.rmtree(warehouse, ignore_errors=True)
     decimal_seeds(corpus)
+    deletion_vector_seeds(corpus)
     for target, n in sorted(corpus.counts.items()):
         print(f"make_corpus: {target}: {n} new seed(s)")
     return 0

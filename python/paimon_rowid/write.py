@@ -21,7 +21,7 @@ cast (pypaimon demands the exact schema); a commit that fails removes the files 
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
@@ -248,6 +248,18 @@ class BatchWriteBuilder:
         return BatchTableUpdate(self._table)
 
 
+def _assignment_array(value: Any, data_type: pa.DataType, rows: int):
+    """One assignment of update_by_predicate as an array of `rows` values of `data_type`."""
+    if isinstance(value, (pa.Array, pa.ChunkedArray)):
+        if len(value) != rows:
+            raise ValueError("Assignment array length must match matched row count: "
+                             f"{len(value)} != {rows}.")
+        return value if value.type == data_type else value.cast(data_type)
+    if isinstance(value, pa.Scalar):
+        value = value.as_py()
+    return pa.array([value] * rows, type=data_type)
+
+
 class BatchTableUpdate:
     """pypaimon's table-level row-id update: ``with_update_type(cols)`` then
     ``update_by_arrow_with_row_id(data)`` returns commit messages for ``new_commit().commit``.
@@ -278,6 +290,92 @@ class BatchTableUpdate:
         messages, _ = stream.call(lambda reader: native().update_by_row_id(
             self._table._native, reader, self._update_cols, self._table.identifier,
             reject_deleted=False))
+        return [CommitMessage(m) for m in messages]
+
+    def update_by_predicate(self, predicate: Optional[Any], assignments: Mapping[str, Any],
+                            read_columns: Optional[Sequence[str]] = None
+                            ) -> List[CommitMessage]:
+        """SQL's ``UPDATE t SET col = value WHERE predicate`` (pypaimon 2.1.0): commit messages
+        for the rows matching ``predicate`` (None: every row) at one snapshot (the latest, or
+        the one the table's time-travel options pin); nothing is committed.
+
+        A value is a literal (or ``pa.Scalar``) set on every matched row; a ``pa.Array`` /
+        ``pa.ChunkedArray`` aligned with the matched rows in read order (file group by file
+        group, by row id within one); or a callable, called once per file group with a
+        ``pa.Table`` of the group's matched rows (``read_columns`` + ``_ROW_ID``), returning
+        an array. Values are cast to the column types. Only matched rows are rewritten (one
+        partial-column file per touched group, as ``update_by_arrow_with_row_id``); deleted
+        rows never match."""
+        has_callable = any(callable(v) for v in assignments.values()) if assignments else False
+        has_array = any(isinstance(v, (pa.Array, pa.ChunkedArray))
+                        for v in assignments.values()) if assignments else False
+        read_columns = list(dict.fromkeys(read_columns or ()))
+        table = self._table
+        if not table.data_evolution_enabled:
+            raise ValueError("update_by_predicate requires 'data-evolution.enabled' = 'true'.")
+        if not table.row_tracking_enabled:
+            raise ValueError("update_by_predicate requires 'row-tracking.enabled' = 'true'.")
+        if not assignments:
+            raise ValueError("assignments must not be empty.")
+        if read_columns and not has_callable:
+            raise ValueError("read_columns requires a callable assignment.")
+        names = set(table.field_names)
+        if has_callable:
+            if has_array:
+                raise ValueError(
+                    "Callable assignments cannot be combined with Arrow array assignments.")
+            if not read_columns:
+                raise ValueError("Callable assignments require read_columns.")
+            for col in read_columns:
+                if col not in names:
+                    raise ValueError(f"Read column {col} is not in table schema.")
+        for col in assignments:
+            if col not in names:
+                raise ValueError(f"Column {col} is not in table schema.")
+            if col in table.partition_keys:
+                raise ValueError(
+                    f"update_by_predicate does not support updating partition column '{col}'.")
+        snapshot = table.resolve_snapshot()
+        if snapshot is None:
+            return []
+        pinned = table.copy({"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
+                             "scan.timestamp-millis": None})
+        builder = pinned.new_read_builder().with_projection(
+            read_columns + ["_ROW_ID"] if has_callable else ["_ROW_ID"])
+        if predicate is not None:
+            builder = builder.with_filter(predicate)
+        matched = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        if matched.num_rows == 0:
+            return []
+        columns = list(assignments)
+        types = {f.name: f.type for f in pinned.arrow_schema}
+        if has_callable:
+            # Rows of one file group are contiguous in read order: cut at group changes.
+            index = native().RowIdIndex.build(pinned._native, snapshot.id)
+            owners = index.route(matched.column("_ROW_ID").combine_chunks(), "").to_numpy()
+            cuts = [0] + [int(i) + 1 for i in (owners[1:] != owners[:-1]).nonzero()[0]] + \
+                [len(owners)]
+            parts = [matched.slice(a, b - a) for a, b in zip(cuts, cuts[1:])]
+        else:
+            parts = [matched]
+        updates = []
+        for part in parts:
+            arrays = [part.column("_ROW_ID")]
+            for col in columns:
+                value = assignments[col]
+                if callable(value):
+                    value = value(part)
+                    if not isinstance(value, (pa.Array, pa.ChunkedArray)):
+                        raise ValueError(f"Callable assignment for {col} must return a "
+                                         "pyarrow.Array or pyarrow.ChunkedArray.")
+                arrays.append(_assignment_array(value, types[col], part.num_rows))
+            updates.append(pa.table(arrays, names=["_ROW_ID"] + columns))
+        cols = native().validate_update_columns(pinned._native, columns, table.identifier,
+                                                "update_by_predicate")
+        stream = source_stream(pa.concat_tables(updates), "update_by_predicate",
+                               "the target _ROW_ID")
+        messages, _ = stream.call(lambda reader: native().update_by_row_id(
+            pinned._native, reader, cols, table.identifier, reject_deleted=False))
         return [CommitMessage(m) for m in messages]
 
     def delete_by_row_id(self, row_ids: Sequence[int]) -> List[CommitMessage]:

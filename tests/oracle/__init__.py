@@ -248,6 +248,13 @@ class Oracle:
                 "row_ids": [None if i is None else int(i) for i in row_ids],
                 "messages_out": messages_out}
 
+    def update_by_predicate_cmd(self, warehouse: str, identifier: str, filter: Optional[list],
+                                assignments: Dict[str, Any]) -> Dict[str, Any]:
+        """pypaimon's ``update_by_predicate``, committed (driver.py: assignment forms)."""
+        return {"cmd": "update_by_predicate", "warehouse": str(warehouse),
+                "identifier": identifier, "filter": encode_filter(filter),
+                "assignments": assignments}
+
     def commit_messages_cmd(self, warehouse: str, identifier: str,
                             messages_in: str) -> Dict[str, Any]:
         return {"cmd": "commit_messages", "warehouse": str(warehouse),

@@ -370,6 +370,27 @@ def cmd_delete_by_predicate(cmd):
     return _delete_result(table, builder, messages, cmd)
 
 
+def cmd_update_by_predicate(cmd):
+    """pypaimon's ``new_update().update_by_predicate(filter, assignments)``, committed; an
+    assignment is ``{"literal": v}`` or ``{"array": [...]}`` (a pa.array of the values)."""
+    import pyarrow as pa
+    table = _table(cmd)
+    builder = table.new_batch_write_builder()
+    predicate = None
+    if cmd.get("filter") is not None:
+        predicate = _build_predicate(table.new_read_builder().new_predicate_builder(),
+                                     cmd["filter"])
+    assignments = {col: (pa.array(v["array"]) if "array" in v else v["literal"])
+                   for col, v in cmd["assignments"].items()}
+    messages = builder.new_update().update_by_predicate(predicate, assignments)
+    commit = builder.new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+
+
 def cmd_commit_messages(cmd):
     import pickle
     table = _table(cmd)
@@ -450,7 +471,7 @@ COMMANDS = {
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
     "add_columns": cmd_add_columns,
     "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
-    "commit_messages": cmd_commit_messages, "index_manifest": cmd_index_manifest,
+    "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate, "index_manifest": cmd_index_manifest,
 }
 
 
