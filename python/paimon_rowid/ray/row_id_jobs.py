@@ -120,10 +120,11 @@ def _source(ray, source: Any, operation: str, what: str, wanted: List[str],
             return _Source(_columns_of(local, wanted), None, names)
     if "ray.data" in sys.modules:
         import ray.data
+        from ray.data.dataset import MaterializedDataset
         if isinstance(source, ray.data.Dataset):
             known = source.schema(fetch_if_missing=False)
             known_names = list(known.names) if known is not None else None
-            if known_names is not None and isinstance(source, ray.data.MaterializedDataset):
+            if known_names is not None and isinstance(source, MaterializedDataset):
                 size = source.size_bytes()  # from the blocks' metadata: nothing runs
                 fetched = (_fetch(ray, source, wanted)
                            if size is not None and size <= max_bytes else None)
