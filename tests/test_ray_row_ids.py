@@ -333,6 +333,94 @@ def test_update_takes_pypaimon_map_arguments(ray_session, warehouse):
     assert _state(warehouse) == before_files
 
 
+# ---------------------------------------------------------------------------- routing paths
+
+def _sources(rows: pa.Table):
+    """(name, factory, options, what is routed on the driver) for every kind of source, the
+    threshold option (``driver_routing_max_bytes``) included. A lazy source's update is
+    routed on the driver once it ran (the update materializes it) and is small enough; its
+    read stays lazy, routed by tasks when consumed."""
+    both = ["_split_rows", "_split_ids"]
+    return [
+        ("pyarrow", lambda: rows, {}, both),
+        ("pandas", lambda: rows.to_pandas(), {}, both),
+        ("materialized", lambda: ray.data.from_arrow(rows), {}, both),
+        ("materialized-over-threshold", lambda: ray.data.from_arrow(rows),
+         {"driver_routing_max_bytes": 0}, []),
+        ("lazy", lambda: ray.data.from_arrow(rows).map_batches(lambda b: b,
+                                                               batch_format="pyarrow"),
+         {}, ["_split_rows"]),
+    ]
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "pandas", "materialized",
+                                  "materialized-over-threshold", "lazy"])
+def test_driver_and_task_routing_give_the_same_results(ray_session, warehouse, monkeypatch,
+                                                       kind):
+    """Sources on the driver (and materialized Datasets up to the threshold) are routed there;
+    the others by tasks. Both give the same update and the same read, set semantics."""
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    from paimon_rowid.ray import row_id_jobs as row_ids
+    table = _make_table(warehouse, commits=4, rows=25)
+    before = _read_all(table)
+    ids = [99, 0, 26, 27, 51, 3]
+    _, make, options, on_driver = next(s for s in _sources(pa.table(
+        {"_ROW_ID": ids, "x": [-1.0 * i for i in ids], "other": ids})) if s[0] == kind)
+    calls = []
+    for name in ("_split_rows", "_split_ids"):
+        real = getattr(row_ids, name)
+        monkeypatch.setattr(row_ids, name, lambda *a, _real=real, _name=name: (
+            calls.append(_name), _real(*a))[1])
+    assert update_by_row_id("db.t", make(), {"warehouse": warehouse}, update_cols=["x"],
+                            num_partitions=3, **options) == {"num_updated": len(ids)}
+    after = _read_all(table)
+    assert after["x"].to_pylist() == [(-1.0 * r if r in ids else x) for r, x in zip(
+        before["_ROW_ID"].to_pylist(), before["x"].to_pylist())]
+    ds = read_by_row_id("db.t", make(), {"warehouse": warehouse}, projection=["x", "id"],
+                        num_partitions=3, **options)
+    got = pa.concat_tables([b for b in ray.get(ds.to_arrow_refs()) if b.num_rows])
+    assert got.column_names == ["x", "id", "_ROW_ID"]
+    assert sorted(got.to_pylist(), key=lambda r: r["_ROW_ID"]) == [
+        {"x": -1.0 * i, "id": i, "_ROW_ID": i} for i in sorted(ids)]
+    assert calls == on_driver
+
+
+@pytest.mark.parametrize("kind", ["materialized", "materialized-over-threshold"])
+def test_refusals_do_not_depend_on_the_routing_path(ray_session, warehouse, kind):
+    """A foreign id: the update raises the plain ValueError and leaves nothing; the read
+    raises it (wrapped by Ray) only when the result is consumed."""
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    _make_table(warehouse)
+    before = _state(warehouse)
+    _, make, options, _ = next(s for s in _sources(pa.table(
+        {"_ROW_ID": [1, 500], "x": [1.0, 2.0]})) if s[0] == kind)
+    with pytest.raises(ValueError, match="_ROW_ID 500 does not belong to any valid range"):
+        update_by_row_id("db.t", make(), {"warehouse": warehouse}, update_cols=["x"],
+                         **options)
+    ds = read_by_row_id("db.t", make(), {"warehouse": warehouse}, projection=["x"], **options)
+    with pytest.raises(ray.exceptions.RayTaskError,
+                       match="ValueError: _ROW_ID 500 does not belong to any valid range"):
+        ds.take_all()
+    with pytest.raises(ValueError, match="Deduplicate the source"):
+        update_by_row_id("db.t", ray.data.from_arrow(pa.table({"_ROW_ID": [5, 5],
+                                                               "x": [1.0, 2.0]})),
+                         {"warehouse": warehouse}, update_cols=["x"], **options)
+    assert _state(warehouse) == before
+
+
+def test_driver_routing_max_bytes_is_checked(ray_session, warehouse):
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    _make_table(warehouse)
+    for bad in (-1, True, 1.5, "1"):
+        with pytest.raises(ValueError, match="driver_routing_max_bytes must be a non-negative"):
+            update_by_row_id("db.t", pa.table({"_ROW_ID": [1], "x": [1.0]}),
+                             {"warehouse": warehouse}, update_cols=["x"],
+                             driver_routing_max_bytes=bad)
+        with pytest.raises(ValueError, match="driver_routing_max_bytes must be a non-negative"):
+            read_by_row_id("db.t", pa.table({"_ROW_ID": [1]}), {"warehouse": warehouse},
+                           projection=["x"], driver_routing_max_bytes=bad)
+
+
 # ---------------------------------------------------------------------------- races
 
 def _data_files(warehouse):
