@@ -367,9 +367,10 @@ def test_driver_and_task_routing_give_the_same_results(ray_session, warehouse, m
     _, make, options, on_driver = next(s for s in _sources(pa.table(
         {"_ROW_ID": ids, "x": [-1.0 * i for i in ids], "other": ids})) if s[0] == kind)
     calls = []
-    for name in ("_split_rows", "_split_ids"):
-        real = getattr(row_ids, name)
-        monkeypatch.setattr(row_ids, name, lambda *a, _real=real, _name=name: (
+    from paimon_rowid.ray import row_id_reads
+    for module, name in ((row_ids, "_split_rows"), (row_id_reads, "_split_ids")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name: (
             calls.append(_name), _real(*a))[1])
     assert update_by_row_id("db.t", make(), {"warehouse": warehouse}, update_cols=["x"],
                             num_partitions=3, **options) == {"num_updated": len(ids)}

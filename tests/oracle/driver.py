@@ -471,7 +471,8 @@ COMMANDS = {
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
     "add_columns": cmd_add_columns,
     "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
-    "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate, "index_manifest": cmd_index_manifest,
+    "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate,
+    "index_manifest": cmd_index_manifest,
 }
 
 

@@ -11,7 +11,8 @@ from .compact import compact
 from .io import PaimonWriteResult, read_paimon, write_paimon
 from .joins import bucket_join
 from .range_join import range_join
-from .row_id_jobs import read_by_row_id, update_by_row_id
+from .row_id_jobs import update_by_row_id
+from .row_id_reads import read_by_row_id
 
 __all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
            "backfill_status", "map_with_blobs",
