@@ -255,6 +255,15 @@ class Oracle:
                 "identifier": identifier, "filter": encode_filter(filter),
                 "assignments": assignments}
 
+    def upsert_cmd(self, warehouse: str, identifier: str, data: pa.Table, keys: Sequence[str],
+                   update_cols: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        """pypaimon's ``upsert_by_arrow_with_key``, committed."""
+        path = self._path(".arrow")
+        write_ipc(path, data)
+        return {"cmd": "upsert_by_key", "warehouse": str(warehouse), "identifier": identifier,
+                "data_ipc": str(path), "keys": list(keys),
+                "update_cols": list(update_cols) if update_cols else None}
+
     def commit_messages_cmd(self, warehouse: str, identifier: str,
                             messages_in: str) -> Dict[str, Any]:
         return {"cmd": "commit_messages", "warehouse": str(warehouse),

@@ -391,6 +391,24 @@ def cmd_update_by_predicate(cmd):
     return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
 
 
+def cmd_upsert_by_key(cmd):
+    """pypaimon's ``new_update()[.with_update_type(cols)].upsert_by_arrow_with_key(data,
+    keys)``, committed."""
+    table = _table(cmd)
+    data = _read_ipc(cmd["data_ipc"])
+    builder = table.new_batch_write_builder()
+    update = builder.new_update()
+    if cmd.get("update_cols"):
+        update.with_update_type(list(cmd["update_cols"]))
+    messages = update.upsert_by_arrow_with_key(data, list(cmd["keys"]))
+    commit = builder.new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+
+
 def cmd_commit_messages(cmd):
     import pickle
     table = _table(cmd)
@@ -472,7 +490,7 @@ COMMANDS = {
     "add_columns": cmd_add_columns,
     "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
     "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate,
-    "index_manifest": cmd_index_manifest,
+    "index_manifest": cmd_index_manifest, "upsert_by_key": cmd_upsert_by_key,
 }
 
 
