@@ -13,7 +13,7 @@ from ._arrow import capsule_schema
 from ._lib import native
 from .read import ReadBuilder
 from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
-from .write import BatchWriteBuilder
+from .write_builder import BatchWriteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._native import Snapshot

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from ._arrow import source_stream
 from ._lib import native
-from .write import CommitMessage
+from .write import BatchTableWrite, CommitMessage
 
 __all__ = ["BatchTableUpdate"]
 
@@ -233,7 +233,6 @@ class BatchTableUpdate:
                     pinned._native, reader, cols, target.identifier, reject_deleted=False))
                 messages.extend(CommitMessage(m) for m in written)
             if appends:
-                from .write import BatchTableWrite
                 data = pa.concat_tables(appends, promote_options="permissive")
                 write = BatchTableWrite(target).with_write_type(
                     [c for c in fields if c in data.column_names])

@@ -20,18 +20,14 @@ cast (pypaimon demands the exact schema); a commit that fails removes the files 
 """
 from __future__ import annotations
 
-import uuid
-from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Sequence
+from typing import Any, Iterable, List, Optional, Sequence
 
 import pyarrow as pa
 
 from ._arrow import UserStream, capsule_schema
 from ._lib import native
 
-if TYPE_CHECKING:
-    from .table_update import BatchTableUpdate
-
-__all__ = ["BatchWriteBuilder", "BatchTableWrite", "BatchTableCommit", "CommitMessage",
+__all__ = ["BatchTableWrite", "BatchTableCommit", "CommitMessage",
            "BATCH_COMMIT_IDENTIFIER"]
 
 #: The commit identifier of batch commits (Java's Long.MAX_VALUE).
@@ -223,30 +219,3 @@ class BatchTableCommit:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-
-class BatchWriteBuilder:
-    """Builds the write and the commit of one batch job; both share one commit user."""
-
-    def __init__(self, table: Any) -> None:
-        self._table = table
-        self._commit_user = str(uuid.uuid4())
-        self._static_partition = None
-
-    @property
-    def commit_user(self) -> str:
-        return self._commit_user
-
-    def overwrite(self, static_partition: Optional[dict] = None) -> BatchWriteBuilder:
-        raise NotImplementedError("overwrite is not supported by paimon_rowid yet")
-
-    def new_write(self) -> BatchTableWrite:
-        return BatchTableWrite(self._table)
-
-    def new_commit(self) -> BatchTableCommit:
-        return BatchTableCommit(self._table, self._commit_user)
-
-    def new_update(self) -> BatchTableUpdate:
-        """Updates and deletes of existing rows (data-evolution tables; table_update.py)."""
-        from .table_update import BatchTableUpdate
-        return BatchTableUpdate(self._table)
