@@ -72,6 +72,11 @@ Result<std::vector<int64_t>> DecodeRoaring(std::string_view bytes) {
   std::vector<std::pair<uint16_t, int64_t>> headers(size);  // key, cardinality
   for (auto& h : headers) {
     ARROW_ASSIGN_OR_RAISE(h.first, in.Read<uint16_t>("key"));
+    // Positions are Java ints: a container beyond 2^31 - 1 is not a deletion vector.
+    if (h.first >= 0x8000) {
+      return Status::Invalid("deletion vector holds positions beyond 2^31 - 1 (container key ",
+                             h.first, ")");
+    }
     ARROW_ASSIGN_OR_RAISE(uint16_t card_minus_one, in.Read<uint16_t>("cardinality"));
     h.second = int64_t{card_minus_one} + 1;
   }

@@ -90,6 +90,15 @@ TEST(DeletionVectorTest, RefusesMalformedInput) {
   AppendLE<int32_t>(&wide, kDeletionVector64Magic);
   EXPECT_TRUE(DeletionVector::Deserialize(wide).status().IsNotImplemented());
   EXPECT_FALSE(DeletionVector({int64_t{1} << 31}).Serialize().ok());
+  // A bitmap holding 2^31 (key 0x8000) parses as no deletion vector (found by fuzzing).
+  std::string high = BE32(1581511376);
+  AppendLE<uint32_t>(&high, 12346);
+  AppendLE<uint32_t>(&high, 1);
+  AppendLE<uint16_t>(&high, 0x8000);
+  AppendLE<uint16_t>(&high, 0);
+  AppendLE<uint32_t>(&high, 16);
+  AppendLE<uint16_t>(&high, 0);
+  EXPECT_TRUE(DeletionVector::Deserialize(high).status().IsInvalid());
   EXPECT_FALSE(DeletionVector({-1}).Serialize().ok());
 }
 
