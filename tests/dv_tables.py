@@ -264,3 +264,15 @@ def read_cmds(oracle, out_dir, warehouse, identifier, specs: Dict[str, dict]):
 def load_reads(outs: Dict[str, Path]) -> Dict[str, pa.Table]:
     from oracle import read_ipc
     return {name: read_ipc(path) for name, path in outs.items()}
+
+
+def check_both_read_the_same(oracle, tmp_path, ours_wh, theirs_wh, identifier, context):
+    """Ours' result (ours_wh) read by ours equals pypaimon's result (theirs_wh) read by ours,
+    and pypaimon reads ours' result the same."""
+    projection = ALL + ["_ROW_ID"]
+    mine = our_read(ours_wh, identifier, projection)
+    same(mine, our_read(theirs_wh, identifier, projection), f"{context} read by ours")
+    reads, outs = read_cmds(oracle, tmp_path, ours_wh, identifier,
+                            {"full": {"projection": projection}})
+    oracle.run_batch(reads)
+    same(mine, load_reads(outs)["full"], f"{context} ours read by pypaimon")

@@ -48,13 +48,7 @@ def test_same_result_as_pypaimon(oracle, tmp_path, layout, case):
     if case == "nothing_matches":
         assert messages == []
     builder.new_commit().commit(messages)
-    projection = dv.ALL + ["_ROW_ID"]
-    mine = dv.our_read(ours_wh, "db.t", projection)
-    dv.same(mine, dv.our_read(theirs, "db.t", projection), f"{layout}/{case} read by ours")
-    reads, outs = dv.read_cmds(oracle, tmp_path, ours_wh, "db.t",
-                               {"full": {"projection": projection}})
-    oracle.run_batch(reads)
-    dv.same(mine, dv.load_reads(outs)["full"], f"{layout}/{case} ours read by pypaimon")
+    dv.check_both_read_the_same(oracle, tmp_path, ours_wh, theirs, "db.t", f"{layout}/{case}")
     assert dv.latest_id(ours_wh, "db.t") == dv.latest_id(theirs, "db.t")
 
 

@@ -57,13 +57,7 @@ def test_same_result_as_pypaimon(oracle, tmp_path, layout, case):
     if update_cols:
         update.with_update_type(update_cols)
     builder.new_commit().commit(update.upsert_by_arrow_with_key(data, keys))
-    projection = dv.ALL + ["_ROW_ID"]
-    mine = dv.our_read(ours_wh, "db.t", projection)
-    dv.same(mine, dv.our_read(theirs, "db.t", projection), f"{layout}/{case} read by ours")
-    reads, outs = dv.read_cmds(oracle, tmp_path, ours_wh, "db.t",
-                               {"full": {"projection": projection}})
-    oracle.run_batch(reads)
-    dv.same(mine, dv.load_reads(outs)["full"], f"{layout}/{case} ours read by pypaimon")
+    dv.check_both_read_the_same(oracle, tmp_path, ours_wh, theirs, "db.t", f"{layout}/{case}")
 
 
 @pytest.mark.parametrize("case, keys, data, message", [

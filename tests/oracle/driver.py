@@ -370,6 +370,16 @@ def cmd_delete_by_predicate(cmd):
     return _delete_result(table, builder, messages, cmd)
 
 
+def _commit_update(table, builder, messages):
+    """Commits a TableUpdate call's messages; how many there were and the latest snapshot."""
+    commit = builder.new_commit()
+    try:
+        commit.commit(messages)
+    finally:
+        commit.close()
+    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+
+
 def cmd_update_by_predicate(cmd):
     """pypaimon's ``new_update().update_by_predicate(filter, assignments)``, committed; an
     assignment is ``{"literal": v}`` or ``{"array": [...]}`` (a pa.array of the values)."""
@@ -383,12 +393,7 @@ def cmd_update_by_predicate(cmd):
     assignments = {col: (pa.array(v["array"]) if "array" in v else v["literal"])
                    for col, v in cmd["assignments"].items()}
     messages = builder.new_update().update_by_predicate(predicate, assignments)
-    commit = builder.new_commit()
-    try:
-        commit.commit(messages)
-    finally:
-        commit.close()
-    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+    return _commit_update(table, builder, messages)
 
 
 def cmd_upsert_by_key(cmd):
@@ -401,12 +406,7 @@ def cmd_upsert_by_key(cmd):
     if cmd.get("update_cols"):
         update.with_update_type(list(cmd["update_cols"]))
     messages = update.upsert_by_arrow_with_key(data, list(cmd["keys"]))
-    commit = builder.new_commit()
-    try:
-        commit.commit(messages)
-    finally:
-        commit.close()
-    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+    return _commit_update(table, builder, messages)
 
 
 def cmd_commit_messages(cmd):

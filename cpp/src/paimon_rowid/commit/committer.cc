@@ -264,6 +264,13 @@ using IndexKey = std::tuple<std::string, int32_t, std::string>;  // partition, b
 
 IndexKey KeyOf(const IndexManifestEntry& e) { return {e.partition, e.bucket, e.file_name}; }
 
+// pypaimon's message for a deletion-vector conflict, then the snapshot and what to do.
+Status DvConflict(const std::string& what, int64_t latest_id) {
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                       "Deletion vector index conflict detected: " + what + " (latest snapshot " +
+                           std::to_string(latest_id) + "); plan the delete again.");
+}
+
 // The index side of a commit against the latest snapshot's live data files and index
 // entries: the index files it replaces are still live (else a concurrent delete changed the
 // same bucket's vectors first), every vector it adds is keyed by a data file that stays live
@@ -285,12 +292,10 @@ Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
   std::set<IndexKey> replaced;
   for (const auto& e : delta.index_deletes) {
     if (!live_names.count(KeyOf(e))) {
-      return MakeKindError(
-          arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-          "Deletion vector index conflict detected: index file " + e.file_name +
-              " is not present in the latest snapshot. A concurrent delete replaced the "
-              "deletion vectors of this bucket first (latest snapshot " +
-              std::to_string(latest_id) + "); plan the delete again.");
+      return DvConflict("index file " + e.file_name +
+                            " is not present in the latest snapshot. A concurrent delete "
+                            "replaced the deletion vectors of this bucket first",
+                        latest_id);
     }
     replaced.insert(KeyOf(e));
   }
@@ -318,20 +323,16 @@ Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
     for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
       auto newer = vectors_after.find({e.partition, e.bucket, r.data_file});
       if (newer != vectors_after.end()) {
-        return MakeKindError(
-            arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-            "Deletion vector index conflict detected: data file " + r.data_file +
-                " already has a newer deletion vector index file " + newer->second +
-                ". A concurrent delete of the same file group committed first (latest snapshot " +
-                std::to_string(latest_id) + "); plan the delete again.");
+        return DvConflict("data file " + r.data_file +
+                              " already has a newer deletion vector index file " + newer->second +
+                              ". A concurrent delete of the same file group committed first",
+                          latest_id);
       }
       if (!data_after.count({e.partition, e.bucket, r.data_file})) {
-        return MakeKindError(
-            arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-            "Deletion vector index conflict detected: data file " + r.data_file +
-                " is not present in the latest snapshot. A concurrent compaction or partition "
-                "delete replaced it (latest snapshot " +
-                std::to_string(latest_id) + "); plan the delete again.");
+        return DvConflict("data file " + r.data_file +
+                              " is not present in the latest snapshot. A concurrent "
+                              "compaction or partition delete replaced it",
+                          latest_id);
       }
     }
   }
