@@ -13,7 +13,7 @@ from ._arrow import source_stream
 from ._lib import native
 from .write import BatchTableWrite, CommitMessage
 
-__all__ = ["BatchTableUpdate"]
+__all__ = ["BatchTableUpdate", "ShardTableUpdator"]
 
 
 def _assignment_array(value: Any, data_type: pa.DataType, rows: int):
@@ -37,6 +37,7 @@ class BatchTableUpdate:
     def __init__(self, table: Any) -> None:
         self._table = table
         self._update_cols: Optional[List[str]] = None
+        self._projection: Optional[List[str]] = None
 
     def with_update_type(self, update_cols: Sequence[str]) -> BatchTableUpdate:
         if not update_cols:
@@ -244,6 +245,25 @@ class BatchTableUpdate:
             raise
         return messages
 
+    def with_read_projection(self, projection: Optional[Sequence[str]]) -> None:
+        """The columns :meth:`new_shard_updator`'s reader returns (pypaimon returns None
+        here, not self)."""
+        self._projection = None if projection is None else list(projection)
+
+    def new_shard_updator(self, shard_num: int, total_shard_count: int) -> ShardTableUpdator:
+        """A scan-and-rewrite updater of shard ``shard_num`` of ``total_shard_count``
+        (pypaimon 2.1.0): its ``arrow_reader()`` reads the shard's file groups (the
+        ``with_read_projection`` columns); feed ``update_by_arrow_batch`` exactly the rows
+        read, in read order, with the ``with_update_type`` columns; ``prepare_commit()``
+        returns one partial-column file per group. Differs from pypaimon: a shard fed fewer
+        rows than it read is an error at ``prepare_commit`` (pypaimon drops the partly written
+        group silently), and tables with deletion vectors are refused (their reads skip
+        deleted rows, so the rows fed could not line up with the groups)."""
+        if self._update_cols is None:
+            raise ValueError("call with_update_type(columns) before new_shard_updator")
+        return ShardTableUpdator(self._table, self._projection,
+                                 self._update_cols, shard_num, total_shard_count)
+
     def delete_by_row_id(self, row_ids: Sequence[int]) -> List[CommitMessage]:
         """Commit messages deleting the rows ``row_ids`` through deletion vectors (docs/deletes.md):
         one new index file per touched (partition, bucket), merged with its existing vectors; no
@@ -330,3 +350,91 @@ def _row_ids_by_key(pinned: Any, match_keys: List[str], spec: Dict[str, Any],
             if key in wanted:
                 out.setdefault(key, []).append(row_id)
     return out
+
+
+class ShardTableUpdator:
+    """One shard of a scan-and-rewrite update (see BatchTableUpdate.new_shard_updator)."""
+
+    def __init__(self, table: Any, projection: Optional[List[str]], write_cols: List[str],
+                 shard_num: int, total_shard_count: int) -> None:
+        if total_shard_count < 1 or not 0 <= shard_num < total_shard_count:
+            raise ValueError(f"shard_num must be in [0, {total_shard_count}), got {shard_num}")
+        if table.options.get("deletion-vectors.enabled", "false").lower() == "true":
+            raise NotImplementedError(
+                "new_shard_updator does not support tables with deletion vectors: their reads "
+                "skip deleted rows, so the rows written back cannot line up with the file groups")
+        self._write_cols = list(write_cols)
+        snapshot = table.resolve_snapshot()
+        self.snapshot_id = snapshot.id if snapshot is not None else -1
+        self._table = table if snapshot is None else table.copy(
+            {"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
+             "scan.timestamp-millis": None})
+        self._projection = projection
+        ranges: List[Tuple[int, int]] = []
+        if snapshot is not None:
+            index = native().RowIdIndex.build(self._table._native, snapshot.id)
+            ranges = sorted(index.group_ranges())
+        # Contiguous, count-balanced slices of the groups; the first n % k shards get one more.
+        per, extra = divmod(len(ranges), total_shard_count)
+        start = shard_num * per + min(shard_num, extra)
+        self.row_ranges = ranges[start:start + per + (1 if shard_num < extra else 0)]
+        self._pos = 0  # the range being filled
+        self._pending: List[pa.RecordBatch] = []
+        self._pending_rows = 0
+        self._messages: List[CommitMessage] = []
+
+    def arrow_reader(self) -> pa.RecordBatchReader:
+        """The shard's rows, group by group in row-id order (the order of ``row_ranges``,
+        which update_by_arrow_batch fills)."""
+        builder = self._table.new_read_builder()
+        if self._projection is not None:
+            builder = builder.with_projection(self._projection)
+        read = builder.new_read()
+
+        def batches():
+            for first, last in self.row_ranges:
+                splits = builder.new_scan().with_row_ranges([(first, last)]).plan().splits()
+                yield from read.to_arrow_batch_reader(splits)
+
+        return pa.RecordBatchReader.from_batches(read.output_schema(), batches())
+
+    def update_by_arrow_batch(self, data: pa.RecordBatch) -> None:
+        if isinstance(data, pa.Table):
+            batches = data.to_batches()
+        else:
+            batches = [data]
+        for batch in batches:
+            while batch.num_rows:
+                if self._pos >= len(self.row_ranges):
+                    raise RuntimeError(
+                        "No more row ranges to write. Ensure you write exactly the same number "
+                        "of rows as read from this shard.")
+                first, last = self.row_ranges[self._pos]
+                room = last - first + 1 - self._pending_rows
+                take = min(room, batch.num_rows)
+                self._pending.append(batch.slice(0, take))
+                self._pending_rows += take
+                batch = batch.slice(take)
+                if self._pending_rows == last - first + 1:
+                    self._flush(first, last)
+
+    def _flush(self, first: int, last: int) -> None:
+        rows = pa.Table.from_batches(self._pending).select(self._write_cols)
+        rows = rows.append_column("_ROW_ID", pa.array(range(first, last + 1), pa.int64()))
+        stream = source_stream(rows, "update_by_row_id", "the target _ROW_ID")
+        written, _ = stream.call(lambda reader: native().update_by_row_id(
+            self._table._native, reader, self._write_cols, self._table.identifier,
+            reject_deleted=False))
+        self._messages.extend(CommitMessage(m) for m in written)
+        self._pos += 1
+        self._pending, self._pending_rows = [], 0
+
+    def prepare_commit(self) -> List[CommitMessage]:
+        """One message per group written; RuntimeError if a group got only part of its rows."""
+        if self._pending_rows:
+            first, last = self.row_ranges[self._pos]
+            raise RuntimeError(
+                f"The shard's row range [{first}, {last}] got {self._pending_rows} of its "
+                f"{last - first + 1} rows. Ensure you write exactly the same number of rows as "
+                "read from this shard.")
+        return list(self._messages)

@@ -409,6 +409,27 @@ def cmd_upsert_by_key(cmd):
     return _commit_update(table, builder, messages)
 
 
+def cmd_shard_double(cmd):
+    """pypaimon's new_shard_updator, for every shard of ``shards``: reads column ``col`` and
+    writes back twice its value (the fixed transform the tests compare); one commit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    table = _table(cmd)
+    builder = table.new_batch_write_builder()
+    messages = []
+    for shard in range(cmd["shards"]):
+        update = builder.new_update()
+        update.with_read_projection([cmd["col"]])
+        update.with_update_type([cmd["col"]])
+        updator = update.new_shard_updator(shard, cmd["shards"])
+        for batch in updator.arrow_reader():
+            doubled = pc.multiply(batch.column(0), 2).cast(batch.schema.field(0).type)
+            updator.update_by_arrow_batch(pa.RecordBatch.from_arrays(
+                [doubled], names=[cmd["col"]]))
+        messages.extend(updator.prepare_commit())
+    return _commit_update(table, builder, messages)
+
+
 def cmd_commit_messages(cmd):
     import pickle
     table = _table(cmd)
@@ -491,6 +512,7 @@ COMMANDS = {
     "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
     "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate,
     "index_manifest": cmd_index_manifest, "upsert_by_key": cmd_upsert_by_key,
+    "shard_double": cmd_shard_double,
 }
 
 
