@@ -135,18 +135,22 @@ def cmd_write(cmd):
     return {"snapshot_id": _latest_snapshot_id(table)}
 
 
-def cmd_update_by_row_id(cmd):
-    table = _table(cmd)
-    data = _read_ipc(cmd["data_ipc"])
-    builder = table.new_batch_write_builder()
-    update = builder.new_update().with_update_type(list(cmd["columns"]))
-    messages = update.update_by_arrow_with_row_id(data)
+def _commit_update(table, builder, messages):
+    """Commits commit messages; how many there were and the latest snapshot."""
     commit = builder.new_commit()
     try:
         commit.commit(messages)
     finally:
         commit.close()
-    return {"snapshot_id": _latest_snapshot_id(table)}
+    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
+
+
+def cmd_update_by_row_id(cmd):
+    table = _table(cmd)
+    data = _read_ipc(cmd["data_ipc"])
+    builder = table.new_batch_write_builder()
+    update = builder.new_update().with_update_type(list(cmd["columns"]))
+    return _commit_update(table, builder, update.update_by_arrow_with_row_id(data))
 
 
 def cmd_create_tag(cmd):
@@ -370,16 +374,6 @@ def cmd_delete_by_predicate(cmd):
     return _delete_result(table, builder, messages, cmd)
 
 
-def _commit_update(table, builder, messages):
-    """Commits a TableUpdate call's messages; how many there were and the latest snapshot."""
-    commit = builder.new_commit()
-    try:
-        commit.commit(messages)
-    finally:
-        commit.close()
-    return {"num_messages": len(messages), "snapshot_id": _latest_snapshot_id(table)}
-
-
 def cmd_update_by_predicate(cmd):
     """pypaimon's ``new_update().update_by_predicate(filter, assignments)``, committed; an
     assignment is ``{"literal": v}`` or ``{"array": [...]}`` (a pa.array of the values)."""
@@ -435,12 +429,7 @@ def cmd_commit_messages(cmd):
     table = _table(cmd)
     with open(cmd["messages_in"], "rb") as source:
         messages = pickle.load(source)
-    commit = table.new_batch_write_builder().new_commit()
-    try:
-        commit.commit(messages)
-    finally:
-        commit.close()
-    return {"snapshot_id": _latest_snapshot_id(table)}
+    return _commit_update(table, table.new_batch_write_builder(), messages)
 
 
 def _avro_json(value):
