@@ -363,14 +363,17 @@ def cmd_delete_by_row_id(cmd):
     return _delete_result(table, builder, messages, cmd)
 
 
+def _filter_of(table, cmd):
+    """The command's ``filter`` as a pypaimon predicate (None when absent)."""
+    if cmd.get("filter") is None:
+        return None
+    return _build_predicate(table.new_read_builder().new_predicate_builder(), cmd["filter"])
+
+
 def cmd_delete_by_predicate(cmd):
     table = _table(cmd)
     builder = table.new_batch_write_builder()
-    predicate = None
-    if cmd.get("filter") is not None:
-        predicate = _build_predicate(table.new_read_builder().new_predicate_builder(),
-                                     cmd["filter"])
-    messages = builder.new_update().delete_by_predicate(predicate)
+    messages = builder.new_update().delete_by_predicate(_filter_of(table, cmd))
     return _delete_result(table, builder, messages, cmd)
 
 
@@ -380,10 +383,7 @@ def cmd_update_by_predicate(cmd):
     import pyarrow as pa
     table = _table(cmd)
     builder = table.new_batch_write_builder()
-    predicate = None
-    if cmd.get("filter") is not None:
-        predicate = _build_predicate(table.new_read_builder().new_predicate_builder(),
-                                     cmd["filter"])
+    predicate = _filter_of(table, cmd)
     assignments = {col: (pa.array(v["array"]) if "array" in v else v["literal"])
                    for col, v in cmd["assignments"].items()}
     messages = builder.new_update().update_by_predicate(predicate, assignments)
