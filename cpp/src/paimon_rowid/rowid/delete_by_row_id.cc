@@ -48,12 +48,19 @@ Result<std::optional<std::map<std::string, DeletionVector>>> MergeBucket(
     const std::map<std::string, std::vector<int64_t>>& positions) {
   std::map<std::string, DeletionVector> vectors;
   for (const IndexManifestEntry* e : old_files) {
+    // Every vector of the file is carried over: one read of the whole (small) file.
+    const std::string path = IndexEntryPath(table, *e);
+    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(path));
+    std::string_view bytes(reinterpret_cast<const char*>(data->data()), data->size());
+    ARROW_RETURN_NOT_OK(CheckDeletionVectorFileVersion(bytes, path));
     for (const auto& r : e->dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
       // A vector of a data file no longer live hides nothing: it is not carried over.
       if (!live_data_files.count(r.data_file)) continue;
-      DeletionFile f{r.data_file,  IndexEntryPath(table, *e), e->file_size, r.offset, r.length,
-                     r.cardinality};
-      ARROW_ASSIGN_OR_RAISE(auto dv, ReadDeletionVector(*table.file_io(), f));
+      if (r.offset < 1 || static_cast<uint64_t>(r.offset) > bytes.size()) {
+        return Status::Invalid("deletion vector of '", r.data_file, "' lies outside index file '",
+                               path, "'");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto dv, DecodeDeletionVectorAt(bytes.substr(r.offset), r, path));
       // Two index files of one bucket may each hold a vector of the same file (two deletes
       // from one base on different anchors cannot do that, but a foreign writer might).
       vectors[r.data_file].AddAll(dv.positions());
