@@ -80,8 +80,11 @@ def splits_to_ray(table_read, splits: Sequence[Any], *,
     kwargs: Dict[str, Any] = dict(read_args)
     if concurrency is not None:
         kwargs["concurrency"] = concurrency
-    if override_num_blocks is not None:
-        kwargs["override_num_blocks"] = override_num_blocks
+    # Without a block count Ray asks for ~200 read tasks and, given fewer, cuts each task's
+    # output into many blocks (SplitBlocks), which costs more than the read: by default one
+    # read task, and one block, per split (pypaimon's default leaves it to Ray).
+    kwargs["override_num_blocks"] = (override_num_blocks if override_num_blocks is not None
+                                     else len(native_splits))
     ds = read_datasource(source, ray_remote_args=ray_remote_args, **kwargs)
     if table_read._limit is not None:
         ds = ds.limit(table_read._limit)
