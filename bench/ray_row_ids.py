@@ -9,7 +9,8 @@ random distinct ids; the read projects (x, s); the update sets x of the same num
 other random ids (a fresh copy of the table per call, copied before the clock). The source
 (pyarrow Table, ``ray.data.from_arrow`` Dataset, or pandas DataFrame) is built inside the
 timed call, as a user pays it. The read is consumed with ``to_arrow_refs`` + ``ray.get``.
-Modules are imported before the clock.
+Also a warm ``read_paimon`` of the whole table (``scan``). Modules are imported before the
+clock.
 
     python -m bench.ray_row_ids --sources table,dataset
 """
@@ -111,10 +112,19 @@ def _child(args) -> dict:
         shutil.rmtree(warehouse)
         return elapsed
 
+    def scan() -> float:
+        t = time.perf_counter()
+        rows = sum(b.num_rows for b in ray.get(
+            pr.read_paimon("db.t", {"warehouse": args.warehouse}).to_arrow_refs()))
+        elapsed = time.perf_counter() - t
+        assert rows == args.rows, rows
+        return elapsed
+
     ops = {"read": read, "update": update}
     other = "update" if args.first == "read" else "read"
     report[f"{args.first}_first_call_s"] = ops[args.first]()
     report[f"{other}_second_op_first_call_s"] = ops[other]()
+    ops["scan"] = scan  # read_paimon of the whole table: warm figures only
     for name, op in ops.items():
         op()  # warm-up
         times = [op() for _ in range(args.rounds)]
