@@ -14,13 +14,12 @@ import pyarrow as pa
 
 from ._arrow import capsule_schema
 from ._lib import native
+from ._time_travel import TIME_TRAVEL_KEYS, pin_snapshot
 from .catalog import CatalogFactory
 from .table import Table
 
 ROW_ID = "_ROW_ID"
 INVARIANT_KEYS = ("data-evolution.enabled", "row-tracking.enabled", "deletion-vectors.enabled")
-TIME_TRAVEL_KEYS = ["scan.snapshot-id", "scan.tag-name", "scan.watermark", "scan.timestamp",
-                    "scan.timestamp-millis"]
 # An update that loses a data-evolution conflict only because a concurrent commit changed
 # OTHER rows of the same groups/columns is re-planned on the new snapshot this many times.
 MAX_REBASES = 5
@@ -115,12 +114,9 @@ def resolve_read_table(table: Table, target: str, projection: Sequence[str],
             raise ValueError(f"the resolved snapshot ({snapshot.id}) predates row-tracking; "
                              "read_by_row_id needs it.")
     if snapshot is not None:
-        # Pin the resolved snapshot: routing and reading both use it.
-        overrides: Dict[str, Optional[str]] = {k: None for k in TIME_TRAVEL_KEYS
-                                               if k in table.options}
-        overrides["scan.snapshot-id"] = str(snapshot.id)
-        table = table.copy(overrides)
+        table = pin_snapshot(table, snapshot)  # routing and reading both use it
     return table, snapshot
+
 
 
 def table_is_empty(snapshot: Any) -> bool:

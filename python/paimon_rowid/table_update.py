@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ._arrow import source_stream
 from ._lib import native
+from ._time_travel import pin_snapshot
 from .write import BatchTableWrite, CommitMessage
 
 __all__ = ["BatchTableUpdate", "ShardTableUpdator"]
@@ -104,11 +105,14 @@ class BatchTableUpdate:
             if col in table.partition_keys:
                 raise ValueError(
                     f"update_by_predicate does not support updating partition column '{col}'.")
+        columns = list(assignments)
+        # The engine's own column checks (blob columns, ...) before any read.
+        cols = native().validate_update_columns(table._native, columns, table.identifier,
+                                                "update_by_predicate")
         snapshot = table.resolve_snapshot()
         if snapshot is None:
             return []
-        pinned = table.copy({"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
-                             "scan.timestamp-millis": None})
+        pinned = pin_snapshot(table, snapshot)
         builder = pinned.new_read_builder().with_projection(
             read_columns + ["_ROW_ID"] if has_callable else ["_ROW_ID"])
         if predicate is not None:
@@ -116,7 +120,6 @@ class BatchTableUpdate:
         matched = builder.new_read().to_arrow(builder.new_scan().plan().splits())
         if matched.num_rows == 0:
             return []
-        columns = list(assignments)
         types = {f.name: f.type for f in pinned.arrow_schema}
         if has_callable:
             # Rows of one file group are contiguous in read order: cut at group changes.
@@ -139,8 +142,6 @@ class BatchTableUpdate:
                                          "pyarrow.Array or pyarrow.ChunkedArray.")
                 arrays.append(_assignment_array(value, types[col], part.num_rows))
             updates.append(pa.table(arrays, names=["_ROW_ID"] + columns))
-        cols = native().validate_update_columns(pinned._native, columns, table.identifier,
-                                                "update_by_predicate")
         stream = source_stream(pa.concat_tables(updates), "update_by_predicate",
                                "the target _ROW_ID")
         messages, _ = stream.call(lambda reader: native().update_by_row_id(
@@ -191,9 +192,7 @@ class BatchTableUpdate:
             raise ValueError(f"upsert_by_arrow_with_key updates {update_cols} but the input "
                              f"lacks {absent}; pass those columns or call with_update_type.")
         snapshot = target.resolve_snapshot()
-        pinned = None if snapshot is None else target.copy(
-            {"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
-             "scan.timestamp-millis": None})
+        pinned = None if snapshot is None else pin_snapshot(target, snapshot)
         match_keys = [k for k in upsert_keys if k not in partition_keys]
         updates: List[pa.Table] = []
         appends: List[pa.Table] = []
@@ -308,8 +307,7 @@ class BatchTableUpdate:
         snapshot = self._table.resolve_snapshot()
         if snapshot is None:
             return []
-        pinned = self._table.copy({"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
-                                   "scan.timestamp-millis": None})
+        pinned = pin_snapshot(self._table, snapshot)
         builder = pinned.new_read_builder().with_projection(["_ROW_ID"])
         if predicate is not None:
             builder = builder.with_filter(predicate)
@@ -366,9 +364,7 @@ class ShardTableUpdator:
         self._write_cols = list(write_cols)
         snapshot = table.resolve_snapshot()
         self.snapshot_id = snapshot.id if snapshot is not None else -1
-        self._table = table if snapshot is None else table.copy(
-            {"scan.snapshot-id": str(snapshot.id), "scan.tag-name": None,
-             "scan.timestamp-millis": None})
+        self._table = table if snapshot is None else pin_snapshot(table, snapshot)
         self._projection = projection
         ranges: List[Tuple[int, int]] = []
         if snapshot is not None:

@@ -1,0 +1,16 @@
+"""The time-travel keys of a table handle, and pinning a handle to one snapshot. A leaf module
+(imports nothing of the package): the row-id jobs and the TableUpdate calls both pin."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+TIME_TRAVEL_KEYS = ["scan.snapshot-id", "scan.tag-name", "scan.watermark", "scan.timestamp",
+                    "scan.timestamp-millis"]
+
+
+def pin_snapshot(table: Any, snapshot: Any) -> Any:
+    """A handle of ``table`` reading exactly ``snapshot``: its other time-travel keys removed."""
+    overrides: Dict[str, Optional[str]] = {k: None for k in TIME_TRAVEL_KEYS
+                                           if k in table.options}
+    overrides["scan.snapshot-id"] = str(snapshot.id)
+    return table.copy(overrides)
