@@ -90,7 +90,8 @@ fi
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
 REQUIREMENTS=('pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
   'pandas>=1.5,<3' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
-  'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4')
+  'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
+  "datafusion>=54; python_version >= '3.10'")
 
 install_deps() {  # install_deps WHAT STAMP CONSTRAINTS-FILE PIP... -- REQUIREMENT...
   local what=$1 stamp=$2 file=$3; shift 3
@@ -124,7 +125,7 @@ say "pip install paimon-rowid into $VENV (builds the C++ core and the native mod
 # ---------------------------------------------------------------- the pypaimon oracle
 make_venv "$ORACLE"
 install_deps "the pypaimon oracle into $ORACLE" "$ORACLE/.paimon-rowid-deps" constraints-oracle.txt \
-  "$ORACLE/bin/python" -m pip --disable-pip-version-check -- 'pypaimon==2.1.0'
+  "$ORACLE/bin/python" -m pip --disable-pip-version-check -- 'pypaimon[datafusion]==2.1.0'
 
 say "done: $("$VENV/bin/python" -c 'import sys, ray, pyarrow; print(
   "Python %d.%d.%d, pyarrow %s, Ray %s" % (sys.version_info[:3] + (pyarrow.__version__, ray.__version__)))')"

@@ -37,6 +37,8 @@ from .exceptions import (
 )
 from .joins import bucket_join, bucket_join_reader
 from .maintenance import expire_snapshots, remove_orphan_files
+from .merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
+from .merge_into import merge_into
 from .predicate import Predicate, PredicateBuilder
 from .range import Range
 from .range_join import range_join
@@ -58,6 +60,8 @@ __all__ = [
     # a derived column in one call (paimon_rowid.ray.backfill runs it on Ray)
     "backfill", "backfill_status", "BackfillResult", "BackfillProgress", "BackfillStatus",
     "RangeStatus", "BackfillError",
+    # SQL's MERGE (paimon_rowid.ray.merge_into runs it on Ray)
+    "merge_into", "WhenMatched", "WhenNotMatched", "source_col", "target_col", "lit",
     # co-bucketed joins without a shuffle (paimon_rowid.ray.bucket_join runs it on Ray)
     "bucket_join", "bucket_join_reader",
     # a shuffle-free join of tables clustered by the join key (paimon_rowid.ray.range_join)

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ._arrow import source_stream
 from ._lib import native
+from ._merge_core import local_merge_into
 from ._time_travel import pin_snapshot
 from .write import BatchTableWrite, CommitMessage
 
@@ -243,6 +244,18 @@ class BatchTableUpdate:
                 target.new_batch_write_builder().new_commit().abort(messages)
             raise
         return messages
+
+    def merge_into(self, source: Any, *, on: Any, when_matched: Sequence[Any] = (),
+                   when_not_matched: Sequence[Any] = ()) -> List[CommitMessage]:
+        """SQL's MERGE (pypaimon 2.1.0's local ``merge_into``): the commit messages of the
+        merge of ``source`` (a pyarrow Table, a pandas DataFrame, or a table handle, read
+        whole) into this table at its latest snapshot; nothing is committed. Clauses, SET specs
+        and conditions are ``paimon_rowid.merge_into``'s; as in pypaimon's local call, a target
+        row matched by several source rows is an error before conditions run (except under a
+        sole unconditional DELETE), and SET values cannot be callables. On error the files
+        written are deleted. docs/merge-into.md."""
+        return [CommitMessage(m) for m in local_merge_into(
+            self._table, source, on, when_matched, when_not_matched)]
 
     def with_read_projection(self, projection: Optional[Sequence[str]]) -> None:
         """The columns :meth:`new_shard_updator`'s reader returns (pypaimon returns None

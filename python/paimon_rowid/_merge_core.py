@@ -1,0 +1,601 @@
+"""The engine of ``merge_into`` (embedded and local), shared by ``paimon_rowid.merge_into``,
+``BatchTableUpdate.merge_into`` and the Ray driver: validation of the clauses against the target,
+and one *round*, which matches the source against one snapshot of the target and writes the
+round's files (commit messages), committing nothing. docs/merge-into.md.
+
+A round of the generic path:
+  1. the target's key columns and ``_ROW_ID`` are read (pruned by the source's key range, or by
+     its row ids when the key is ``_ROW_ID``) and joined with the source's keys, once (one join
+     feeds the update, delete and insert branches; the source is read once);
+  2. the target columns the clauses need are fetched for the matched rows only, by row id;
+  3. clause conditions are evaluated in order (DataFusion; first TRUE wins, NULL falls through);
+  4. updates go through the row-id update kernel (one partial-column file per touched file
+     group), deletes through deletion vectors, inserts through the append writer.
+The self-merge (source == target, on ``_ROW_ID``) streams the target instead: no join, batch by
+batch into the update kernel, callables allowed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _merge_condition as conditions
+from ._arrow import UserStream, stream_reader
+from ._lib import native
+from ._time_travel import pin_snapshot
+from .merge_clauses import (
+    ROW_ID,
+    Clause,
+    LiteralValue,
+    SourceColumnRef,
+    TargetColumnRef,
+    WhenMatched,
+    WhenNotMatched,
+    check_clause_order,
+    normalize_on,
+    normalize_set_spec,
+    source_refs,
+    union_columns,
+)
+from .write import BatchTableWrite
+
+DEDUPLICATE = ("MERGE matched multiple source rows to the same target _ROW_ID. Deduplicate the "
+               "source before merging.")
+
+
+@dataclass
+class MergePlan:
+    """A validated merge: keys, normalised clauses and the columns each branch needs."""
+    target_keys: List[str]
+    source_keys: List[str]
+    matched: List[Clause]
+    not_matched: List[Clause]
+    union: List[str]  # the columns matched updates write, in order
+    self_merge: bool
+    read_columns: List[str] = field(default_factory=list)
+    # pypaimon's local merge checks cardinality before conditions (Spark's rule) and lets a
+    # sole unconditional DELETE collapse duplicates; its Ray merge checks acted-on rows only.
+    cardinality_first: bool = False
+
+    @property
+    def has_condition(self) -> bool:
+        return any(c.condition is not None for c in self.matched + self.not_matched)
+
+    def condition_refs(self, clauses: Sequence[Clause], prefix: str) -> List[str]:
+        seen: Dict[str, None] = {}
+        for clause in clauses:
+            if clause.condition is not None:
+                for ref in sorted(conditions.references(clause.condition)):
+                    if ref.startswith(prefix + "."):
+                        seen.setdefault(ref[2:], None)
+        return list(seen)
+
+    def source_columns(self) -> List[str]:
+        """Source columns any branch reads: keys, SET references, ``s.*`` condition refs."""
+        cols: Dict[str, None] = dict.fromkeys(self.source_keys)
+        for c in source_refs(self.matched + self.not_matched) + self.condition_refs(
+                self.matched + self.not_matched, "s"):
+            cols.setdefault(c, None)
+        return list(cols)
+
+    def matched_target_columns(self) -> List[str]:
+        """Target columns the matched branch reads besides ``_ROW_ID``: target refs of the specs
+        and conditions, and the union columns some update clause does not set (carried)."""
+        cols: Dict[str, None] = {}
+        updates = [c for c in self.matched if not c.delete]
+        for clause in updates:
+            for value in clause.spec.values():
+                if isinstance(value, TargetColumnRef):
+                    cols.setdefault(value.column, None)
+        for c in self.condition_refs(self.matched, "t"):
+            cols.setdefault(c, None)
+        for col in self.union:
+            if not all(col in c.spec for c in updates):
+                cols.setdefault(col, None)
+        cols.pop(ROW_ID, None)
+        return list(cols)
+
+
+def prepare_plan(table: Any, where: str, target_keys: List[str], source_keys: List[str],
+                 when_matched: Sequence[WhenMatched], when_not_matched: Sequence[WhenNotMatched],
+                 *, self_merge: bool, read_columns: Optional[Sequence[str]] = None,
+                 cardinality_first: bool = False,
+                 allow_callables: Optional[bool] = None) -> MergePlan:
+    """pypaimon's checks after the table loads, in its order (memo §1.8 rows 5-17); ``where``
+    ends the option messages (``"'db.t'"`` or ``"target table"``)."""
+    options = table.options
+    if options.get("data-evolution.enabled", "false").lower() != "true":
+        raise ValueError(f"merge_into requires 'data-evolution.enabled' = 'true' on {where}.")
+    if options.get("row-tracking.enabled", "false").lower() != "true":
+        raise ValueError(f"merge_into requires 'row-tracking.enabled' = 'true' on {where}.")
+    if any(c.delete for c in when_matched) and \
+            options.get("deletion-vectors.enabled", "false").lower() != "true":
+        raise ValueError(f"merge_into DELETE requires 'deletion-vectors.enabled' = 'true' on "
+                         f"{where}.")
+    fields = list(table.field_names)
+    partition_keys = list(table.partition_keys)
+    on_map = dict(zip(target_keys, source_keys))
+    matched: List[Clause] = []
+    for c in when_matched:
+        spec: Dict[str, Any] = {}
+        if not c.delete:
+            # "*" never names partition keys: a matched row cannot move (pypaimon's "*" does,
+            # so it always fails on partitioned tables).
+            spec = normalize_set_spec(c.update, fields, on_map, insert=False,
+                                      allow_callables=self_merge if allow_callables is None
+                                      else allow_callables, skip_star=partition_keys)
+        matched.append(Clause(spec=spec, condition=c.condition, delete=bool(c.delete)))
+    if partition_keys:
+        for clause in matched:
+            moved = set(partition_keys) & set(clause.spec)
+            if moved:
+                raise ValueError(f"merge_into does not support updating partition columns "
+                                 f"{sorted(moved)}; cross-partition row movement is not "
+                                 "implemented.")
+    has_condition = any(c.condition is not None for c in list(when_matched) +
+                        list(when_not_matched))
+    if has_condition:
+        conditions.require_engine()
+        for c in when_not_matched:
+            if c.condition is not None:
+                t_refs = sorted(r[2:] for r in conditions.references(c.condition)
+                                if r.startswith("t."))
+                if t_refs:
+                    raise ValueError("WhenNotMatched condition must not reference target "
+                                     f"columns (t.*), but found: {t_refs}")
+    not_matched: List[Clause] = []
+    for c in when_not_matched:
+        spec = normalize_set_spec(c.insert, fields, on_map, insert=True)
+        for t_key, s_key in on_map.items():
+            if t_key in fields and t_key not in spec:
+                spec[t_key] = SourceColumnRef(s_key)
+        not_matched.append(Clause(spec=spec, condition=c.condition))
+    if self_merge and not_matched:
+        raise ValueError("Self-merge (source == target with ON _ROW_ID) does not support WHEN "
+                         "NOT MATCHED clauses.")
+    read_columns = list(dict.fromkeys(read_columns or ()))
+    has_callable = any(callable(v) and not isinstance(v, type)
+                       for clause in matched for v in clause.spec.values())
+    if read_columns and not has_callable:
+        raise ValueError("read_columns requires a callable SET value.")
+    if has_callable:
+        if not read_columns:
+            raise ValueError("Callable SET values require read_columns.")
+        for col in read_columns:
+            if col not in fields:
+                raise ValueError(f"Read column {col!r} is not in target {where}.")
+    return MergePlan(target_keys, source_keys, matched, not_matched, union_columns(matched),
+                     self_merge, read_columns, cardinality_first)
+
+
+def check_source_columns(plan: MergePlan, table: Any, source_names: Sequence[str],
+                         target: str) -> None:
+    """Memo §1.8 rows 20-22, then the target keys (pypaimon never checks those: a wrong name
+    fails inside its join)."""
+    names = set(source_names)
+    if not plan.self_merge:
+        missing = [c for c in plan.source_keys if c not in names]
+        if missing:
+            raise ValueError(f"'on' columns {missing} missing from source schema "
+                             f"{list(source_names)}.")
+    absent = sorted(set(source_refs(plan.matched + plan.not_matched)) - names)
+    if absent:
+        raise ValueError(f"source is missing columns {absent} referenced by SET spec")
+    target_names = set(table.field_names)
+    if plan.self_merge:
+        target_names.add(ROW_ID)
+    for clause in plan.matched + plan.not_matched:
+        if clause.condition is None:
+            continue
+        for ref in sorted(conditions.references(clause.condition)):
+            prefix, col = ref.split(".", 1)
+            if prefix == "s" and col not in names:
+                raise ValueError(f"condition references unknown source column '{col}'")
+            if prefix == "t" and col not in target_names:
+                raise ValueError(f"condition references unknown target column '{col}'")
+    unknown = [k for k in plan.target_keys if k != ROW_ID and k not in table.field_names]
+    if unknown:
+        raise ValueError(f"'on' columns {unknown} missing from target '{target}' fields "
+                         f"{list(table.field_names)}.")
+
+
+def self_merge_source_names(table: Any) -> List[str]:
+    return list(table.field_names) + [ROW_ID]
+
+
+# ------------------------------------------------------------------------------ one round
+
+
+@dataclass
+class RoundResult:
+    messages: List[Any]  # native CommitMessages, updates first
+    num_updated: int = 0
+    num_deleted: int = 0
+    num_inserted: int = 0
+
+
+def _value_array(value: Any, frame: pa.Table, rows: np.ndarray, data_type: pa.DataType,
+                 read_columns: Sequence[str]) -> pa.Array:
+    """One SET value for ``rows`` of ``frame`` (``s.*``/``t.*`` columns), in the column's type
+    (a safe cast, as pypaimon's)."""
+    n = len(rows)
+    if isinstance(value, SourceColumnRef):
+        array = frame.column("s." + value.column).take(rows)
+    elif isinstance(value, TargetColumnRef):
+        array = frame.column("t." + value.column).take(rows)
+    elif isinstance(value, LiteralValue):
+        literal = value.value
+        if isinstance(literal, pa.Scalar):
+            literal = literal.as_py()
+        array = pa.nulls(n, data_type) if literal is None else \
+            pa.repeat(pa.scalar(literal, type=data_type), n)
+    else:  # a callable (self-merge): the matched rows' read_columns + _ROW_ID
+        arg = pa.table([frame.column("t." + c).take(rows) for c in read_columns] +
+                       [frame.column("t." + ROW_ID).take(rows)],
+                       names=list(read_columns) + [ROW_ID])
+        array = value(arg)
+        if not isinstance(array, (pa.Array, pa.ChunkedArray)):
+            raise ValueError(
+                "Callable SET values must return a pyarrow.Array or pyarrow.ChunkedArray.")
+        if len(array) != n:
+            raise ValueError(f"Callable SET result length must match matched row count: "
+                             f"{len(array)} != {n}.")
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array if array.type == data_type else array.cast(data_type, safe=True)
+
+
+def _assign_clauses(clauses: Sequence[Clause], frame: pa.Table,
+                    evaluator: conditions.ConditionEvaluator) -> np.ndarray:
+    """The clause each row of ``frame`` takes (-1: none): in order, first TRUE wins; each
+    condition is evaluated only on the rows no earlier clause took."""
+    action = np.full(frame.num_rows, -1, dtype=np.int64)
+    remaining = np.arange(frame.num_rows)
+    for i, clause in enumerate(clauses):
+        if not len(remaining):
+            break
+        if clause.condition is None:
+            hit = remaining
+        else:
+            mask = evaluator.true_mask(frame.take(remaining), clause.condition)
+            hit = remaining[mask.to_numpy(zero_copy_only=False)]
+        action[hit] = i
+        remaining = np.setdiff1d(remaining, hit, assume_unique=True)
+    return action
+
+
+def _clause_rows(action: np.ndarray, clauses: Sequence[Clause], delete: bool):
+    for i, clause in enumerate(clauses):
+        if clause.delete == delete:
+            rows = np.nonzero(action == i)[0]
+            if len(rows):
+                yield clause, rows
+
+
+def _update_table(plan: MergePlan, frame: pa.Table, action: np.ndarray,
+                  types: Dict[str, pa.DataType]) -> Optional[pa.Table]:
+    parts = []
+    for clause, rows in _clause_rows(action, plan.matched, delete=False):
+        arrays = [frame.column("t." + ROW_ID).take(rows)]
+        for col in plan.union:
+            value = clause.spec.get(col, TargetColumnRef(col))
+            arrays.append(_value_array(value, frame, rows, types[col], plan.read_columns))
+        parts.append(pa.table(arrays, names=[ROW_ID] + plan.union))
+    return pa.concat_tables(parts) if parts else None
+
+
+def _delete_ids(plan: MergePlan, frame: pa.Table, action: np.ndarray) -> np.ndarray:
+    ids = [frame.column("t." + ROW_ID).take(rows).to_numpy()
+           for _, rows in _clause_rows(action, plan.matched, delete=True)]
+    return np.concatenate(ids) if ids else np.empty(0, np.int64)
+
+
+def _insert_table(plan: MergePlan, frame: pa.Table, action: np.ndarray,
+                  schema: pa.Schema) -> Optional[pa.Table]:
+    parts = []
+    for i, clause in enumerate(plan.not_matched):
+        rows = np.nonzero(action == i)[0]
+        if not len(rows):
+            continue
+        arrays = []
+        for f in schema:
+            value = clause.spec.get(f.name)
+            arrays.append(pa.nulls(len(rows), f.type) if value is None else
+                          _value_array(value, frame, rows, f.type, ()))
+        parts.append(pa.table(arrays, schema=schema))
+    return pa.concat_tables(parts) if parts else None
+
+
+class _Writes:
+    """The files a round writes, deleted again if the round fails."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.result = RoundResult([])
+
+    def update(self, pinned: Any, rows: Any, plan: MergePlan) -> None:
+        cols = native().validate_update_columns(pinned._native, plan.union,
+                                                pinned.identifier, "merge_into")
+        stream = UserStream.of(rows)
+        written, count = stream.call(lambda reader: native().update_by_row_id(
+            pinned._native, reader, cols, pinned.identifier, reject_deleted=False))
+        self.result.messages[:0] = list(written)  # update messages first (the rebase base)
+        self.result.num_updated += int(count)
+
+    def delete(self, pinned: Any, ids: np.ndarray) -> None:
+        if len(ids):
+            self.result.messages.extend(native().delete_by_row_id(
+                pinned._native, [int(i) for i in np.unique(ids)]))
+            self.result.num_deleted += len(ids)
+
+    def insert(self, rows: pa.Table) -> None:
+        write = BatchTableWrite(self.table)
+        write.write_arrow(rows)
+        self.result.messages.extend(m._native for m in write.prepare_commit())
+        self.result.num_inserted += rows.num_rows
+
+    def abort(self) -> None:
+        if self.result.messages:
+            native().Committer(self.table._native, "merge_into-abort", None).abort(
+                self.result.messages)
+            self.result.messages = []
+
+
+def run_round(plan: MergePlan, table: Any, snapshot: Any, source: Optional[pa.Table],
+              evaluator: conditions.ConditionEvaluator) -> RoundResult:
+    """Matches ``source`` (None for a self-merge) against ``snapshot`` of ``table`` (None: no
+    snapshot) and writes the round's files. On error the files written are deleted."""
+    writes = _Writes(table)
+    try:
+        if plan.self_merge:
+            if snapshot is not None and (snapshot.total_record_count or 0) > 0:
+                _self_merge(plan, pin_snapshot(table, snapshot), writes, evaluator)
+        else:
+            _generic_merge(plan, table, snapshot, source, writes, evaluator)
+    except BaseException:
+        writes.abort()
+        raise
+    return writes.result
+
+
+def _check_distinct(ids: np.ndarray) -> None:
+    if len(ids) and len(np.unique(ids)) != len(ids):
+        raise ValueError(DEDUPLICATE)
+
+
+def _generic_merge(plan: MergePlan, table: Any, snapshot: Any, source: pa.Table,
+                   writes: _Writes, evaluator: conditions.ConditionEvaluator) -> None:
+    if source.num_rows == 0:
+        return
+    schema = table.arrow_schema
+    types = {f.name: f.type for f in schema}
+    types[ROW_ID] = pa.int64()
+    empty_target = snapshot is None or (
+        not plan.cardinality_first and (snapshot.total_record_count or 0) == 0)
+    if empty_target:
+        unmatched = np.arange(source.num_rows)
+    else:
+        pinned = pin_snapshot(table, snapshot)
+        s_pos, t_ids, unmatched = _join(plan, pinned, source, types)
+        if len(t_ids):
+            _matched_branch(plan, pinned, source, s_pos, t_ids, writes, evaluator, types)
+    if plan.not_matched and len(unmatched):
+        names = plan.source_columns()
+        frame = pa.table([source.column(c).take(unmatched) for c in names],
+                         names=["s." + c for c in names])
+        action = _assign_clauses(plan.not_matched, frame, evaluator)
+        rows = _insert_table(plan, frame, action, schema)
+        if rows is not None:
+            writes.insert(rows)
+
+
+def _key_filter(pinned: Any, key: str, values: pa.ChunkedArray) -> Optional[Any]:
+    """``min <= key <= max`` over the source's keys (prunes files by their statistics), or
+    None when the type has no useful order or every key is NULL."""
+    if not (pa.types.is_integer(values.type) or pa.types.is_string(values.type)
+            or pa.types.is_large_string(values.type) or pa.types.is_date(values.type)):
+        return None
+    bounds = pc.min_max(values)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    if low is None:
+        return None
+    pb = pinned.new_read_builder().new_predicate_builder()
+    return pb.between(key, low, high)
+
+
+def _row_ranges(ids: np.ndarray) -> List[Tuple[int, int]]:
+    ids = np.unique(ids[ids >= 0])
+    if not len(ids):
+        return []
+    cuts = np.nonzero(np.diff(ids) != 1)[0]
+    starts = np.concatenate(([ids[0]], ids[cuts + 1]))
+    ends = np.concatenate((ids[cuts], [ids[-1]]))
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _join(plan: MergePlan, pinned: Any, source: pa.Table, types: Dict[str, pa.DataType]):
+    """(source positions, target row ids) of every matching pair, ordered by source position,
+    and the source positions without a match. NULL keys never match."""
+    keys = [f"__k{i}" for i in range(len(plan.target_keys))]
+    left_cols = []
+    for s_key, t_key in zip(plan.source_keys, plan.target_keys):
+        column = source.column(s_key)
+        if column.type != types[t_key]:
+            try:
+                column = column.cast(types[t_key], safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+                raise ValueError(f"source column '{s_key}' ({column.type}) cannot be matched "
+                                 f"with target column '{t_key}' ({types[t_key]}): "
+                                 f"{error}") from error
+        left_cols.append(column)
+    left = pa.table(left_cols + [pa.array(np.arange(source.num_rows))],
+                    names=keys + ["__s"])
+    builder = pinned.new_read_builder().with_projection(
+        list(dict.fromkeys([k for k in plan.target_keys] + [ROW_ID])))
+    scan = builder.new_scan()
+    if plan.target_keys == [ROW_ID]:
+        ids = left.column(keys[0]).to_numpy(zero_copy_only=False)
+        ids = ids[~np.isnan(ids)] if ids.dtype.kind == "f" else ids
+        scan = scan.with_row_ranges(_row_ranges(np.asarray(ids, dtype=np.int64)))
+    elif len(plan.target_keys) == 1:
+        predicate = _key_filter(pinned, plan.target_keys[0], left.column(keys[0]))
+        if predicate is not None:
+            builder = builder.with_filter(predicate)
+            scan = builder.new_scan()
+    target = builder.new_read().to_arrow(scan.plan().splits())
+    right = pa.table([target.column(k) for k in plan.target_keys] + [target.column(ROW_ID)],
+                     names=keys + ["__t"])
+    joined = left.join(right, keys=keys, join_type="left outer", use_threads=False)
+    joined = joined.sort_by([("__s", "ascending"), ("__t", "ascending")])
+    t_ids = joined.column("__t")
+    hit = pc.is_valid(t_ids)
+    s_pos = joined.column("__s").filter(hit).to_numpy()
+    unmatched = joined.column("__s").filter(pc.invert(hit)).to_numpy()
+    return s_pos, t_ids.filter(hit).to_numpy(), unmatched
+
+
+def _fetch_target(pinned: Any, ids: np.ndarray, columns: List[str]) -> pa.Table:
+    """``columns`` of the rows ``ids`` (any order, repeats allowed), aligned with ``ids``:
+    read by row id, touching only the row groups holding them."""
+    wanted = np.unique(ids)
+    snapshot = pinned.resolve_snapshot()
+    index = native().RowIdIndex.build(pinned._native, snapshot.id)
+    capsule = native().read_by_row_id(pinned._native, pa.table({ROW_ID: wanted}).to_reader(),
+                                      ROW_ID, columns, index, 0)
+    got = stream_reader(capsule).read_all().sort_by(ROW_ID)
+    got_ids = got.column(ROW_ID).to_numpy()
+    if len(got_ids) != len(wanted):
+        raise RuntimeError(f"merge_into read {len(got_ids)} of {len(wanted)} matched target rows "
+                           "back by row id")
+    return got.take(np.searchsorted(got_ids, ids))
+
+
+def _matched_branch(plan: MergePlan, pinned: Any, source: pa.Table, s_pos: np.ndarray,
+                    t_ids: np.ndarray, writes: _Writes,
+                    evaluator: conditions.ConditionEvaluator,
+                    types: Dict[str, pa.DataType]) -> None:
+    if not plan.matched:
+        return
+    if not plan.union and not any(c.delete for c in plan.matched):
+        return  # every update is an identity assignment: nothing to do
+    if plan.cardinality_first:
+        sole_delete = len(plan.matched) == 1 and plan.matched[0].delete and \
+            plan.matched[0].condition is None
+        if not sole_delete:
+            _check_distinct(t_ids)
+    columns = [source.column(c).take(s_pos) for c in plan.source_columns()]
+    names = ["s." + c for c in plan.source_columns()]
+    target_cols = plan.matched_target_columns()
+    if target_cols:
+        fetched = _fetch_target(pinned, t_ids, target_cols)
+        columns += [fetched.column(c) for c in target_cols]
+        names += ["t." + c for c in target_cols]
+    frame = pa.table(columns + [pa.array(t_ids, pa.int64())], names=names + ["t." + ROW_ID])
+    action = _assign_clauses(plan.matched, frame, evaluator)
+    if not plan.union:  # deletes only
+        action[[not plan.matched[a].delete if a >= 0 else False for a in action]] = -1
+    acted = t_ids[action >= 0]
+    if not plan.cardinality_first:
+        _check_distinct(acted)
+    updates = _update_table(plan, frame, action, types) if plan.union else None
+    deletes = _delete_ids(plan, frame, action)
+    if updates is not None:
+        writes.update(pinned, updates, plan)
+    writes.delete(pinned, np.unique(deletes) if plan.cardinality_first else deletes)
+
+
+def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
+                evaluator: conditions.ConditionEvaluator) -> None:
+    """Streams the target's needed columns batch by batch through the clauses: update rows go
+    straight into the update kernel, delete ids are collected."""
+    schema = pinned.arrow_schema
+    types = {f.name: f.type for f in schema}
+    needed: Dict[str, None] = {}
+    for c in plan.matched_target_columns() + plan.source_columns() + plan.read_columns + \
+            plan.condition_refs(plan.matched, "s"):
+        if c != ROW_ID:
+            needed.setdefault(c, None)
+    columns = list(needed)
+    builder = pinned.new_read_builder().with_projection(columns + [ROW_ID])
+    reader = builder.new_read().to_arrow_batch_reader(builder.new_scan().plan().splits())
+    deletes: List[np.ndarray] = []
+    update_schema = pa.schema([pa.field(ROW_ID, pa.int64(), nullable=False)] +
+                              [pa.field(c, types[c]) for c in plan.union])
+
+    def frames() -> Iterator[Tuple[pa.Table, np.ndarray]]:
+        for batch in reader:
+            if not batch.num_rows:
+                continue
+            arrays: List[Any] = []
+            names: List[str] = []
+            for c in columns + [ROW_ID]:
+                arrays += [batch.column(c), batch.column(c)]
+                names += ["s." + c, "t." + c]
+            frame = pa.table(arrays, names=names)
+            action = _assign_clauses(plan.matched, frame, evaluator)
+            deletes.append(_delete_ids(plan, frame, action))
+            yield frame, action
+
+    if plan.union:
+        def update_batches() -> Iterator[pa.RecordBatch]:
+            for frame, action in frames():
+                rows = _update_table(plan, frame, action, types)
+                if rows is not None:
+                    yield from rows.cast(update_schema).to_batches()
+
+        writes.update(pinned, pa.RecordBatchReader.from_batches(update_schema,
+                                                                update_batches()), plan)
+    else:
+        for _ in frames():
+            pass
+    writes.delete(pinned, np.concatenate(deletes) if deletes else np.empty(0, np.int64))
+
+
+# ------------------------------------------------------------------------------ local API
+
+
+def _is_table_handle(source: Any) -> bool:
+    return hasattr(source, "new_read_builder") and hasattr(source, "resolve_snapshot")
+
+
+def _same_table(a: Any, b: Any) -> bool:
+    return a is b or (_is_table_handle(b) and a.path == b.path and a.identifier == b.identifier)
+
+
+def local_merge_into(table: Any, source: Any, on: Any, when_matched: Sequence[WhenMatched],
+                     when_not_matched: Sequence[WhenNotMatched]) -> List[Any]:
+    """pypaimon's local MERGE (``BatchTableUpdate.merge_into``): the round's native messages,
+    nothing committed. Its rules differ from the Ray call's: the base is taken before the
+    checks; a source is a pyarrow Table, a pandas DataFrame or a table handle (read whole);
+    one target row matched by several source rows is an error before conditions run (but a
+    sole unconditional DELETE collapses them); no callables."""
+    snapshot = table.resolve_snapshot()
+    when_matched, when_not_matched = list(when_matched or ()), list(when_not_matched or ())
+    check_clause_order(when_matched, when_not_matched)
+    target_keys, source_keys = normalize_on(on)
+    self_merge = _is_table_handle(source) and _same_table(table, source) and \
+        target_keys == [ROW_ID] and source_keys == [ROW_ID]
+    plan = prepare_plan(table, "target table", target_keys, source_keys, when_matched,
+                        when_not_matched, self_merge=self_merge, cardinality_first=True,
+                        allow_callables=False)
+    data: Optional[pa.Table] = None
+    if self_merge:
+        check_source_columns(plan, table, self_merge_source_names(table), table.identifier)
+    else:
+        if _is_table_handle(source):
+            read = source.new_read_builder()
+            data = read.new_read().to_arrow(read.new_scan().plan().splits())
+        elif isinstance(source, pa.Table):
+            data = source
+        elif type(source).__name__ == "DataFrame" and \
+                type(source).__module__.startswith("pandas"):
+            data = pa.Table.from_pandas(source, preserve_index=False)
+        else:
+            raise TypeError("source must be a pyarrow.Table, a pandas.DataFrame, or a Paimon "
+                            f"table; got {type(source).__name__}.")
+        check_source_columns(plan, table, data.column_names, table.identifier)
+    return run_round(plan, table, snapshot, data, conditions.ConditionEvaluator()).messages
