@@ -213,6 +213,7 @@ def self_merge_source_names(table: Any) -> List[str]:
 @dataclass
 class RoundResult:
     messages: List[Any]  # native CommitMessages, updates first
+    deferred_deletes: Optional[np.ndarray] = None  # ids left to the caller to delete
     num_updated: int = 0
     num_deleted: int = 0
     num_inserted: int = 0
@@ -313,8 +314,9 @@ def _insert_table(plan: MergePlan, frame: pa.Table, action: np.ndarray,
 class _Writes:
     """The files a round writes, deleted again if the round fails."""
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: Any, defer_deletes: bool = False) -> None:
         self.table = table
+        self.defer_deletes = defer_deletes
         self.result = RoundResult([])
 
     def update(self, pinned: Any, rows: Any, plan: MergePlan) -> None:
@@ -327,7 +329,10 @@ class _Writes:
         self.result.num_updated += int(count)
 
     def delete(self, pinned: Any, ids: np.ndarray) -> None:
-        if len(ids):
+        if self.defer_deletes:
+            self.result.deferred_deletes = ids
+            self.result.num_deleted += len(ids)
+        elif len(ids):
             self.result.messages.extend(native().delete_by_row_id(
                 pinned._native, [int(i) for i in np.unique(ids)]))
             self.result.num_deleted += len(ids)
@@ -346,14 +351,19 @@ class _Writes:
 
 
 def run_round(plan: MergePlan, table: Any, snapshot: Any, source: Optional[pa.Table],
-              evaluator: conditions.ConditionEvaluator) -> RoundResult:
+              evaluator: conditions.ConditionEvaluator, *,
+              row_ranges: Optional[List[Tuple[int, int]]] = None,
+              defer_deletes: bool = False) -> RoundResult:
     """Matches ``source`` (None for a self-merge) against ``snapshot`` of ``table`` (None: no
-    snapshot) and writes the round's files. On error the files written are deleted."""
-    writes = _Writes(table)
+    snapshot) and writes the round's files. A self-merge may be limited to ``row_ranges``
+    (whole file groups: a Ray task's share) and leave its deletes to the caller
+    (``defer_deletes``: one index file per bucket must hold all of them). On error the files
+    written are deleted."""
+    writes = _Writes(table, defer_deletes)
     try:
         if plan.self_merge:
             if snapshot is not None and (snapshot.total_record_count or 0) > 0:
-                _self_merge(plan, pin_snapshot(table, snapshot), writes, evaluator)
+                _self_merge(plan, pin_snapshot(table, snapshot), writes, evaluator, row_ranges)
         else:
             _generic_merge(plan, table, snapshot, source, writes, evaluator)
     except BaseException:
@@ -509,7 +519,8 @@ def _matched_branch(plan: MergePlan, pinned: Any, source: pa.Table, s_pos: np.nd
 
 
 def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
-                evaluator: conditions.ConditionEvaluator) -> None:
+                evaluator: conditions.ConditionEvaluator,
+                row_ranges: Optional[List[Tuple[int, int]]] = None) -> None:
     """Streams the target's needed columns batch by batch through the clauses: update rows go
     straight into the update kernel, delete ids are collected."""
     schema = pinned.arrow_schema
@@ -521,7 +532,10 @@ def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
             needed.setdefault(c, None)
     columns = list(needed)
     builder = pinned.new_read_builder().with_projection(columns + [ROW_ID])
-    reader = builder.new_read().to_arrow_batch_reader(builder.new_scan().plan().splits())
+    scan = builder.new_scan()
+    if row_ranges is not None:
+        scan = scan.with_row_ranges(row_ranges)
+    reader = builder.new_read().to_arrow_batch_reader(scan.plan().splits())
     deletes: List[np.ndarray] = []
     update_schema = pa.schema([pa.field(ROW_ID, pa.int64(), nullable=False)] +
                               [pa.field(c, types[c]) for c in plan.union])
