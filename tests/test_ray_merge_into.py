@@ -66,8 +66,8 @@ def test_ray_merge_matches_the_embedded_merge(ray_session, tmp_path, layout, mod
 
 
 def test_ray_merge_from_a_table_identifier(ray_session, tmp_path):
-    import paimon_rowid.ray as mr
     import ours
+    import paimon_rowid.ray as mr
     ref, expected = _embedded_reference(tmp_path, "plain")
     wh = str(tmp_path / "ray")
     dv.our_setup(wh, "t", [])

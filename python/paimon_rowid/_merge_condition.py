@@ -16,6 +16,7 @@ from typing import Any, List, Optional, Set
 import pyarrow as pa
 import pyarrow.compute as pc
 
+_datafusion: Any
 try:  # optional: only conditional merges need it
     import datafusion as _datafusion
 except ImportError:  # pragma: no cover - exercised by the missing-extra test via monkeypatch

@@ -136,24 +136,24 @@ def prepare_plan(table: Any, where: str, target_keys: List[str], source_keys: Li
                 raise ValueError(f"merge_into does not support updating partition columns "
                                  f"{sorted(moved)}; cross-partition row movement is not "
                                  "implemented.")
-    has_condition = any(c.condition is not None for c in list(when_matched) +
-                        list(when_not_matched))
+    has_condition = any(wm.condition is not None for wm in when_matched) or \
+        any(nm.condition is not None for nm in when_not_matched)
     if has_condition:
         conditions.require_engine()
-        for c in when_not_matched:
-            if c.condition is not None:
-                t_refs = sorted(r[2:] for r in conditions.references(c.condition)
+        for nm in when_not_matched:
+            if nm.condition is not None:
+                t_refs = sorted(r[2:] for r in conditions.references(nm.condition)
                                 if r.startswith("t."))
                 if t_refs:
                     raise ValueError("WhenNotMatched condition must not reference target "
                                      f"columns (t.*), but found: {t_refs}")
     not_matched: List[Clause] = []
-    for c in when_not_matched:
-        spec = normalize_set_spec(c.insert, fields, on_map, insert=True)
+    for nm in when_not_matched:
+        spec = normalize_set_spec(nm.insert, fields, on_map, insert=True)
         for t_key, s_key in on_map.items():
             if t_key in fields and t_key not in spec:
                 spec[t_key] = SourceColumnRef(s_key)
-        not_matched.append(Clause(spec=spec, condition=c.condition))
+        not_matched.append(Clause(spec=spec, condition=nm.condition))
     if self_merge and not_matched:
         raise ValueError("Self-merge (source == target with ON _ROW_ID) does not support WHEN "
                          "NOT MATCHED clauses.")

@@ -107,8 +107,9 @@ def check_clause_order(when_matched: Sequence[WhenMatched],
                        when_not_matched: Sequence[WhenNotMatched]) -> None:
     if not when_matched and not when_not_matched:
         raise ValueError("At least one of when_matched or when_not_matched must be non-empty.")
-    for label, clauses in (("when_matched", when_matched),
-                           ("when_not_matched", when_not_matched)):
+    pairs: Tuple[Tuple[str, Sequence[Any]], ...] = (("when_matched", when_matched),
+                                                    ("when_not_matched", when_not_matched))
+    for label, clauses in pairs:
         for i, clause in enumerate(list(clauses)[:-1]):
             if clause.condition is None:
                 raise ValueError(

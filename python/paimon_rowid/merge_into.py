@@ -1,5 +1,6 @@
-"""``merge_into``, embedded: SQL's MERGE on a data-evolution table, with ``pypaimon.ray.merge_into``'s
-signature and rules, in one process (``paimon_rowid.ray.merge_into`` runs it on Ray)::
+"""``merge_into``, embedded: SQL's MERGE on a data-evolution table, with
+``pypaimon.ray.merge_into``'s signature and rules, in one process (``paimon_rowid.ray.merge_into``
+runs it on Ray)::
 
     merge_into("db.t", source, catalog_options, on=["id"],
                when_matched=[WhenMatched.update({"label": "s.label"}, condition="s.v > t.v"),

@@ -439,7 +439,7 @@ class _GenericRound:
 def _abort_inserts(ray, table: Any, meta_refs: List[Any]) -> None:
     """After a failed join task: deletes the inserts the others wrote."""
     ray.wait(meta_refs, num_returns=len(meta_refs))
-    messages = []
+    messages: List[Any] = []
     for ref in meta_refs:
         try:
             messages.extend(native().CommitMessage.deserialize(m) for m in ray.get(ref)[2])
