@@ -119,6 +119,28 @@ class Engine:
         raise NotImplementedError
 
 
+    # -- merge_into (issue 19) ----------------------------------------------------------------
+    def merge_upsert(self, warehouse: str, identifier: str, source: pa.Table) -> None:
+        """MERGE ON id: WHEN MATCHED UPDATE SET x = s.x, WHEN NOT MATCHED INSERT *."""
+        raise NotImplementedError
+
+    def merge_self_update(self, warehouse: str, identifier: str, column: str, value: Any,
+                          condition: str) -> None:
+        """The self-merge ON _ROW_ID: WHEN MATCHED AND condition UPDATE SET column = value."""
+        raise NotImplementedError
+
+
+def upsert_clauses(lib) -> Dict[str, Any]:
+    """The upsert's merge_into keywords, built with ``lib``'s clause classes."""
+    return dict(on=["id"], when_matched=[lib.WhenMatched.update({"x": "s.x"})],
+                when_not_matched=[lib.WhenNotMatched(insert="*")])
+
+
+def self_update_clauses(lib, column: str, value: Any, condition: str) -> Dict[str, Any]:
+    return dict(on=["_ROW_ID"], when_matched=[
+        lib.WhenMatched.update({column: lib.lit(value)}, condition=condition)])
+
+
 class RayMixin:
     """Starts a local Ray (untimed, in ``start``) and turns Datasets back into Arrow tables."""
 

@@ -6,7 +6,7 @@ from typing import List
 import pyarrow as pa
 
 from bench.engines import EngineUnavailable
-from bench.engines.base import Engine, RayMixin
+from bench.engines.base import Engine, RayMixin, self_update_clauses, upsert_clauses
 
 try:
     import paimon_rowid
@@ -51,6 +51,14 @@ class Ours(Engine):
     def bucket_join(self, warehouse, left, right, on) -> pa.Table:
         return paimon_rowid.bucket_join(left, right, {"warehouse": warehouse}, on=list(on))
 
+    def merge_upsert(self, warehouse, identifier, source) -> None:
+        paimon_rowid.merge_into(identifier, source, {"warehouse": warehouse},
+                                **upsert_clauses(paimon_rowid))
+
+    def merge_self_update(self, warehouse, identifier, column, value, condition) -> None:
+        paimon_rowid.merge_into(identifier, identifier, {"warehouse": warehouse},
+                                **self_update_clauses(paimon_rowid, column, value, condition))
+
 
 class OursBackfill(Ours):
     """paimon_rowid's one-call ``backfill`` (the other calls are ``Ours``')."""
@@ -91,3 +99,11 @@ class OursRay(RayMixin, Ours):
     def bucket_join(self, warehouse, left, right, on) -> pa.Table:
         return self.to_arrow(self.ray_api.bucket_join(left, right, {"warehouse": warehouse},
                                                       on=list(on)))
+
+    def merge_upsert(self, warehouse, identifier, source) -> None:
+        self.ray_api.merge_into(identifier, self.dataset(source), {"warehouse": warehouse},
+                                **upsert_clauses(self.ray_api))
+
+    def merge_self_update(self, warehouse, identifier, column, value, condition) -> None:
+        self.ray_api.merge_into(identifier, identifier, {"warehouse": warehouse},
+                                **self_update_clauses(self.ray_api, column, value, condition))

@@ -9,7 +9,7 @@ from typing import List
 import pyarrow as pa
 
 from bench.engines import EngineUnavailable
-from bench.engines.base import Engine, RayMixin
+from bench.engines.base import Engine, RayMixin, self_update_clauses, upsert_clauses
 
 try:
     import pypaimon
@@ -99,6 +99,26 @@ class Pypaimon(Engine):
         return pa.concat_tables(parts)
 
 
+    # pypaimon's local MERGE (table/data_evolution_merge_into.py): messages, then one commit.
+    def _merge(self, table, source, clauses) -> None:
+        from pypaimon import ray as clauses_lib  # the clause classes; no Ray is imported
+        builder = table.new_batch_write_builder()
+        messages = builder.new_update().merge_into(source, **clauses(clauses_lib))
+        commit = builder.new_commit()
+        try:
+            commit.commit(messages)
+        finally:
+            commit.close()
+
+    def merge_upsert(self, warehouse, identifier, source) -> None:
+        table = self.get_table(warehouse, identifier)
+        self._merge(table, self.conform(table, source), upsert_clauses)
+
+    def merge_self_update(self, warehouse, identifier, column, value, condition) -> None:
+        table = self.get_table(warehouse, identifier)
+        self._merge(table, table, lambda lib: self_update_clauses(lib, column, value, condition))
+
+
 class PypaimonRay(RayMixin, Pypaimon):
     name = "pypaimon-ray"
 
@@ -119,3 +139,12 @@ class PypaimonRay(RayMixin, Pypaimon):
     def bucket_join(self, warehouse, left, right, on) -> pa.Table:
         return self.to_arrow(self.ray_api.bucket_join(left, right, {"warehouse": warehouse},
                                                       on=list(on)))
+
+    def merge_upsert(self, warehouse, identifier, source) -> None:
+        table = self.get_table(warehouse, identifier)
+        self.ray_api.merge_into(identifier, self.dataset(self.conform(table, source)),
+                                {"warehouse": warehouse}, **upsert_clauses(self.ray_api))
+
+    def merge_self_update(self, warehouse, identifier, column, value, condition) -> None:
+        self.ray_api.merge_into(identifier, identifier, {"warehouse": warehouse},
+                                **self_update_clauses(self.ray_api, column, value, condition))

@@ -7,7 +7,7 @@ import importlib
 
 # In the report's order.
 MODULES = ("write", "scan", "update", "read_ids", "compaction", "blob", "backfill", "planning",
-           "joins")
+           "joins", "merge")
 
 for _module in MODULES:
     importlib.import_module(f"bench.workloads.{_module}")

@@ -100,3 +100,102 @@ class ConditionEvaluator:
             raise ValueError(f"merge_into condition {condition!r} gave {len(column)} values "
                              f"for {table.num_rows} rows")
         return pc.fill_null(column.combine_chunks(), False)
+
+
+# ------------------------------------------------------------------------- scan pushdown
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
+_LEAF = {"=": "equal", "!=": "not_equal", "<": "less_than", "<=": "less_or_equal",
+         ">": "greater_than", ">=": "greater_or_equal"}
+
+
+def _pushable_type(data_type: pa.DataType) -> bool:
+    # Comparisons whose SQL and Arrow-compute semantics agree exactly (no floats: NaN orders
+    # differently; no temporal types: literal conversions differ).
+    return (pa.types.is_integer(data_type) or pa.types.is_string(data_type)
+            or pa.types.is_large_string(data_type) or pa.types.is_boolean(data_type))
+
+
+def scan_predicate(condition: str, schema: pa.Schema, builder: Any) -> Optional[Any]:
+    """A predicate (of ``builder``, a PredicateBuilder of the target) that every row making
+    ``condition`` TRUE satisfies, or None. DataFusion parses and normalises the condition
+    (IN, BETWEEN and NOT are rewritten into comparisons; literals are cast to the column
+    types); AND keeps the conjuncts that convert, OR needs both sides. The condition is
+    still evaluated on the rows read, so this only prunes."""
+    engine = require_engine()
+    fields = [f for f in schema if _pushable_type(f.type)]
+    empty = pa.table({f"{p}.{f.name}": pa.array([], f.type) for f in schema for p in "st"})
+    ctx = engine.SessionContext()
+    ctx.register_record_batches("_scan", [empty.to_batches() or
+                                          [pa.RecordBatch.from_pylist([], schema=empty.schema)]])
+    try:
+        plan = ctx.sql(f"SELECT * FROM _scan WHERE {quote_references(condition)}"
+                       ).optimized_logical_plan()
+    except Exception:  # noqa: BLE001 - an unparsable condition fails later, where it runs
+        return None
+    names = {f.name for f in fields}
+
+    def convert(expr: Any) -> Optional[Any]:
+        try:
+            return convert_node(expr)
+        except Exception:  # noqa: BLE001 - an expression the bindings cannot show us
+            return None
+
+    def convert_node(expr: Any) -> Optional[Any]:
+        node = expr.to_variant()
+        kind = type(node).__name__
+        if kind == "BinaryExpr":
+            op = str(node.op())
+            if op in ("AND", "OR"):
+                left, right = convert(node.left()), convert(node.right())
+                if op == "AND":
+                    parts = [p for p in (left, right) if p is not None]
+                    return None if not parts else parts[0] if len(parts) == 1 else \
+                        builder.and_predicates(parts)
+                return None if left is None or right is None else \
+                    builder.or_predicates([left, right])
+            if op not in _LEAF:
+                return None
+            left, right = node.left().to_variant(), node.right().to_variant()
+            if type(left).__name__ == "Literal" and type(right).__name__ == "Column":
+                left, right, op = right, left, _FLIP[op]
+                column, literal = left, node.left()
+            else:
+                column, literal = left, node.right()
+            if type(column).__name__ != "Column" or \
+                    type(literal.to_variant()).__name__ != "Literal":
+                return None
+            field = _field(column.name(), names)
+            value = literal.python_value()
+            if isinstance(value, pa.Scalar):
+                value = value.as_py()
+            if field is None or value is None or isinstance(value, float):
+                return None
+            return getattr(builder, _LEAF[op])(field, value)
+        if kind in ("IsNull", "IsNotNull"):
+            inner = node.expr().to_variant()
+            if type(inner).__name__ != "Column":
+                return None
+            field = _field(inner.name(), names)
+            if field is None:
+                return None
+            return builder.is_null(field) if kind == "IsNull" else builder.is_not_null(field)
+        return None
+
+    for node in _filters(plan):
+        return convert(node.predicate())
+    return None
+
+
+def _field(name: str, names: Set[str]) -> Optional[str]:
+    if name[:2] in ("s.", "t.") and name[2:] in names:
+        return name[2:]
+    return None
+
+
+def _filters(plan: Any):
+    node = plan.to_variant()
+    if type(node).__name__ == "Filter":
+        yield node
+    for child in plan.inputs():
+        yield from _filters(child)

@@ -518,6 +518,20 @@ def _matched_branch(plan: MergePlan, pinned: Any, source: pa.Table, s_pos: np.nd
     writes.delete(pinned, np.unique(deletes) if plan.cardinality_first else deletes)
 
 
+def _self_merge_predicate(plan: MergePlan, pinned: Any) -> Optional[Any]:
+    """The OR of the matched clauses' conditions as a scan predicate (pruning files and row
+    groups by statistics, and rows before they reach Python), when every clause has a
+    condition that converts (memo §1.10); the conditions still run on the rows read."""
+    if not plan.matched or any(c.condition is None for c in plan.matched):
+        return None
+    pb = pinned.new_read_builder().new_predicate_builder()
+    parts = [conditions.scan_predicate(c.condition, pinned.arrow_schema, pb)
+             for c in plan.matched if c.condition is not None]
+    if any(p is None for p in parts):
+        return None
+    return parts[0] if len(parts) == 1 else pb.or_predicates(parts)
+
+
 def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
                 evaluator: conditions.ConditionEvaluator,
                 row_ranges: Optional[List[Tuple[int, int]]] = None) -> None:
@@ -532,6 +546,9 @@ def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
             needed.setdefault(c, None)
     columns = list(needed)
     builder = pinned.new_read_builder().with_projection(columns + [ROW_ID])
+    predicate = _self_merge_predicate(plan, pinned)
+    if predicate is not None:
+        builder = builder.with_filter(predicate)
     scan = builder.new_scan()
     if row_ranges is not None:
         scan = scan.with_row_ranges(row_ranges)
