@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
-from bench import data, registry, report
+from bench import data, peers, registry, report
 from bench.runner import REPO, JobFailed, Side, make_sides, oracle_python, run_job
 
 DATA_VERSION = 1  # bump when data.py changes what it generates
@@ -220,6 +220,7 @@ class Bench:
                  rounds_forced: bool = False) -> None:
         self.ctx, self.rounds, self.verify, self.keep_work = ctx, rounds, verify, keep_work
         self.rounds_forced = rounds_forced
+        self.peer = False  # compare with pypaimon-rust too (bench/peers.py)
         self.engine_info: Dict[str, Any] = {}
 
     def _round(self, workload, args, engine: str, tag: str, verify: bool,
@@ -315,6 +316,9 @@ class Bench:
             entry.update(status="failed", reason=f"prepare: {error}", pairs=[])
             return entry
         pairs = list(workload.pairs) + (list(workload.ray_pairs) if use_ray else [])
+        if self.peer:
+            pairs += [(c, registry.PEER_BASELINES[b]) for c, b in workload.pairs
+                      if b in registry.PEER_BASELINES]
         entry["pairs"] = []
         for pair in pairs:
             result = self.run_pair(workload, args, pair)
@@ -353,6 +357,10 @@ def parse_args(argv):
                         help="ours = the source tree's python/ (ahead of any installed package)")
     parser.add_argument("--ray", action="store_true",
                         help="also run the Ray pairs (ours-ray vs pypaimon-ray) where defined")
+    parser.add_argument("--peer", choices=["on", "off"], default="on",
+                        help="also compare with pypaimon + its Rust backend (pypaimon-rust), "
+                             "in a virtualenv the bench installs (bench/peers.py; default on; "
+                             "it also gives --ray a pypaimon with Ray)")
     parser.add_argument("--ours-python", default=sys.executable)
     parser.add_argument("--pypaimon-python", default=str(oracle_python()))
     parser.add_argument("--work-dir", default=None,
@@ -399,10 +407,17 @@ def main(argv=None) -> int:
                     f"paimon-rowid-bench-{args.size}").resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(work_dir / "rounds", ignore_errors=True)
-    sides = make_sides(args.ours_python, args.pypaimon_python, args.dev)
+    peer_python = None
+    if args.peer == "on":
+        peer_python, why = peers.ensure_peer_venv()
+        if peer_python is None:
+            print(f"bench: warning: no peer side: {why}", flush=True)
+    sides = make_sides(args.ours_python, args.pypaimon_python, args.dev,
+                       None if peer_python is None else str(peer_python))
     ctx = Context(args.size, params, work_dir, sides, args.timeout, args.fixture_writer)
     bench = Bench(ctx, rounds, args.verify or params["verify"], args.keep_work,
                   rounds_forced=args.rounds is not None)
+    bench.peer = peer_python is not None and args.peer == "on"
 
     started, machine = time.time(), report.machine()
     print(f"bench: size {args.size}, {rounds} rounds, work dir {work_dir}, ours = "

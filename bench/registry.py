@@ -53,6 +53,9 @@ IDENTIFIER = "bench.t"
 TABLE_OPTIONS = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 EMBEDDED = ("ours", "pypaimon")
 RAY = ("ours-ray", "pypaimon-ray")
+# With the peer (bench/peers.py), every pair against pypaimon also runs against pypaimon with
+# its Rust backend.
+PEER_BASELINES = {"pypaimon": "pypaimon-rust"}
 # A baseline that cannot load here is replaced by this one (noted in the results).
 FALLBACK_BASELINE = {"pypaimon-ray": "pypaimon"}
 

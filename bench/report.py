@@ -89,7 +89,8 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
             if target is not None:
                 goal = _goal_text(target) + (
                     " **pass**" if pair.get("target_met") else " **miss**")
-            name = w["title"] + ("" if pair["candidate"] == "ours" else
+            plain = (pair["candidate"], pair["baseline"]) == ("ours", "pypaimon")
+            name = w["title"] + ("" if plain else
                                  f" ({pair['candidate']} vs {pair['baseline']})")
             if pair.get("note"):
                 name += f" [{pair['note']}]"

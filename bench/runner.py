@@ -30,7 +30,10 @@ class Side:
     env: Dict[str, str] = field(default_factory=dict)
 
 
-def make_sides(ours_python: str, pypaimon_python: str, dev: bool) -> Dict[str, Side]:
+def make_sides(ours_python: str, pypaimon_python: str, dev: bool,
+               peer_python: Optional[str] = None) -> Dict[str, Side]:
+    """``peer_python``: the peer's virtualenv (bench/peers.py), which runs pypaimon-rust and,
+    having Ray, pypaimon-ray; without it pypaimon-ray runs under ``pypaimon_python``."""
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     ours_env = dict(os.environ)
     if dev:  # the package under development first, ahead of any installed paimon_rowid
@@ -43,7 +46,8 @@ def make_sides(ours_python: str, pypaimon_python: str, dev: bool) -> Dict[str, S
         "ours-ray": Side("ours-ray", ours_python, ours_env),
         "ours-backfill": Side("ours-backfill", ours_python, ours_env),
         "pypaimon": Side("pypaimon", pypaimon_python, pyp_env),
-        "pypaimon-ray": Side("pypaimon-ray", pypaimon_python, pyp_env),
+        "pypaimon-ray": Side("pypaimon-ray", peer_python or pypaimon_python, pyp_env),
+        "pypaimon-rust": Side("pypaimon-rust", peer_python or pypaimon_python, pyp_env),
     }
 
 

@@ -7,7 +7,8 @@ Names: ``ours`` (paimon_rowid, embedded), ``pypaimon`` (pypaimon 2.1.0's table-l
 Ray), ``ours-backfill`` (paimon_rowid with its one-call ``backfill``, which the ``backfill_call``
 workload compares with the hand-written seed loop on ``ours``), ``ours-ray``
 (paimon_rowid.ray, built by another engineer), ``pypaimon-ray``
-(pypaimon.ray; needs ray installed in pypaimon's virtualenv).
+(pypaimon.ray; needs ray installed in pypaimon's virtualenv), ``pypaimon-rust`` (pypaimon with
+its Rust backend, bench/peers.py: the peer's virtualenv, which has Ray too).
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ def load(name: str):
     if name == "pypaimon":
         from bench.engines.pypaimon_engine import Pypaimon
         return Pypaimon()
+    if name == "pypaimon-rust":
+        from bench.engines.pypaimon_engine import PypaimonRust
+        return PypaimonRust()
     if name == "pypaimon-ray":
         from bench.engines.pypaimon_engine import PypaimonRay
         return PypaimonRay()

@@ -148,3 +148,25 @@ class PypaimonRay(RayMixin, Pypaimon):
     def merge_self_update(self, warehouse, identifier, column, value, condition) -> None:
         self.ray_api.merge_into(identifier, identifier, {"warehouse": warehouse},
                                 **self_update_clauses(self.ray_api, column, value, condition))
+
+
+class _Native:
+    """pypaimon with its Rust backend (pypaimon-rust): the table options of
+    ``bench.peers.NATIVE_OPTIONS`` on every table handle, as a user switches it on."""
+
+    def __init__(self) -> None:
+        try:
+            import pypaimon_rust  # noqa: F401 - only probing that the backend is installed
+        except ImportError as error:
+            raise EngineUnavailable(f"pypaimon-rust is not importable: {error}") from error
+        from bench.peers import NATIVE_OPTIONS
+        self.native_options = dict(NATIVE_OPTIONS)
+
+    def get_table(self, warehouse, identifier, options=None):
+        return Pypaimon.get_table(self, warehouse, identifier,
+                                  {**self.native_options, **dict(options or {})})
+
+
+class PypaimonRust(_Native, Pypaimon):
+    name = "pypaimon-rust"
+
