@@ -90,12 +90,13 @@ class ConditionEvaluator:
             ctx.deregister_table(name)
         column = pa.Table.from_batches(batches).column(0) if batches else \
             pa.chunked_array([], pa.bool_())
-        if column.type != pa.bool_():
-            try:
-                column = column.cast(pa.bool_())
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
-                raise ValueError(f"merge_into condition {condition!r} is not boolean: it "
-                                 f"gives {column.type}") from error
+        if pa.types.is_null(column.type):  # a bare NULL: never TRUE
+            column = pa.chunked_array([pa.nulls(len(column), pa.bool_())])
+        elif column.type != pa.bool_():
+            # pypaimon filters with WHERE, which DataFusion refuses for a non-boolean
+            # predicate (no cast: an INT or 'true' condition is an error there too)
+            raise ValueError(f"merge_into condition {condition!r} is not boolean: it gives "
+                             f"{column.type}")
         if len(column) != table.num_rows:
             raise ValueError(f"merge_into condition {condition!r} gave {len(column)} values "
                              f"for {table.num_rows} rows")

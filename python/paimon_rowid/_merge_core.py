@@ -500,6 +500,8 @@ def _matched_branch(plan: MergePlan, pinned: Any, source: pa.Table, s_pos: np.nd
     if not plan.matched:
         return
     if not plan.union and not any(c.delete for c in plan.matched):
+        if plan.cardinality_first:  # pypaimon's local merge still checks the cardinality
+            _check_distinct(t_ids)
         return  # every update is an identity assignment: nothing to do
     if plan.cardinality_first:
         sole_delete = len(plan.matched) == 1 and plan.matched[0].delete and \

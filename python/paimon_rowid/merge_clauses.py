@@ -149,10 +149,11 @@ def normalize_set_spec(spec: Any, fields: Sequence[str], on_map: Mapping[str, st
     if not spec:
         raise ValueError("SET spec must not be empty")
     names = set(fields)
-    out: Dict[str, Any] = {}
-    for key, value in spec.items():
+    for key in spec:  # every key before any value, as pypaimon
         if key not in names:
             raise ValueError(f"SET spec references unknown target column '{key}'")
+    out: Dict[str, Any] = {}
+    for key, value in spec.items():
         if _is_callable(value):
             if not allow_callables or insert:
                 raise TypeError("SET values must be source_col(), target_col(), lit(), or "

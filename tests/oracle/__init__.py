@@ -21,10 +21,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
-from . import literals
+from . import literals, merge_spec
 
 __all__ = ["Oracle", "OracleError", "OracleUnavailable", "ensure_oracle", "default_venv",
-           "PYPAIMON_VERSION", "literals", "encode_filter", "build_predicate"]
+           "PYPAIMON_VERSION", "literals", "merge_spec", "encode_filter", "build_predicate"]
 
 PYPAIMON_VERSION = "2.1.0"
 DRIVER = Path(__file__).resolve().with_name("driver.py")
@@ -263,6 +263,28 @@ class Oracle:
         return {"cmd": "upsert_by_key", "warehouse": str(warehouse), "identifier": identifier,
                 "data_ipc": str(path), "keys": list(keys),
                 "update_cols": list(update_cols) if update_cols else None}
+
+    def merge_into_cmd(self, warehouse: str, identifier: str, source: Any, on,
+                       when_matched: Sequence[dict] = (),
+                       when_not_matched: Sequence[dict] = ()) -> Dict[str, Any]:
+        """pypaimon's LOCAL ``new_update().merge_into(source, ...)``, committed. ``source``
+        None merges the table into itself (the table object is the source),
+        ``{"table": identifier}`` merges that table's object, a ``str`` is passed as is;
+        clauses in merge_spec.py's JSON form."""
+        cmd = {"cmd": "merge_into", "warehouse": str(warehouse), "identifier": identifier,
+               "on": on if isinstance(on, (str, dict)) else list(on),
+               "when_matched": list(when_matched), "when_not_matched": list(when_not_matched)}
+        if source is None:
+            cmd["source_self"] = True
+        elif isinstance(source, str):
+            cmd["source_str"] = source  # pypaimon's local call refuses it (a TypeError)
+        elif isinstance(source, dict):
+            cmd["source_table"] = source["table"]  # that table object
+        else:
+            path = self._path(".arrow")
+            write_ipc(path, source)
+            cmd["source_ipc"] = str(path)
+        return cmd
 
     def commit_messages_cmd(self, warehouse: str, identifier: str,
                             messages_in: str) -> Dict[str, Any]:

@@ -39,6 +39,12 @@ Commands:
                  pickled there instead, for commit_messages)
   delete_by_predicate  filter=None (spec as for read), messages_out=None   -> as delete_by_row_id
   commit_messages  messages_in (a messages_out file)   -> {"snapshot_id": int|None}
+  merge_into     source_ipc (or source_self=true: the table object itself, a self-merge;
+                 source_table: another table's identifier, its table object is the source;
+                 source_str: a string, passed as is), on,
+                 when_matched=[], when_not_matched=[] (clauses as merge_spec.py encodes them)
+                                                -> {"num_messages", "snapshot_id"}
+                 (pypaimon's LOCAL merge: new_update().merge_into(...), committed)
   index_manifest snapshot_id=None (latest)      -> None when the snapshot has no index manifest,
                  else {"name", "codec", "schema" (Avro writer schema), "records" (raw, bytes as
                  {"hex"}), "entries": pypaimon's parse, each with its index file's "path"
@@ -58,6 +64,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import literals  # noqa: E402
+import merge_spec  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 
@@ -403,6 +410,26 @@ def cmd_upsert_by_key(cmd):
     return _commit_update(table, builder, messages)
 
 
+def cmd_merge_into(cmd):
+    """pypaimon's local MERGE (``new_update().merge_into``), committed in one commit."""
+    from pypaimon.table import data_evolution_merge_into as api
+    table = _table(cmd)
+    if cmd.get("source_self"):
+        source = table
+    elif "source_str" in cmd:
+        source = cmd["source_str"]
+    elif "source_table" in cmd:
+        source = _catalog(cmd).get_table(cmd["source_table"])
+    else:
+        source = _read_ipc(cmd["source_ipc"])
+    builder = table.new_batch_write_builder()
+    messages = builder.new_update().merge_into(
+        source, on=cmd["on"],
+        when_matched=merge_spec.decode_matched(api, cmd.get("when_matched")),
+        when_not_matched=merge_spec.decode_not_matched(api, cmd.get("when_not_matched")))
+    return _commit_update(table, builder, messages)
+
+
 def cmd_shard_double(cmd):
     """pypaimon's new_shard_updator, for every shard of ``shards``: reads column ``col`` and
     writes back twice its value (the fixed transform the tests compare); one commit."""
@@ -501,7 +528,7 @@ COMMANDS = {
     "delete_by_row_id": cmd_delete_by_row_id, "delete_by_predicate": cmd_delete_by_predicate,
     "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate,
     "index_manifest": cmd_index_manifest, "upsert_by_key": cmd_upsert_by_key,
-    "shard_double": cmd_shard_double,
+    "shard_double": cmd_shard_double, "merge_into": cmd_merge_into,
 }
 
 
