@@ -170,3 +170,9 @@ class _Native:
 class PypaimonRust(_Native, Pypaimon):
     name = "pypaimon-rust"
 
+    def _merge(self, table, source, clauses) -> None:
+        # pypaimon 2.1.0's native MERGE path calls BatchTableUpdate.merge_into, which
+        # pypaimon-rust 0.4.0 lacks (AttributeError): a user merges with the native writer off
+        # (reads stay native).
+        Pypaimon._merge(self, table.copy({"write.native.enabled": "false"}), source, clauses)
+
