@@ -91,8 +91,9 @@ def test_ray_merge_into_an_empty_target_inserts(ray_session, tmp_path):
     assert sorted(ids) == [0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize("num_partitions", [1, 3])
-def test_ray_self_merge_with_a_callable_and_a_delete(ray_session, tmp_path, num_partitions):
+@pytest.mark.parametrize("num_partitions, driver_max_bytes", [(1, 0), (3, 0), (None, None)])
+def test_ray_self_merge_with_a_callable_and_a_delete(ray_session, tmp_path, num_partitions,
+                                                      driver_max_bytes):
     import paimon_rowid as embedded
     import paimon_rowid.ray as mr
 
@@ -107,7 +108,7 @@ def test_ray_self_merge_with_a_callable_and_a_delete(ray_session, tmp_path, num_
     shutil.copytree(ref, wh)
     expected = embedded.merge_into("db.t", "db.t", {"warehouse": ref}, **clauses)
     got = mr.merge_into("db.t", "db.t", {"warehouse": wh}, num_partitions=num_partitions,
-                        **clauses)
+                        driver_max_bytes=driver_max_bytes, **clauses)
     assert got == expected == {"num_matched": 1 + 5, "num_inserted": 0, "num_unchanged": 0}
     assert dv.by_row_id(dv.our_read(wh, "db.t", ["_ROW_ID", "id", "a", "b"])) == \
         dv.by_row_id(dv.our_read(ref, "db.t", ["_ROW_ID", "id", "a", "b"]))

@@ -82,6 +82,15 @@ class MergePlan:
             cols.setdefault(c, None)
         return list(cols)
 
+    def self_merge_columns(self) -> List[str]:
+        """The columns a self-merge reads besides ``_ROW_ID``."""
+        needed: Dict[str, None] = {}
+        for c in self.matched_target_columns() + self.source_columns() + self.read_columns + \
+                self.condition_refs(self.matched, "s"):
+            if c != ROW_ID:
+                needed.setdefault(c, None)
+        return list(needed)
+
     def matched_target_columns(self) -> List[str]:
         """Target columns the matched branch reads besides ``_ROW_ID``: target refs of the specs
         and conditions, and the union columns some update clause does not set (carried)."""
@@ -550,12 +559,7 @@ def _self_merge(plan: MergePlan, pinned: Any, writes: _Writes,
     straight into the update kernel, delete ids are collected."""
     schema = pinned.arrow_schema
     types = {f.name: f.type for f in schema}
-    needed: Dict[str, None] = {}
-    for c in plan.matched_target_columns() + plan.source_columns() + plan.read_columns + \
-            plan.condition_refs(plan.matched, "s"):
-        if c != ROW_ID:
-            needed.setdefault(c, None)
-    columns = list(needed)
+    columns = plan.self_merge_columns()
     builder = pinned.new_read_builder().with_projection(columns + [ROW_ID])
     predicate = _self_merge_predicate(plan, pinned)
     if predicate is not None:
