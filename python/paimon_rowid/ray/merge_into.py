@@ -31,13 +31,13 @@ from .._merge_core import (
     DEDUPLICATE,
     MergePlan,
     RoundResult,
-    _assign_clauses,
-    _delete_ids,
-    _insert_table,
-    _update_table,
+    assign_clauses,
     check_source_columns,
+    delete_ids,
+    insert_rows,
     run_round,
     self_merge_source_names,
+    update_rows,
 )
 from .._time_travel import pin_snapshot
 from ..catalog import CatalogFactory
@@ -349,17 +349,17 @@ def _join_part(plan: MergePlan, schema: pa.Schema, catalog_options: Mapping[str,
     hit = pc.is_valid(joined.column("t." + ROW_ID))
     matched = joined.filter(hit)
     if matched.num_rows and plan.matched:
-        action = _assign_clauses(plan.matched, matched, evaluator)
+        action = assign_clauses(plan.matched, matched, evaluator)
         acted = matched.column("t." + ROW_ID).to_numpy()[action >= 0]
         if plan.union:
-            rows = _update_table(plan, matched, action, types)
+            rows = update_rows(plan, matched, action, types)
             if rows is not None:
                 updates = rows
-        deleted = _delete_ids(plan, matched, action)
+        deleted = delete_ids(plan, matched, action)
     unmatched = joined.filter(pc.invert(hit))
     if unmatched.num_rows and plan.not_matched:
-        action = _assign_clauses(plan.not_matched, unmatched, evaluator)
-        rows = _insert_table(plan, unmatched, action, schema)
+        action = assign_clauses(plan.not_matched, unmatched, evaluator)
+        rows = insert_rows(plan, unmatched, action, schema)
         if rows is not None:
             table = CatalogFactory.create(catalog_options).get_table(target)
             write = BatchTableWrite(table)
