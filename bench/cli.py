@@ -7,6 +7,7 @@ import argparse
 import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -285,8 +286,11 @@ class Bench:
         cand, base = (result["sides"][e]["median_s"] for e in pair)
         result["ratio"] = cand / base if base else None
         result["speedup"] = base / cand if cand else None
-        if workload.target is not None and result["speedup"] is not None:
-            result["target_met"] = workload.target.met(result["speedup"],
+        target = workload.target_for(pair[1])
+        if target is not None:
+            result["target"] = target.describe()
+        if target is not None and result["speedup"] is not None:
+            result["target_met"] = target.met(result["speedup"],
                                                        result["sides"][pair[0]].get("metrics"))
         verdict = "results match" if result["status"] == "ok" else "RESULTS DIFFER " + "; ".join(
             problems or ["digests differ"])
@@ -337,6 +341,19 @@ class Bench:
         return entry
 
 
+def _draw_chart(python, results: Dict[str, Any], path: str) -> None:
+    """bench/chart.py under the peer's python (it has matplotlib); a failure only warns."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(results, f)
+    done = subprocess.run([str(python), "-m", "bench.chart", f.name, path], cwd=str(REPO),
+                          capture_output=True, text=True)
+    Path(f.name).unlink()
+    if done.returncode != 0:
+        print(f"bench: warning: no chart: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+    else:
+        print(f"bench: chart {path}", flush=True)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--size", choices=sorted(registry.SIZES), default="small")
@@ -355,8 +372,9 @@ def parse_args(argv):
                         help="check results every round, or only in the warm-up round")
     parser.add_argument("--dev", action="store_true",
                         help="ours = the source tree's python/ (ahead of any installed package)")
-    parser.add_argument("--ray", action="store_true",
-                        help="also run the Ray pairs (ours-ray vs pypaimon-ray) where defined")
+    parser.add_argument("--ray", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run the Ray pairs (ours-ray vs pypaimon-ray) where defined "
+                             "(default; --no-ray skips them)")
     parser.add_argument("--peer", choices=["on", "off"], default="on",
                         help="also compare with pypaimon + its Rust backend (pypaimon-rust), "
                              "in a virtualenv the bench installs (bench/peers.py; default on; "
@@ -369,6 +387,9 @@ def parse_args(argv):
     parser.add_argument("--fixture-writer", choices=["pypaimon", "ours"], default="pypaimon",
                         help="who writes the base and BLOB fixture tables (default pypaimon, "
                              "the neutral writer; ours adds Parquet page CRCs)")
+    parser.add_argument("--chart", default=None,
+                        help="the speed-up chart (default: speedups.png next to --markdown; "
+                             "'' for none); drawn with the peer's matplotlib")
     parser.add_argument("--keep-work", action="store_true", help="keep each round's warehouse")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per round")
     return parser.parse_args(argv)
@@ -436,6 +457,10 @@ def main(argv=None) -> int:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
     if args.markdown:
         Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
+    chart = args.chart if args.chart is not None else (
+        str(Path(args.markdown).with_name("speedups.png")) if args.markdown else "")
+    if chart and peer_python is not None:
+        _draw_chart(peer_python, results, chart)
     print("\n" + report.summary_table(results))
     print(f"\nbench: {'OK' if results['ok'] else 'FAILED'} in {results['elapsed_s']:.0f} s",
           flush=True)

@@ -4,8 +4,8 @@ with its Rust backend (``pypaimon-rust``, switched on with the table options of
 ``$PAIMON_ROWID_BENCH_PEER_VENV``), which the bench creates on first use: no manual step.
 
 Its pins are the oracle's (``constraints-oracle.txt``: pypaimon pins pyarrow < 20), Ray is
-constraints.txt's, pypaimon-rust is ``RUST_VERSION``. Creating it needs the package index
-(a few minutes once; a stamp file makes later runs skip it).
+constraints.txt's, pypaimon-rust is ``RUST_VERSION``; matplotlib draws bench/speedups.png.
+Creating it needs the package index (a minute once; a stamp file makes later runs skip it).
 """
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def peer_venv() -> Path:
 def _requirements() -> Tuple[str, ...]:
     ray = re.search(r"^ray==(\S+)$", (REPO / "constraints.txt").read_text(), re.M)
     return ("pypaimon[datafusion]==2.1.0", f"pypaimon-rust=={RUST_VERSION}",
-            f"ray[data]=={ray.group(1)}" if ray else "ray[data]>=2.50,<3")
+            f"ray[data]=={ray.group(1)}" if ray else "ray[data]>=2.50,<3",
+            "matplotlib>=3.8")  # bench/chart.py renders speedups.png here
 
 
 def ensure_peer_venv() -> Tuple[Optional[Path], str]:

@@ -89,6 +89,8 @@ class Workload:
     group: str = ""
     description: str = ""
     target: Optional[Target] = None
+    # The target against pypaimon with its Rust backend (issue 18's table), when it differs.
+    peer_target: Optional[Target] = None
     # (candidate, baseline) engine pairs; ray_pairs run with --ray when both engines load.
     pairs: Sequence[Tuple[str, str]] = (EMBEDDED,)
     ray_pairs: Sequence[Tuple[str, str]] = ()
@@ -96,6 +98,11 @@ class Workload:
     mutates: bool = False
 
     # -- orchestrator side -----------------------------------------------------------------
+    def target_for(self, baseline: str) -> Optional[Target]:
+        if baseline in PEER_BASELINES.values() and self.peer_target is not None:
+            return self.peer_target
+        return self.target
+
     def title(self, p: Dict[str, Any]) -> str:
         return self.name
 

@@ -86,8 +86,9 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
             cand, base = pair["sides"][pair["candidate"]], pair["sides"][pair["baseline"]]
             speed = pair["speedup"]
             goal = "–"
-            if target is not None:
-                goal = _goal_text(target) + (
+            pair_target = pair.get("target", target)
+            if pair_target is not None:
+                goal = _goal_text(pair_target) + (
                     " **pass**" if pair.get("target_met") else " **miss**")
             plain = (pair["candidate"], pair["baseline"]) == ("ours", "pypaimon")
             name = w["title"] + ("" if plain else

@@ -194,6 +194,7 @@ class _Backfill(Workload):
 class Backfill(_Backfill):
     name = "backfill"
     target = Target(1.0, "our bar: no slower than pypaimon (issue 7 sets no speedup)")
+    peer_target = Target(3.0, "issue 18: vs pypaimon + Rust, embedded backfill >= 3x")
     description = ("the seed's embedding backfill, embedded: process_row_id_ranges with "
                    "rows_per_commit = one commit's rows; per batch a fresh table "
                    "(blob-as-descriptor=false), a read of (image, embedding, _ROW_ID) with "

@@ -13,6 +13,7 @@ class PlanManyFiles(Workload):
     name = "plan_many_files"
     group = "planning"
     target = Target(1.0, "our bar: no slower than pypaimon (issue 7 sets no speedup)")
+    peer_target = Target(2.0, "issue 18: vs pypaimon + Rust, planning 100k files >= 2x")
     description = ("process_row_id_ranges on an (id, x) table of many tiny data files, with a "
                    "processor that only collects its ranges: times the planning (snapshot + "
                    "manifest read, grouping of the files into row-id ranges, batching). The "

@@ -42,6 +42,7 @@ class ReadIdsFew(_ReadIds):
     name = "read_ids_few"
     count_key = "read_few"
     target = Target(20.0, "issue 7: read by row id >= 20x at 10k ids")
+    peer_target = Target(5.0, "issue 18: vs pypaimon + Rust, read by row id >= 5x")
     description = ("read_by_row_id of (x, s) for random distinct ids; pypaimon's baseline is a "
                    "read with with_row_ranges(Range.to_ranges(ids)).")
 

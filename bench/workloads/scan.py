@@ -29,6 +29,7 @@ class _Scan(Workload):
 class ScanFull(_Scan):
     name = "scan_full"
     target = Target(1.0, "no slower than pypaimon (our bar; issue 7 sets none)")
+    peer_target = Target(1.5, "issue 18: vs pypaimon + Rust, scan >= 1.5x")
     description = "plan + to_arrow of all columns of the whole table."
 
     def title(self, p):
@@ -39,6 +40,7 @@ class ScanFull(_Scan):
 class ScanIdRange(_Scan):
     name = "scan_id_range"
     target = Target(1.0, "no slower than pypaimon (our bar; issue 7 sets none)")
+    peer_target = Target(1.5, "issue 18: vs pypaimon + Rust, scan >= 1.5x")
     description = ("`id BETWEEN a AND b` selecting 1% of the rows; ids are sorted, so file "
                    "statistics can prune most files.")
 
@@ -54,6 +56,7 @@ class ScanIdRange(_Scan):
 class ScanYFilter(_Scan):
     name = "scan_y_filter"
     target = Target(1.0, "no slower than pypaimon (our bar; issue 7 sets none)")
+    peer_target = Target(1.5, "issue 18: vs pypaimon + Rust, scan >= 1.5x")
     description = ("`y < Y_RANGE/1000` on a uniformly random column (~0.1% of rows): nothing "
                    "to prune, every row is filtered.")
 

@@ -16,6 +16,7 @@ class _Update(Workload):
     group = "update_by_row_id"
     mutates = True
     target = Target(10.0, "issue 7: update >= 10x faster embedded")
+    peer_target = Target(4.0, "issue 18: vs pypaimon + Rust, embedded update >= 4x")
     pairs = (EMBEDDED,)
     ray_pairs = (RAY,)
 

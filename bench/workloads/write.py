@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bench import data
 from bench.digest import table_digest
-from bench.registry import IDENTIFIER, TABLE_OPTIONS, Workload, register
+from bench.registry import IDENTIFIER, TABLE_OPTIONS, Target, Workload, register
 
 FULL = ["id", "x", "y", "s", "_ROW_ID"]
 
@@ -12,6 +12,7 @@ FULL = ["id", "x", "y", "s", "_ROW_ID"]
 class BulkWrite(Workload):
     name = "bulk_write"
     group = "write"
+    peer_target = Target(1.5, "issue 18: vs pypaimon + Rust, bulk write >= 1.5x")
     description = ("write_arrow + commit of the (id int64, x float64, y int32, s string) rows, "
                    "one commit per input file, into a new table; timed from get_table to the "
                    "last commit. The check reads the table back (incl. _ROW_ID).")
