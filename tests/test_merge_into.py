@@ -1067,3 +1067,46 @@ def test_commit_kind(warehouse, case, engine):
            when_not_matched=not_matched)
     assert _snap(warehouse) == (4, kind)
 
+
+
+def test_merge_reruns_on_the_new_snapshot_after_losing_a_row_id_conflict(warehouse,
+                                                                          monkeypatch):
+    """A concurrent update of the same column of the same file group commits between our round
+    and our commit: the commit loses, the whole merge re-runs on the new snapshot (its files of
+    the lost round deleted), and both writers' values are kept."""
+    import sys
+
+    import paimon_rowid as mr
+    from paimon_rowid.row_id_jobs import update_by_row_id
+
+    dv.our_setup(warehouse, "t", [], options=dict(dv.DE))
+    options = {"warehouse": warehouse}
+    module = sys.modules["paimon_rowid.merge_into"]
+    real, bases = module.run_round, []
+
+    def racing(plan, table, snapshot, source, evaluator, **kwargs):
+        result = real(plan, table, snapshot, source, evaluator, **kwargs)
+        if not bases:  # another writer: column a of row 4, in the same group as row 1
+            update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([4], pa.int64()),
+                                               "a": pa.array([444], pa.int32())}),
+                             options, update_cols=["a"])
+        bases.append(snapshot.id)
+        return result
+
+    monkeypatch.setattr(module, "run_round", racing)
+    before = dv.latest_id(warehouse, "db.t")
+    got = mr.merge_into("db.t", pa.table({"id": pa.array([1], pa.int64()),
+                                          "a": pa.array([111], pa.int32())}),
+                        options, on=["id"], when_matched=[mr.WhenMatched.update({"a": "s.a"})])
+    assert got == {"num_matched": 1, "num_inserted": 0, "num_unchanged": 0}
+    assert bases == [before, before + 1]  # re-run on the other writer's snapshot
+    assert dv.latest_id(warehouse, "db.t") == before + 2
+    a = {r["id"]: r["a"] for r in dv.our_read(warehouse, "db.t", ["id", "a"]).to_pylist()}
+    assert a[1] == 111 and a[4] == 444 and a[2] == 20
+    # No file of the lost round stays behind: nothing is an orphan.
+    import time
+
+    from paimon_rowid import remove_orphan_files
+    orphans = remove_orphan_files("db.t", options, older_than_ms=int(time.time() * 1000) + 60_000,
+                                  dry_run=True)
+    assert orphans["files"] == 0, orphans["paths"]
