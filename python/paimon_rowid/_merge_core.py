@@ -362,8 +362,9 @@ def _matched_branch(plan: MergePlan, pinned: Any, source: pa.Table, s_pos: np.nd
         names += ["t." + c for c in target_cols]
     frame = pa.table(columns + [pa.array(t_ids, pa.int64())], names=names + ["t." + ROW_ID])
     action = assign_clauses(plan.matched, frame, evaluator)
-    if not plan.union:  # deletes only
-        action[[not plan.matched[a].delete if a >= 0 else False for a in action]] = -1
+    if not plan.union:  # deletes only: rows an identity update took do nothing
+        is_delete = np.array([c.delete for c in plan.matched])
+        action[(action >= 0) & ~is_delete[np.maximum(action, 0)]] = -1
     acted = t_ids[action >= 0]
     if not plan.cardinality_first:
         _check_distinct(acted)
