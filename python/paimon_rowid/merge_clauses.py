@@ -11,7 +11,7 @@ forces a literal, e.g. a string starting with ``"s."``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = ["WhenMatched", "WhenNotMatched", "SourceColumnRef", "TargetColumnRef",
            "LiteralValue", "source_col", "target_col", "lit"]
@@ -206,6 +206,3 @@ def source_refs(clauses: Sequence[Clause]) -> List[str]:
                 seen.setdefault(value.column, None)
     return list(seen)
 
-
-def callables_of(clauses: Sequence[Clause]) -> List[Callable]:
-    return [v for c in clauses for v in c.spec.values() if _is_callable(v)]
