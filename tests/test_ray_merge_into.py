@@ -65,6 +65,44 @@ def test_ray_merge_matches_the_embedded_merge(ray_session, tmp_path, layout, mod
     assert _rows(wh) == _rows(ref)
 
 
+@pytest.mark.parametrize("key", ["id", "_ROW_ID"])
+def test_ray_task_merge_reads_only_the_target_within_the_source_key_range(
+        ray_session, tmp_path, monkeypatch, key):
+    """The task-joined path plans the target read within the source's key range (as the
+    driver path does): the files of the groups [0, 4] and [10, 12] are never read when every
+    source key lies in [5, 9]. Keys come as int32 with a NULL (cast, and never matched) in the
+    same block as a matching key (pandas hashed that block's keys as floats, so key 6 once
+    landed in another part than the target's 6 and was silently not matched)."""
+    import paimon_rowid as embedded
+    import paimon_rowid.ray as mr
+    module = sys.modules["paimon_rowid.ray.merge_into"]
+    planned = []
+    real = module.prune_target_scan
+
+    def spy(pinned, builder, column, bounds):
+        builder, scan = real(pinned, builder, column, bounds)
+        planned.append((column, bounds, scan.plan().splits()))
+        return builder, scan
+
+    monkeypatch.setattr(module, "prune_target_scan", spy)
+    source = pa.table({key: pa.array([6, None, 8, 5], pa.int32()),
+                       "a": pa.array([1, 2, 3, 4], pa.int32())})
+    clauses = dict(on=[key], when_matched=[mr.WhenMatched.update({"a": "s.a"})])
+    ref, wh = str(tmp_path / "ref"), str(tmp_path / "ray")
+    dv.our_setup(ref, "t", [])  # groups [0, 4], [5, 9], [10, 12]; id == _ROW_ID
+    shutil.copytree(ref, wh)
+    expected = embedded.merge_into("db.t", source, {"warehouse": ref}, **clauses)
+    got = mr.merge_into("db.t", ray_session.data.from_arrow(source).repartition(2),
+                        {"warehouse": wh}, driver_max_bytes=0, **clauses)
+    assert got == expected == {"num_matched": 3, "num_inserted": 0, "num_unchanged": 0}
+    assert dv.by_row_id(dv.our_read(wh, "db.t", ["_ROW_ID", "id", "a"])) == \
+        dv.by_row_id(dv.our_read(ref, "db.t", ["_ROW_ID", "id", "a"]))
+    [(column, bounds, splits)] = planned
+    assert (column, bounds) == (key, (5, 8))
+    # The group [5, 9] only; by _ROW_ID just the rows [5, 8] of it.
+    assert sum(split.row_count for split in splits) == (5 if key == "id" else 4)
+
+
 def test_ray_merge_from_a_table_identifier(ray_session, tmp_path):
     import ours
     import paimon_rowid.ray as mr

@@ -248,18 +248,31 @@ def _generic_merge(plan: MergePlan, table: Any, snapshot: Any, source: pa.Table,
             writes.insert(rows)
 
 
-def _key_filter(pinned: Any, key: str, values: pa.ChunkedArray) -> Optional[Any]:
-    """``min <= key <= max`` over the source's keys (prunes files by their statistics), or
-    None when the type has no useful order or every key is NULL."""
+def key_bounds(values: Any) -> Optional[Tuple[Any, Any]]:
+    """(min, max) of the non-NULL ``values`` (an Arrow array or chunked array) as Python
+    values, or None when the type has no order worth pruning by or every value is NULL."""
     if not (pa.types.is_integer(values.type) or pa.types.is_string(values.type)
             or pa.types.is_large_string(values.type) or pa.types.is_date(values.type)):
         return None
     bounds = pc.min_max(values)
     low, high = bounds["min"].as_py(), bounds["max"].as_py()
-    if low is None:
-        return None
-    pb = pinned.new_read_builder().new_predicate_builder()
-    return pb.between(key, low, high)
+    return None if low is None else (low, high)
+
+
+def prune_target_scan(pinned: Any, builder: Any, key: str,
+                      bounds: Optional[Tuple[Any, Any]]) -> Tuple[Any, Any]:
+    """(read builder, scan) of the target limited to the rows whose single key ``key`` lies
+    within the source's ``bounds``: a row-id range for ``_ROW_ID`` (only the owning file
+    groups are read), else ``key BETWEEN min AND max`` (files pruned by their statistics).
+    Rows outside the bounds cannot match, so the join's result is the same."""
+    if bounds is not None:
+        if key == ROW_ID:
+            low, high = max(int(bounds[0]), 0), int(bounds[1])
+            return builder, builder.new_scan().with_row_ranges(
+                [(low, high)] if low <= high else [])
+        builder = builder.with_filter(
+            pinned.new_read_builder().new_predicate_builder().between(key, *bounds))
+    return builder, builder.new_scan()
 
 
 def _row_ranges(ids: np.ndarray) -> List[Tuple[int, int]]:
@@ -297,10 +310,8 @@ def _join(plan: MergePlan, pinned: Any, source: pa.Table, types: Dict[str, pa.Da
         ids = ids[~np.isnan(ids)] if ids.dtype.kind == "f" else ids
         scan = scan.with_row_ranges(_row_ranges(np.asarray(ids, dtype=np.int64)))
     elif len(plan.target_keys) == 1:
-        predicate = _key_filter(pinned, plan.target_keys[0], left.column(keys[0]))
-        if predicate is not None:
-            builder = builder.with_filter(predicate)
-            scan = builder.new_scan()
+        builder, scan = prune_target_scan(pinned, builder, plan.target_keys[0],
+                                          key_bounds(left.column(keys[0])))
     target = builder.new_read().to_arrow(scan.plan().splits())
     right = pa.table([target.column(k) for k in plan.target_keys] + [target.column(ROW_ID)],
                      names=keys + ["__t"])

@@ -267,10 +267,11 @@ class BatchTableUpdate:
         (pypaimon 2.1.0): its ``arrow_reader()`` reads the shard's file groups (the
         ``with_read_projection`` columns); feed ``update_by_arrow_batch`` exactly the rows
         read, in read order, with the ``with_update_type`` columns; ``prepare_commit()``
-        returns one partial-column file per group. Differs from pypaimon: a shard fed fewer
-        rows than it read is an error at ``prepare_commit`` (pypaimon drops the partly written
-        group silently), and tables with deletion vectors are refused (their reads skip
-        deleted rows, so the rows fed could not line up with the groups)."""
+        returns one partial-column file per group. On a table with deletion vectors the reader
+        skips deleted rows and each row fed goes to the live row it was read from (deleted rows
+        keep their values and stay deleted). Differs from pypaimon: a shard fed fewer rows than
+        it read is an error at ``prepare_commit`` (pypaimon drops the partly written group
+        silently), and on deletion-vector tables rows never shift into a neighbouring range."""
         if self._update_cols is None:
             raise ValueError("call with_update_type(columns) before new_shard_updator")
         return ShardTableUpdator(self._table, self._projection,
@@ -370,10 +371,11 @@ class ShardTableUpdator:
                  shard_num: int, total_shard_count: int) -> None:
         if total_shard_count < 1 or not 0 <= shard_num < total_shard_count:
             raise ValueError(f"shard_num must be in [0, {total_shard_count}), got {shard_num}")
-        if table.options.get("deletion-vectors.enabled", "false").lower() == "true":
-            raise NotImplementedError(
-                "new_shard_updator does not support tables with deletion vectors: their reads "
-                "skip deleted rows, so the rows written back cannot line up with the file groups")
+        # On a deletion-vector table the reader skips deleted rows, so each range takes its
+        # live rows only, matched to their row ids (read once per range, when it is filled).
+        self._deletion_vectors = table.options.get(
+            "deletion-vectors.enabled", "false").lower() == "true"
+        self._live: Optional[pa.Array] = None  # live row ids of the range being filled
         self._write_cols = list(write_cols)
         snapshot = table.resolve_snapshot()
         self.snapshot_id = snapshot.id if snapshot is not None else -1
@@ -414,28 +416,51 @@ class ShardTableUpdator:
             batches = [data]
         for batch in batches:
             while batch.num_rows:
+                # Ranges whose every row is deleted read nothing and take nothing.
+                while self._pos < len(self.row_ranges) and self._expected_rows() == 0:
+                    self._next_range()
                 if self._pos >= len(self.row_ranges):
                     raise RuntimeError(
                         "No more row ranges to write. Ensure you write exactly the same number "
                         "of rows as read from this shard.")
-                first, last = self.row_ranges[self._pos]
-                room = last - first + 1 - self._pending_rows
-                take = min(room, batch.num_rows)
+                expected = self._expected_rows()
+                take = min(expected - self._pending_rows, batch.num_rows)
                 self._pending.append(batch.slice(0, take))
                 self._pending_rows += take
                 batch = batch.slice(take)
-                if self._pending_rows == last - first + 1:
-                    self._flush(first, last)
+                if self._pending_rows == expected:
+                    self._flush()
 
-    def _flush(self, first: int, last: int) -> None:
+    def _live_ids(self) -> pa.Array:
+        """The row ids the reader returns for the range being filled: all of them, or on a
+        deletion-vector table those no vector of the planned snapshot deletes."""
+        first, last = self.row_ranges[self._pos]
+        if not self._deletion_vectors:
+            return pa.array(range(first, last + 1), pa.int64())
+        if self._live is None:
+            builder = self._table.new_read_builder().with_projection(["_ROW_ID"])
+            splits = builder.new_scan().with_row_ranges([(first, last)]).plan().splits()
+            ids = builder.new_read().to_arrow(splits).column("_ROW_ID")
+            self._live = ids.combine_chunks() if ids.num_chunks else pa.array([], pa.int64())
+        return self._live
+
+    def _expected_rows(self) -> int:
+        first, last = self.row_ranges[self._pos]
+        return len(self._live_ids()) if self._deletion_vectors else last - first + 1
+
+    def _next_range(self) -> None:
+        self._pos += 1
+        self._live = None
+
+    def _flush(self) -> None:
         rows = pa.Table.from_batches(self._pending).select(self._write_cols)
-        rows = rows.append_column("_ROW_ID", pa.array(range(first, last + 1), pa.int64()))
+        rows = rows.append_column("_ROW_ID", self._live_ids())
         stream = source_stream(rows, "update_by_row_id", "the target _ROW_ID")
         written, _ = stream.call(lambda reader: native().update_by_row_id(
             self._table._native, reader, self._write_cols, self._table.identifier,
             reject_deleted=False))
         self._messages.extend(CommitMessage(m) for m in written)
-        self._pos += 1
+        self._next_range()
         self._pending, self._pending_rows = [], 0
 
     def prepare_commit(self) -> List[CommitMessage]:
@@ -444,6 +469,6 @@ class ShardTableUpdator:
             first, last = self.row_ranges[self._pos]
             raise RuntimeError(
                 f"The shard's row range [{first}, {last}] got {self._pending_rows} of its "
-                f"{last - first + 1} rows. Ensure you write exactly the same number of rows as "
-                "read from this shard.")
+                f"{self._expected_rows()} rows. Ensure you write exactly the same number of rows "
+                "as read from this shard.")
         return list(self._messages)

@@ -35,6 +35,8 @@ from .._merge_core import (
     check_source_columns,
     delete_ids,
     insert_rows,
+    key_bounds,
+    prune_target_scan,
     run_round,
     self_merge_source_names,
     update_rows,
@@ -279,12 +281,23 @@ def _abort_tasks(ray, table: Any, refs: List[Any], result: RoundResult) -> None:
 
 
 def _key_hash(table: pa.Table, keys: List[str], parts: int) -> np.ndarray:
-    """The part of each row: a hash of its key values (the same for equal keys everywhere)."""
+    """The part of each row: a hash of its key values (the same for equal keys everywhere).
+    Rows with a NULL key never match, so they go to part 0. Only rows without NULL keys are
+    hashed: pandas turns an integer column with NULLs into floats (and a boolean one into
+    objects), whose hashes differ from the same values in a column without NULLs, so equal
+    keys of a source block with NULLs and of a target block without would land apart."""
     import pandas as pd  # a dependency of the package; only hashing needs it here
 
-    frame = pd.DataFrame({k: table.column(k).to_pandas() for k in keys})
-    hashes = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-    return (hashes % np.uint64(parts)).astype(np.int64)
+    valid = np.ones(table.num_rows, dtype=bool)
+    for k in keys:
+        valid &= pc.is_valid(table.column(k)).to_numpy(zero_copy_only=False)
+    out = np.zeros(table.num_rows, dtype=np.int64)
+    if valid.any():
+        rows = table if valid.all() else table.filter(pa.array(valid))
+        frame = pd.DataFrame({k: rows.column(k).to_pandas() for k in keys})
+        hashes = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+        out[valid] = (hashes % np.uint64(parts)).astype(np.int64)
+    return out
 
 
 def _split_parts(table: pa.Table, keys: List[str], parts: int) -> List[pa.Table]:
@@ -310,6 +323,31 @@ def _scatter_source(block: pa.Table, plan: MergePlan, types: Dict[str, pa.DataTy
         out = out.append_column(f"__k{i}", block.column(s_key).cast(types[t_key], safe=True))
     cut = _split_parts(out, _keys(plan), parts)
     return cut if parts > 1 else cut[0]
+
+
+def _block_bounds(block: pa.Table, column: str) -> Optional[Tuple[Any, Any]]:
+    """(min, max) of a source block's key column (in the source's own type), or None."""
+    return key_bounds(block.column(column))
+
+
+def _source_bounds(ray, task: Any, blocks: List[Any], plan: MergePlan,
+                   target_type: pa.DataType) -> Optional[Tuple[Any, Any]]:
+    """The source's single-key bounds in the target's type, over every block (one small
+    task per block), or None when they do not prune (no order, all NULL, no safe cast)."""
+    if not blocks:
+        return None
+    per_block = ray.get([task.remote(ref, plan.source_keys[0]) for ref in blocks])
+    if any(b is None for b in per_block):
+        # A block of only NULL keys bounds nothing; the others still do.
+        per_block = [b for b in per_block if b is not None]
+        if not per_block:
+            return None
+    low, high = min(b[0] for b in per_block), max(b[1] for b in per_block)
+    try:  # the bounds in the target's type; a cast the join would refuse prunes nothing
+        arr = pa.array([low, high]).cast(target_type, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    return key_bounds(arr)
 
 
 def _scatter_target(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,
@@ -384,6 +422,7 @@ class _GenericRound:
         remote = ray.remote(**options) if options else ray.remote
         self.scatter_source = remote(_scatter_source)
         self.scatter_target = remote(_scatter_target)
+        self.block_bounds = remote(_block_bounds)
         self.join_part = remote(_join_part)
 
     def run(self, snapshot: Any, evaluator: conditions.ConditionEvaluator) -> RoundResult:
@@ -399,7 +438,13 @@ class _GenericRound:
             pinned = pin_snapshot(table, snapshot)
             columns = list(dict.fromkeys(plan.target_keys + plan.matched_target_columns() +
                                          [ROW_ID]))
-            splits = pinned.new_read_builder().with_projection(columns).new_scan().plan().splits()
+            builder, scan = pinned.new_read_builder().with_projection(columns), None
+            if len(plan.target_keys) == 1:
+                # Only the target's files within the source's key range are read.
+                key = plan.target_keys[0]
+                bounds = _source_bounds(ray, self.block_bounds, self.blocks, plan, types[key])
+                builder, scan = prune_target_scan(pinned, builder, key, bounds)
+            splits = (scan or builder.new_scan()).plan().splits()
             tasks = max(1, min(len(splits), parts))
             for i in range(tasks):
                 chunk = splits[i::tasks]
