@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/scan/deletion_files.h"
+#include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/write/append_writer.h"
 
 namespace paimon_rowid {
@@ -74,10 +78,6 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
       ++plan.groups_total;
       auto normal = NormalFiles(group);
       if (static_cast<int64_t>(normal.size()) < min_files) continue;
-      // A group with deleted rows keeps its files: its deletion vector is keyed by the
-      // anchor file a compaction would replace (moving vectors is not supported yet).
-      const DataFileMeta* anchor = DeletionAnchor(group);
-      if (anchor != nullptr && split.deletion_files.count(anchor->file_name)) continue;
       plan.files_before += static_cast<int64_t>(normal.size());
       DataSplit one;
       one.snapshot_id = split.snapshot_id;
@@ -142,6 +142,9 @@ Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const Dat
       std::max(kMinSliceRows, static_cast<int64_t>(static_cast<double>(rows) * kSliceBytes /
                                                    std::max<int64_t>(1, input_bytes)));
   DataSplit slice = split;
+  // Deleted rows are rewritten too (positions must not move); their vector moves to the new
+  // file at commit (MoveDeletionVectors).
+  slice.deletion_files.clear();
   for (int64_t from = range.from; from <= range.to; from += slice_rows) {
     const int64_t to = std::min(range.to, from + slice_rows - 1);
     slice.row_ranges = std::vector<RowRange>{{from, to}};
@@ -172,9 +175,78 @@ Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const Dat
   return msg;
 }
 
+Status MoveDeletionVectors(const Table& table, std::vector<CommitMessage>* messages,
+                           std::vector<std::string>* written) {
+  using BucketKey = std::pair<std::string, int32_t>;
+  // The vector of a compacted group is keyed by its old anchor; the compacted file (the
+  // group's only normal file, with the inputs' smallest sequence numbers) anchors it next.
+  std::map<BucketKey, std::map<std::string, std::string>> renames;  // old anchor -> new file
+  std::map<BucketKey, size_t> first_message;
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const CommitMessage& msg = (*messages)[i];
+    if (msg.new_files.size() != 1 || msg.deleted_files.empty()) continue;
+    const DataFileMeta* old_anchor = DeletionAnchor(msg.deleted_files);
+    if (old_anchor == nullptr) continue;
+    BucketKey key{msg.partition, msg.bucket};
+    renames[key][old_anchor->file_name] = msg.new_files[0].file_name;
+    first_message.try_emplace(key, i);
+  }
+  if (renames.empty()) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto latest, table.LatestSnapshot());
+  if (!latest) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto live_index, ReadLiveIndexEntries(table, *latest));
+  // The buckets where a live vector is keyed by an anchor this compaction replaces.
+  std::map<BucketKey, std::vector<const IndexManifestEntry*>> touched;
+  for (const auto& e : live_index) {
+    if (e.index_type != kDeletionVectorsIndex) continue;
+    auto it = renames.find({e.partition, e.bucket});
+    if (it == renames.end()) continue;
+    for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
+      if (it->second.count(r.data_file)) {
+        touched[it->first];
+        break;
+      }
+    }
+  }
+  if (touched.empty()) return Status::OK();
+  for (const auto& e : live_index) {
+    auto it = touched.find({e.partition, e.bucket});
+    if (it != touched.end() && e.index_type == kDeletionVectorsIndex) it->second.push_back(&e);
+  }
+  // Vectors of files no longer live are dropped, as a delete drops them.
+  ARROW_ASSIGN_OR_RAISE(auto entries, ReadLiveEntries(table, *latest, nullptr));
+  std::map<BucketKey, std::set<std::string>> live_files;
+  for (const auto& e : entries) {
+    if (touched.count({e.partition, e.bucket})) {
+      live_files[{e.partition, e.bucket}].insert(e.file.file_name);
+    }
+  }
+  for (const auto& [key, files] : touched) {
+    ARROW_ASSIGN_OR_RAISE(auto vectors, ReadBucketVectors(table, files, live_files[key]));
+    std::map<std::string, DeletionVector> moved;
+    for (auto& [file, dv] : vectors) {
+      auto to = renames[key].find(file);
+      moved[to == renames[key].end() ? file : to->second].AddAll(dv.positions());
+    }
+    ARROW_ASSIGN_OR_RAISE(auto entry,
+                          WriteBucketVectors(table, key.first, key.second, moved, written));
+    CommitMessage& msg = (*messages)[first_message[key]];
+    msg.new_index_files.push_back(std::move(entry));
+    for (const IndexManifestEntry* e : files) msg.deleted_index_files.push_back(*e);
+  }
+  return Status::OK();
+}
+
 Result<std::optional<int64_t>> CommitCompaction(std::shared_ptr<const Table> table,
-                                                const std::vector<CommitMessage>& messages,
+                                                const std::vector<CommitMessage>& compacted,
                                                 const std::string& commit_user) {
+  std::vector<CommitMessage> messages = compacted;
+  std::vector<std::string> written;
+  Status moved = MoveDeletionVectors(*table, &messages, &written);
+  if (!moved.ok()) {
+    for (const auto& p : written) (void)table->file_io()->DeleteFile(p);
+    return moved;
+  }
   CommitOptions options;
   options.commit_user = commit_user;
   options.commit_kind = "COMPACT";

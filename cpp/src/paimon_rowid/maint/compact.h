@@ -102,8 +102,11 @@ struct CompactResult {
   int attempts = 0;
 };
 
-/// Commits compaction messages based on snapshot `base` as one COMPACT snapshot. A lost
-/// race (an input no longer live) is a kCommitConflict error and deletes the new files.
+/// Commits compaction messages based on snapshot `base` as one COMPACT snapshot. Deletion
+/// vectors keyed by a compacted group's old anchor move to its compacted file: per such
+/// (partition, bucket) one new index file holds the bucket's live vectors and replaces its
+/// index files (as a delete does). A lost race (an input no longer live, or a concurrent
+/// delete in a touched bucket) is a kCommitConflict error and deletes the new files.
 Result<std::optional<int64_t>> CommitCompaction(std::shared_ptr<const Table> table,
                                                 const std::vector<CommitMessage>& messages,
                                                 const std::string& commit_user);

@@ -46,26 +46,7 @@ Result<std::optional<std::map<std::string, DeletionVector>>> MergeBucket(
     const Table& table, const std::vector<const IndexManifestEntry*>& old_files,
     const std::set<std::string>& live_data_files,
     const std::map<std::string, std::vector<int64_t>>& positions) {
-  std::map<std::string, DeletionVector> vectors;
-  for (const IndexManifestEntry* e : old_files) {
-    // Every vector of the file is carried over: one read of the whole (small) file.
-    const std::string path = IndexEntryPath(table, *e);
-    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(path));
-    std::string_view bytes(reinterpret_cast<const char*>(data->data()), data->size());
-    ARROW_RETURN_NOT_OK(CheckDeletionVectorFileVersion(bytes, path));
-    for (const auto& r : e->dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
-      // A vector of a data file no longer live hides nothing: it is not carried over.
-      if (!live_data_files.count(r.data_file)) continue;
-      if (r.offset < 1 || static_cast<uint64_t>(r.offset) > bytes.size()) {
-        return Status::Invalid("deletion vector of '", r.data_file, "' lies outside index file '",
-                               path, "'");
-      }
-      ARROW_ASSIGN_OR_RAISE(auto dv, DecodeDeletionVectorAt(bytes.substr(r.offset), r, path));
-      // Two index files of one bucket may each hold a vector of the same file (two deletes
-      // from one base on different anchors cannot do that, but a foreign writer might).
-      vectors[r.data_file].AddAll(dv.positions());
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(auto vectors, ReadBucketVectors(table, old_files, live_data_files));
   int64_t added = 0;
   for (const auto& [file, ps] : positions) added += vectors[file].AddAll(ps);
   if (added == 0) return std::nullopt;
@@ -141,26 +122,8 @@ Result<std::vector<CommitMessage>> DeleteByRowId(std::shared_ptr<const Table> ta
     auto merged = MergeBucket(*table, old_files, live_files[key], positions[key]);
     if (!merged.ok()) return fail(merged.status());
     if (!*merged) continue;  // every id of this bucket was deleted already
-    auto encoded = EncodeDeletionVectorFile(**merged);
-    if (!encoded.ok()) return fail(encoded.status());
-    const std::string name = "index-" + RandomUuid() + "-1";
-    const std::string path = table->IndexFilePath(name);
-    if (written.empty()) {
-      Status dirs = table->file_io()->MakeDirs(path.substr(0, path.rfind('/')));
-      if (!dirs.ok()) return fail(dirs);
-    }
-    written.push_back(path);
-    Status st = table->file_io()->WriteFile(path, encoded->bytes);
-    if (!st.ok()) return fail(st);
-
-    IndexManifestEntry added;
-    added.partition = key.first;
-    added.bucket = key.second;
-    added.index_type = kDeletionVectorsIndex;
-    added.file_name = name;
-    added.file_size = static_cast<int64_t>(encoded->bytes.size());
-    added.row_count = static_cast<int64_t>(encoded->ranges.size());
-    added.dv_ranges = std::move(encoded->ranges);
+    auto added = WriteBucketVectors(*table, key.first, key.second, **merged, &written);
+    if (!added.ok()) return fail(added.status());
 
     CommitMessage msg;
     msg.partition = key.first;
@@ -168,7 +131,7 @@ Result<std::vector<CommitMessage>> DeleteByRowId(std::shared_ptr<const Table> ta
     msg.total_buckets = static_cast<int32_t>(total_buckets);
     msg.check_from_snapshot = snapshot->id;
     msg.table_path = table->path();
-    msg.new_index_files.push_back(std::move(added));
+    msg.new_index_files.push_back(std::move(*added));
     for (const IndexManifestEntry* e : old_files) msg.deleted_index_files.push_back(*e);
     out.push_back(std::move(msg));
   }

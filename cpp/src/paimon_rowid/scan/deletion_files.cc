@@ -3,6 +3,8 @@
 #include <limits>
 #include <tuple>
 
+#include "paimon_rowid/common/identifier.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -107,6 +109,49 @@ Result<DeletionVector> ReadDeletionVector(const FileIO& io, const DeletionFile& 
   if (with_head) ARROW_RETURN_NOT_OK(CheckDeletionVectorFileVersion(bytes, file.path));
   DeletionVectorRange range{file.data_file, file.offset, file.length, file.cardinality};
   return DecodeDeletionVectorAt(bytes.substr(file.offset - start), range, file.path);
+}
+
+Result<std::map<std::string, DeletionVector>> ReadBucketVectors(
+    const Table& table, const std::vector<const IndexManifestEntry*>& files,
+    const std::set<std::string>& live_data_files) {
+  std::map<std::string, DeletionVector> vectors;
+  for (const IndexManifestEntry* e : files) {
+    const std::string path = IndexEntryPath(table, *e);
+    ARROW_ASSIGN_OR_RAISE(auto data, table.file_io()->ReadFile(path));
+    std::string_view bytes(reinterpret_cast<const char*>(data->data()), data->size());
+    ARROW_RETURN_NOT_OK(CheckDeletionVectorFileVersion(bytes, path));
+    for (const auto& r : e->dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
+      if (!live_data_files.count(r.data_file)) continue;
+      if (r.offset < 1 || static_cast<uint64_t>(r.offset) > bytes.size()) {
+        return Status::Invalid("deletion vector of '", r.data_file, "' lies outside index file '",
+                               path, "'");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto dv, DecodeDeletionVectorAt(bytes.substr(r.offset), r, path));
+      vectors[r.data_file].AddAll(dv.positions());
+    }
+  }
+  return vectors;
+}
+
+Result<IndexManifestEntry> WriteBucketVectors(const Table& table, const std::string& partition,
+                                              int32_t bucket,
+                                              const std::map<std::string, DeletionVector>& vectors,
+                                              std::vector<std::string>* written) {
+  ARROW_ASSIGN_OR_RAISE(auto encoded, EncodeDeletionVectorFile(vectors));
+  const std::string name = "index-" + RandomUuid() + "-1";
+  const std::string path = table.IndexFilePath(name);
+  ARROW_RETURN_NOT_OK(table.file_io()->MakeDirs(path.substr(0, path.rfind('/'))));
+  written->push_back(path);
+  ARROW_RETURN_NOT_OK(table.file_io()->WriteFile(path, encoded.bytes));
+  IndexManifestEntry entry;
+  entry.partition = partition;
+  entry.bucket = bucket;
+  entry.index_type = kDeletionVectorsIndex;
+  entry.file_name = name;
+  entry.file_size = static_cast<int64_t>(encoded.bytes.size());
+  entry.row_count = static_cast<int64_t>(encoded.ranges.size());
+  entry.dv_ranges = std::move(encoded.ranges);
+  return entry;
 }
 
 }  // namespace paimon_rowid

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,5 +63,20 @@ const DataFileMeta* DeletionAnchor(const FileGroup& group);
 
 /// Reads the vector at `file` (one ranged read of the index file).
 Result<DeletionVector> ReadDeletionVector(const FileIO& io, const DeletionFile& file);
+
+/// Every vector of one bucket's DELETION_VECTORS index files `files` (each read whole, once),
+/// by data file name. Vectors of data files not in `live_data_files` hide nothing and are left
+/// out; two vectors of one data file (a foreign writer's) are merged.
+Result<std::map<std::string, DeletionVector>> ReadBucketVectors(
+    const Table& table, const std::vector<const IndexManifestEntry*>& files,
+    const std::set<std::string>& live_data_files);
+
+/// Writes `vectors` as one new index file of `table` (a fresh "index-<uuid>-1" name, as
+/// pypaimon names them) and returns its index manifest entry for (`partition`, `bucket`).
+/// The path written is appended to `written` before the write starts (for cleanup).
+Result<IndexManifestEntry> WriteBucketVectors(const Table& table, const std::string& partition,
+                                              int32_t bucket,
+                                              const std::map<std::string, DeletionVector>& vectors,
+                                              std::vector<std::string>* written);
 
 }  // namespace paimon_rowid
