@@ -44,10 +44,10 @@ Result<int64_t> SliceRows(const FileGroup& files, const BlobColumnUpdate& column
   }
   double per_row = rows > 0 ? static_cast<double>(bytes) / static_cast<double>(rows) : 0.0;
   if (column.new_values->length() > 0) {
-    ARROW_ASSIGN_OR_RAISE(int64_t new_bytes, arrow::util::ReferencedBufferSize(
-                                                 *column.new_values->data()));
-    per_row = std::max(per_row, static_cast<double>(new_bytes) /
-                                    static_cast<double>(column.new_values->length()));
+    ARROW_ASSIGN_OR_RAISE(int64_t new_bytes,
+                          arrow::util::ReferencedBufferSize(*column.new_values->data()));
+    per_row = std::max(
+        per_row, static_cast<double>(new_bytes) / static_cast<double>(column.new_values->length()));
   }
   const double limit = static_cast<double>(slice_bytes) / std::max(1.0, per_row);
   return std::clamp<int64_t>(static_cast<int64_t>(limit), 1, kMaxSliceRows);
@@ -55,10 +55,11 @@ Result<int64_t> SliceRows(const FileGroup& files, const BlobColumnUpdate& column
 
 // The values of one slice [from, to) of the group (offsets from its start): the new values of
 // the updated rows (positions[k_from, k_to)) and, read for the others only, current payloads.
-Result<std::shared_ptr<arrow::Array>> SliceValues(
-    const RowIdIndex& index, size_t g, int64_t from, int64_t to,
-    const std::vector<int64_t>& positions, size_t k_from, size_t k_to,
-    const BlobColumnUpdate& column, arrow::MemoryPool* pool) {
+Result<std::shared_ptr<arrow::Array>> SliceValues(const RowIdIndex& index, size_t g, int64_t from,
+                                                  int64_t to, const std::vector<int64_t>& positions,
+                                                  size_t k_from, size_t k_to,
+                                                  const BlobColumnUpdate& column,
+                                                  arrow::MemoryPool* pool) {
   const int64_t updated = static_cast<int64_t>(k_to - k_from);
   auto fresh = column.new_values->Slice(static_cast<int64_t>(k_from), updated);
   const int64_t carried = (to - from) - updated;
@@ -83,8 +84,8 @@ Result<std::shared_ptr<arrow::Array>> SliceValues(
   }
   std::shared_ptr<arrow::Array> kept = current->column(0);
   if (!kept->type()->Equals(*fresh->type())) {
-    ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(*kept, fresh->type(), cp::CastOptions::Safe(),
-                                              nullptr));
+    ARROW_ASSIGN_OR_RAISE(auto cast,
+                          cp::Cast(*kept, fresh->type(), cp::CastOptions::Safe(), nullptr));
     kept = cast;
   }
   // Take indices over concat(kept, fresh): untouched rows in order, updated rows past them.
@@ -130,8 +131,8 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
                                                    const RowIdIndex& index, size_t g,
                                                    const std::vector<int64_t>& positions,
                                                    const std::vector<BlobColumnUpdate>& columns,
-                                                   const std::string& stem,
-                                                   int64_t slice_bytes, arrow::MemoryPool* pool,
+                                                   const std::string& stem, int64_t slice_bytes,
+                                                   arrow::MemoryPool* pool,
                                                    std::vector<std::string>* written) {
   const RowIdIndex::Group& group = index.groups()[g];
   const int64_t start = group.range.from;
@@ -180,8 +181,8 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
       out.push_back(std::move(meta));
     }
     if (first != start + n) {
-      return Status::Invalid("internal: the .blob files of column '", column.field->name,
-                             "' hold ", first - start, " rows for a group of ", n);
+      return Status::Invalid("internal: the .blob files of column '", column.field->name, "' hold ",
+                             first - start, " rows for a group of ", n);
     }
   }
   return out;
@@ -193,8 +194,8 @@ Result<std::vector<std::string>> ExistingBlobUpdatePaths(const Table& table,
                                                          int32_t field_id) {
   std::vector<std::string> paths;
   for (int64_t k = 0;; ++k) {
-    std::string path = JoinPath(group.bucket_dir,
-                                BlobUpdateFileName(table, stem, group.range.from, field_id, k));
+    std::string path =
+        JoinPath(group.bucket_dir, BlobUpdateFileName(table, stem, group.range.from, field_id, k));
     ARROW_ASSIGN_OR_RAISE(bool exists, table.file_io()->Exists(path));
     if (!exists) return paths;
     paths.push_back(std::move(path));

@@ -61,15 +61,14 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
                                                    const RowIdIndex& index, size_t g,
                                                    const std::vector<int64_t>& positions,
                                                    const std::vector<BlobColumnUpdate>& columns,
-                                                   const std::string& stem,
-                                                   int64_t slice_bytes, arrow::MemoryPool* pool,
+                                                   const std::string& stem, int64_t slice_bytes,
+                                                   arrow::MemoryPool* pool,
                                                    std::vector<std::string>* written);
 
 /// The `.blob` files an update with file stem `stem` wrote for `field_id` in the group: names
 /// k = 0, 1, ... while they exist (a writer creates them in that order).
 Result<std::vector<std::string>> ExistingBlobUpdatePaths(const Table& table,
                                                          const RowIdIndex::Group& group,
-                                                         const std::string& stem,
-                                                         int32_t field_id);
+                                                         const std::string& stem, int32_t field_id);
 
 }  // namespace paimon_rowid::rowid_internal

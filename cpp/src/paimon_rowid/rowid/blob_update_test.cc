@@ -179,8 +179,8 @@ TEST(BlobUpdateTest, SomeRowsInSlicesReadByScanAndRowId) {
   ASSERT_OK(b.AppendValues({13, 14}));
   auto got = read->Read({b.Finish().ValueOrDie()}).ValueOrDie()->ToTable().ValueOrDie();
   got = got->CombineChunks().ValueOrDie();
-  auto pics = std::static_pointer_cast<arrow::LargeBinaryArray>(
-      got->GetColumnByName("pic")->chunk(0));
+  auto pics =
+      std::static_pointer_cast<arrow::LargeBinaryArray>(got->GetColumnByName("pic")->chunk(0));
   EXPECT_EQ(pics->GetString(0), Payload(13, "new-"));
   EXPECT_EQ(pics->GetString(1), Payload(14, "old-"));
 }

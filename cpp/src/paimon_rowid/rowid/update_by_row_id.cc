@@ -7,12 +7,13 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
-#include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/blob_update_internal.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/rebase_internal.h"
 #include "paimon_rowid/rowid/routed_source.h"
 #include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/write/input_types.h"
@@ -356,8 +357,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
 
   CommitMessage msg;
   if (!parquet_cols.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto messages, WriteParquetPart(g, *source, order_array, positions,
-                                                          reads, stem, written));
+    ARROW_ASSIGN_OR_RAISE(
+        auto messages, WriteParquetPart(g, *source, order_array, positions, reads, stem, written));
     if (messages.size() != 1 || messages[0].new_files.size() != 1) {
       return Status::Invalid("internal: the partial-column file of one group must be one file");
     }
@@ -374,12 +375,12 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
       const size_t c = blob_cols[b];
       ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
                                                   cp::TakeOptions::Defaults(), &ctx));
-      columns.push_back({table->schema().FieldByName(cols[c]), sorted.make_array(), reads.blobs[b]});
+      columns.push_back(
+          {table->schema().FieldByName(cols[c]), sorted.make_array(), reads.blobs[b]});
     }
     ARROW_ASSIGN_OR_RAISE(auto blob_files,
                           rowid_internal::WriteBlobColumns(table, *index, g, positions, columns,
-                                                           stem, blob_slice_bytes, pool,
-                                                           written));
+                                                           stem, blob_slice_bytes, pool, written));
     for (auto& f : blob_files) msg.new_files.push_back(std::move(f));
   }
   msg.check_from_snapshot = index->snapshot_id();
@@ -447,8 +448,8 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   // A fixed stem keeps this file's name what UpdateFilePaths derives.
   ARROW_ASSIGN_OR_RAISE(auto named, table->Copy({{AppendWriter::kFileStemOption, stem}}));
   ARROW_ASSIGN_OR_RAISE(auto writer,
-                        AppendWriter::MakeForRowIds(named, names, group.partition,
-                                                    group.bucket_dir, start, writer_options));
+                        AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
+                                                    start, writer_options));
   Status st = writer->Write(batch);
   auto paths = writer->written_paths();
   written->insert(written->end(), paths.begin(), paths.end());
@@ -507,62 +508,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   return out;
 }
 
-namespace {
-
-// A reader of the update columns of `table` pinned at `index`'s snapshot.
-Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
-                                            const std::vector<std::string>& cols,
-                                            std::shared_ptr<const RowIdIndex> index,
-                                            arrow::MemoryPool* pool) {
-  // The index names its files, so the handle only supplies schema and options. An update's
-  // base snapshot may have been expired since it was planned (maint/expire.h): its files are
-  // still there (only DELETEd files go), so they are read through the unpinned handle.
-  ARROW_ASSIGN_OR_RAISE(bool exists,
-                        table.file_io()->Exists(table.SnapshotPath(index->snapshot_id())));
-  std::optional<std::string> snapshot_id;
-  if (exists) snapshot_id = std::to_string(index->snapshot_id());
-  // BLOB columns compare as descriptors (file and byte range): no payload is fetched, and an
-  // unchanged row keeps its file.
-  ARROW_ASSIGN_OR_RAISE(auto pinned, table.Copy({{options::kScanSnapshotId, snapshot_id},
-                                                 {options::kScanTagName, std::nullopt},
-                                                 {options::kBlobAsDescriptor, "true"}}));
-  RowIdReadOptions options;
-  options.pool = pool;
-  return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);
-}
-
-// The values `read` gives for `ids`, ordered by row id.
-Result<std::shared_ptr<arrow::Table>> ValuesOf(
-    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids,
-    arrow::MemoryPool* pool) {
-  ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
-  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
-  cp::ExecContext ctx(pool);
-  ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId),
-                                                     cp::SortOrder::Ascending, &ctx));
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted, cp::TakeOptions::Defaults(), &ctx));
-  return taken.table();
-}
-
-// OK when the update columns of `ids` hold the same values in `before`'s snapshot and in
-// `after`'s; else the conflict error every rebase reports.
-Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
-                      const std::vector<std::shared_ptr<arrow::Array>>& ids,
-                      const std::vector<std::string>& cols, arrow::MemoryPool* pool) {
-  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids, pool));
-  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids, pool));
-  if (old_values->Equals(*new_values)) return Status::OK();
-  std::string columns;
-  for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
-  return MakeKindError(
-      arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-      "update_by_row_id conflicts with snapshot " + std::to_string(after.index()->snapshot_id()) +
-          ", which changed some of the same rows in column(s) " + columns + " since snapshot " +
-          std::to_string(before.index()->snapshot_id()) + "; re-run the update on the latest data");
-}
-
-}  // namespace
-
 Status RowIdUpdate::Rebase() {
   ARROW_ASSIGN_OR_RAISE(auto latest, impl_->table->LatestSnapshot());
   if (!latest) return Status::Invalid("cannot rebase an update without snapshots");
@@ -577,8 +522,10 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
     return Status::Invalid("cannot rebase an update without snapshots");
   }
   ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->SnapshotById(latest_index->snapshot_id()));
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, latest_index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto before_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, latest_index, impl.pool));
   // One old group at a time, so the rebase holds no more than the routing does: the rows'
   // values must be unchanged (else a true conflict); then they are re-routed with the latest
   // index (group boundaries may have moved).
@@ -589,8 +536,8 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     impl.routed->Release(g);
-    ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
+    ARROW_RETURN_NOT_OK(rowid_internal::CheckUnchanged(
+        *before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
     arrow::TableBatchReader batches(*rows);
     std::shared_ptr<arrow::RecordBatch> batch;
     while (true) {
@@ -612,13 +559,15 @@ Status RowIdUpdate::VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since
     return Status::Invalid("cannot verify an update without snapshots");
   }
   if (since_index->snapshot_id() == impl.index->snapshot_id()) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, since_index, impl.pool));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto before_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, since_index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
-    ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
+    ARROW_RETURN_NOT_OK(rowid_internal::CheckUnchanged(
+        *before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
   }
   return Status::OK();
 }

@@ -1,11 +1,73 @@
-// The commit side of update_by_row_id (update_by_row_id.h): CommitWithRebase, the file names
-// a Ray round deletes, CommitUpdate.
-#include "paimon_rowid/rowid/update_by_row_id.h"
-
+// The commit side of update_by_row_id (update_by_row_id.h): the rebase checks, CommitWithRebase,
+// the file names a Ray round deletes, CommitUpdate.
+#include "arrow/api.h"
+#include "arrow/compute/api.h"
 #include "paimon_rowid/rowid/blob_update_internal.h"
+#include "paimon_rowid/rowid/rebase_internal.h"
+#include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/write/append_writer.h"
 
 namespace paimon_rowid {
+namespace rowid_internal {
+namespace cp = arrow::compute;
+
+// A reader of the update columns of `table` pinned at `index`'s snapshot.
+Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
+                                            const std::vector<std::string>& cols,
+                                            std::shared_ptr<const RowIdIndex> index,
+                                            arrow::MemoryPool* pool) {
+  // The index names its files, so the handle only supplies schema and options. An update's
+  // base snapshot may have been expired since it was planned (maint/expire.h): its files are
+  // still there (only DELETEd files go), so they are read through the unpinned handle.
+  ARROW_ASSIGN_OR_RAISE(bool exists,
+                        table.file_io()->Exists(table.SnapshotPath(index->snapshot_id())));
+  std::optional<std::string> snapshot_id;
+  if (exists) snapshot_id = std::to_string(index->snapshot_id());
+  // BLOB columns compare as descriptors (file and byte range): no payload is fetched, and an
+  // unchanged row keeps its file.
+  ARROW_ASSIGN_OR_RAISE(auto pinned, table.Copy({{options::kScanSnapshotId, snapshot_id},
+                                                 {options::kScanTagName, std::nullopt},
+                                                 {options::kBlobAsDescriptor, "true"}}));
+  RowIdReadOptions options;
+  options.pool = pool;
+  return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);
+}
+
+namespace {
+
+// The values `read` gives for `ids`, ordered by row id.
+Result<std::shared_ptr<arrow::Table>> ValuesOf(
+    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids,
+    arrow::MemoryPool* pool) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
+  cp::ExecContext ctx(pool);
+  ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId),
+                                                     cp::SortOrder::Ascending, &ctx));
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted, cp::TakeOptions::Defaults(), &ctx));
+  return taken.table();
+}
+
+}  // namespace
+
+// OK when the update columns of `ids` hold the same values in `before`'s snapshot and in
+// `after`'s; else the conflict error every rebase reports.
+Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
+                      const std::vector<std::shared_ptr<arrow::Array>>& ids,
+                      const std::vector<std::string>& cols, arrow::MemoryPool* pool) {
+  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids, pool));
+  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids, pool));
+  if (old_values->Equals(*new_values)) return Status::OK();
+  std::string columns;
+  for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
+  return MakeKindError(
+      arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+      "update_by_row_id conflicts with snapshot " + std::to_string(after.index()->snapshot_id()) +
+          ", which changed some of the same rows in column(s) " + columns + " since snapshot " +
+          std::to_string(before.index()->snapshot_id()) + "; re-run the update on the latest data");
+}
+
+}  // namespace rowid_internal
 
 Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
                                        int max_rebases, int64_t num_updated,
@@ -78,8 +140,8 @@ Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> ta
       paths.push_back(writer->row_id_file_path());
     }
     for (int32_t field_id : blob_field_ids) {
-      ARROW_ASSIGN_OR_RAISE(auto blobs, rowid_internal::ExistingBlobUpdatePaths(
-                                            *table, group, *stem, field_id));
+      ARROW_ASSIGN_OR_RAISE(
+          auto blobs, rowid_internal::ExistingBlobUpdatePaths(*table, group, *stem, field_id));
       paths.insert(paths.end(), blobs.begin(), blobs.end());
     }
   }
