@@ -221,3 +221,35 @@ def test_ray_source_validations(ray_session, tmp_path):
     with pytest.raises(ValueError, match="driver_max_bytes must be a non-negative integer"):
         mr.merge_into("db.t", SOURCE, {"warehouse": wh}, driver_max_bytes=-1, **_clauses(mr))
     assert dv.latest_id(wh, "db.t") == latest
+
+
+@pytest.mark.parametrize("mode", ["driver", "tasks"])
+def test_ray_merge_sets_blob_columns(ray_session, tmp_path, mode, monkeypatch):
+    """BLOB columns set by the Ray merge (the Ray row-id update pipeline when hash-joined by
+    tasks): the same rows, payloads and _ROW_IDs as the embedded merge."""
+    import paimon_rowid as pr
+    import paimon_rowid.ray as mr
+    from test_merge_into_blob import _setup, _src
+    module = sys.modules["paimon_rowid.ray.merge_into"]
+    source = _src([3, 29, 30, 44, 70])
+    clauses = dict(on=["id"], when_matched=[pr.WhenMatched.update({"pic": "s.pic",
+                                                                   "name": "s.name"})],
+                   when_not_matched=[pr.WhenNotMatched(insert="*")])
+    ref, wh = str(tmp_path / "ref"), str(tmp_path / "ray")
+    _setup(ref)
+    _setup(wh)
+    expected = pr.merge_into("db.t", source, {"warehouse": ref}, **clauses)
+    if mode == "tasks":  # the driver-side round must not run
+        monkeypatch.setattr(module, "run_round", None)
+    got = mr.merge_into("db.t", ray_session.data.from_arrow(source) if mode == "tasks" else source,
+                        {"warehouse": wh}, driver_max_bytes=0 if mode == "tasks" else None,
+                        **clauses)
+    assert got == expected == {"num_matched": 4, "num_inserted": 1, "num_unchanged": 0}
+
+    def rows(w):
+        table = dv.our_read(w, "db.t", ["id", "name", "pic", "_ROW_ID"])
+        return sorted(table.to_pylist(), key=lambda r: r["id"])
+
+    assert rows(wh) == rows(ref)
+    assert [r["pic"] for r in rows(wh) if r["id"] in (3, 29)] == \
+        source.filter(pc.is_in(source["id"], pa.array([3, 29]))).column("pic").to_pylist()

@@ -165,11 +165,14 @@ class _Writes:
         self.result = RoundResult([])
 
     def update(self, pinned: Any, rows: Any, plan: MergePlan) -> None:
+        # MERGE may set BLOB columns (pypaimon's can; its update_by_row_id cannot): they go to
+        # .blob files over each touched group beside the partial Parquet file.
         cols = native().validate_update_columns(pinned._native, plan.union,
-                                                pinned.identifier, "merge_into")
+                                                pinned.identifier, "merge_into", allow_blob=True)
         stream = UserStream.of(rows)
         written, count = stream.call(lambda reader: native().update_by_row_id(
-            pinned._native, reader, cols, pinned.identifier, reject_deleted=False))
+            pinned._native, reader, cols, pinned.identifier, reject_deleted=False,
+            allow_blob=True))
         self.result.messages[:0] = list(written)  # update messages first (the rebase base)
         self.result.num_updated += int(count)
 

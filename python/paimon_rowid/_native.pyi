@@ -223,14 +223,15 @@ class RebaseStep:
     latest_index: RowIdIndex
 
 def validate_update_columns(table: Table, cols: List[str], target: str,
-                            operation: str) -> List[str]: ...
+                            operation: str, allow_blob: bool = False) -> List[str]: ...
 
 def update_by_row_id(table: Table, source: Any, update_cols: List[str], target: str,
                      threads: int = 0, index: Optional[RowIdIndex] = None,
-                     verify_since: Optional[RowIdIndex] = None, reject_deleted: bool = True
-                     ) -> Tuple[List[CommitMessage], int]:
+                     verify_since: Optional[RowIdIndex] = None, reject_deleted: bool = True,
+                     allow_blob: bool = False) -> Tuple[List[CommitMessage], int]:
     """The apply kernel of one round: routes and writes, commits nothing; (messages, rows).
-    ``reject_deleted``: ids of deleted rows are a ValueError."""
+    ``reject_deleted``: ids of deleted rows are a ValueError. ``allow_blob``: BLOB columns
+    may be set (merge_into), written to .blob files over each touched group."""
 
 def validate_delete(table: Table) -> None:
     """pypaimon's checks of a delete (data evolution, row tracking, deletion vectors)."""

@@ -107,10 +107,14 @@ void RegisterRowId(nb::module_& m) {
         return WithoutGil([&] { return RowIdIndex::Deserialize(copy); });
       });
 
-  m.def("validate_update_columns", [](std::shared_ptr<Table> table, std::vector<std::string> cols,
-                                      std::string target, std::string operation) {
-    return Unwrap(ValidateUpdateColumns(*table, cols, target, operation));
-  });
+  m.def(
+      "validate_update_columns",
+      [](std::shared_ptr<Table> table, std::vector<std::string> cols, std::string target,
+         std::string operation, bool allow_blob) {
+        return Unwrap(ValidateUpdateColumns(*table, cols, target, operation, allow_blob));
+      },
+      nb::arg("table"), nb::arg("cols"), nb::arg("target"), nb::arg("operation"),
+      nb::arg("allow_blob") = false);
 
   // The apply kernel of one update round: routes `source` with `index` (the driver's, shipped
   // to a Ray task) and writes one partial-column file per touched group; nothing is committed.
@@ -120,13 +124,14 @@ void RegisterRowId(nb::module_& m) {
       "update_by_row_id",
       [](std::shared_ptr<Table> table, nb::handle source, std::vector<std::string> cols,
          std::string target, int threads, std::optional<IndexPtr> index,
-         std::optional<IndexPtr> verify_since, bool reject_deleted) {
+         std::optional<IndexPtr> verify_since, bool reject_deleted, bool allow_blob) {
         auto reader = ImportStreamFrom(source);
         return WithoutGil(
             [&]() -> Result<std::pair<std::vector<std::shared_ptr<CommitMessage>>, int64_t>> {
               std::unique_ptr<RowIdUpdate> update;
               RowIdUpdateOptions options;
               options.reject_deleted_rows = reject_deleted;
+              options.allow_blob_columns = allow_blob;  // merge_into only
               if (index && *index) {
                 ARROW_ASSIGN_OR_RAISE(update,
                                       RowIdUpdate::Make(table, cols, target, *index, options));
@@ -146,7 +151,8 @@ void RegisterRowId(nb::module_& m) {
       },
       nb::arg("table"), nb::arg("source"), nb::arg("update_cols"), nb::arg("target"),
       nb::arg("threads") = 0, nb::arg("index").none() = nb::none(),
-      nb::arg("verify_since").none() = nb::none(), nb::arg("reject_deleted") = true);
+      nb::arg("verify_since").none() = nb::none(), nb::arg("reject_deleted") = true,
+      nb::arg("allow_blob") = false);
 
   m.def("validate_delete", [](std::shared_ptr<Table> table) { Check(ValidateDelete(*table)); });
 

@@ -492,7 +492,7 @@ class _GenericRound:
             pinned = pin_snapshot(table, snapshot)
             pipeline = _UpdatePipeline(ray, pinned, self.target, self.catalog_options,
                                        [ROW_ID] + plan.union, [u for u, _ in join_refs],
-                                       self.num_partitions, self.remote_args)
+                                       self.num_partitions, self.remote_args, allow_blob=True)
             pipeline.run(native().RowIdIndex.build(pinned._native, snapshot.id), None)
             result.messages = list(pipeline.messages) + inserts  # updates first
             result.num_updated = int(pipeline.rows)

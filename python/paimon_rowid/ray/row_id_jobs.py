@@ -86,11 +86,12 @@ def _split_rows(index, block: pa.Table, buckets: int) -> Tuple[List[pa.Table], L
 
 def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: Mapping[str, Any],
            target: str, columns: List[str], job_id: str, hooks: Optional[TaskHooks],
-           *parts: pa.Table):
+           allow_blob: bool, *parts: pa.Table):
     """Runs the C++ update kernel on one bucket; returns (serialized messages, rows). Its
     files are named from ``job_id`` and their groups (ray/_job_files.py). ``verify_bytes`` (a
     rebased round): the index of the previous round's base; the kernel first checks that
-    none of these rows changed since then. ``hooks``: the test seams (ray/_task_hooks.py)."""
+    none of these rows changed since then. ``hooks``: the test seams (ray/_task_hooks.py).
+    ``allow_blob``: BLOB columns may be set (merge_into's updates)."""
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return [], 0
@@ -98,7 +99,8 @@ def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: M
     data = pa.concat_tables(tables, promote_options="permissive")
     verify = _index(verify_bytes) if verify_bytes is not None else None
     messages, rows = native().update_by_row_id(table._native, data, columns[1:], target, 1,
-                                               _index(index_bytes), verify)
+                                               _index(index_bytes), verify,
+                                               allow_blob=allow_blob)
     _task_hooks.after_apply(hooks)
     return [m.serialize() for m in messages], rows
 
@@ -209,13 +211,14 @@ class _UpdatePipeline:
                  num_partitions: Optional[int],
                  ray_remote_args: Optional[Mapping[str, Any]],
                  hooks: Optional[TaskHooks] = None, *,
-                 local: Optional[pa.Table] = None) -> None:
+                 local: Optional[pa.Table] = None, allow_blob: bool = False) -> None:
         self._ray = ray
         self._hooks = hooks
         self._table = table
         self._target = target
         self._catalog_options = dict(catalog_options)
         self._columns = columns
+        self._allow_blob = allow_blob  # merge_into may set BLOB columns, update_by_row_id not
         self._blocks = block_refs or []
         self._local = local  # the source's rows on the driver: routed there, no scatter task
         self._num_partitions = num_partitions
@@ -247,7 +250,7 @@ class _UpdatePipeline:
                     _, pending = ray.wait(pending, num_returns=1)
                 apply_refs.append(self._apply.remote(
                     index_ref, verify_ref, self._catalog_options, self._target, self._columns,
-                    job_id, self._hooks, *parts))
+                    job_id, self._hooks, self._allow_blob, *parts))
                 pending.append(apply_refs[-1])
             results = ray.get(apply_refs)
         except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind

@@ -7,12 +7,16 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/rowid/blob_update_internal.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/rebase_internal.h"
 #include "paimon_rowid/rowid/routed_source.h"
 #include "paimon_rowid/write/append_writer.h"
+#include "paimon_rowid/write/input_types.h"
 
 namespace paimon_rowid {
 namespace cp = arrow::compute;
@@ -32,7 +36,8 @@ Status RouteRows(const RowIdIndex* index, const std::string& target,
 Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
                                                        const std::vector<std::string>& update_cols,
                                                        const std::string& target,
-                                                       const std::string& operation) {
+                                                       const std::string& operation,
+                                                       bool allow_blob_columns) {
   if (update_cols.empty()) return Status::Invalid("update_cols must be non-empty.");
   std::vector<std::string> cols;
   for (const auto& c : update_cols) {
@@ -49,8 +54,12 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
     const DataField* f = table.schema().FieldByName(c);
     if (f == nullptr)
       return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
-    if (f->type->holds_blob()) {
+    if (f->type->holds_blob() && !allow_blob_columns) {
       return Status::Invalid(operation, " cannot update blob column '", c, "'.");
+    }
+    if (f->type->holds_blob() && !rowid_internal::IsBlobFileColumn(table, *f)) {
+      return Status::Invalid(operation, " cannot update blob descriptor field '", c,
+                             "' (stored inline through 'blob-descriptor-field').");
     }
     if (table.schema().IsPartitionKey(c)) {
       return Status::Invalid(operation, " cannot update partition column '", c,
@@ -74,13 +83,32 @@ struct RowIdUpdate::Impl {
   int64_t rows = 0;
   arrow::MemoryPool* pool = arrow::default_memory_pool();
   bool reject_deleted_rows = false;
+  int64_t blob_slice_bytes = 0;
+  // Indices into `cols`: the columns of the partial Parquet file, and the `.blob`-stored ones.
+  std::vector<size_t> parquet_cols;
+  std::vector<size_t> blob_cols;
+
+  // The reads of the current values one group task needs: the Parquet columns (null when
+  // there are none) and one payload-mode read per BLOB column.
+  struct Reads {
+    std::shared_ptr<TableRead> parquet;
+    std::vector<std::shared_ptr<TableRead>> blobs;
+  };
+  Result<Reads> MakeReads() const;
 
   Result<std::shared_ptr<arrow::RecordBatch>> Conform(const arrow::RecordBatch& batch) const;
   Status Route(const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into) const {
     return RouteRows(index.get(), target, conformed, into, pool);
   }
-  Result<CommitMessage> UpdateGroup(size_t g, const std::shared_ptr<TableRead>& read,
+  Result<CommitMessage> UpdateGroup(size_t g, const Reads& reads,
                                     std::vector<std::string>* written) const;
+  // The partial Parquet file of group `g`: the Parquet columns of `source` (rows in position
+  // order `order_array`, at offsets `positions` of the group) merged into the current values.
+  Result<std::vector<CommitMessage>> WriteParquetPart(size_t g, const arrow::Table& source,
+                                                      const std::shared_ptr<arrow::Array>& order,
+                                                      const std::vector<int64_t>& positions,
+                                                      const Reads& reads, const std::string& stem,
+                                                      std::vector<std::string>* written) const;
 };
 
 RowIdUpdate::RowIdUpdate() : impl_(std::make_unique<Impl>()) {}
@@ -111,11 +139,28 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   Impl* impl = update->impl_.get();
   std::vector<std::shared_ptr<arrow::Field>> fields{
       arrow::field(system_fields::kRowId, arrow::int64(), /*nullable=*/false)};
-  for (const auto& c : update_cols) {
+  for (size_t i = 0; i < update_cols.size(); ++i) {
+    const std::string& c = update_cols[i];
     const DataField* f = table->schema().FieldByName(c);
     if (f == nullptr)
       return Status::Invalid("update column '", c, "' is not in target '", target, "'.");
-    fields.push_back(f->ToArrow());
+    if (f->type->holds_blob()) {
+      if (!options.allow_blob_columns) {
+        return Status::Invalid("cannot update blob column '", c, "' of '", target,
+                               "' (RowIdUpdateOptions::allow_blob_columns is off)");
+      }
+      if (!rowid_internal::IsBlobFileColumn(*table, *f)) {
+        return Status::Invalid("cannot update blob descriptor field '", c, "' of '", target, "'");
+      }
+      impl->blob_cols.push_back(i);
+    } else {
+      impl->parquet_cols.push_back(i);
+    }
+    auto arrow_field = f->ToArrow();
+    if (f->type->holds_blob() && !f->type->is_blob()) {
+      arrow_field = arrow_field->WithType(BlobInputType(*f->type));
+    }
+    fields.push_back(std::move(arrow_field));
   }
   impl->update_schema = arrow::schema(std::move(fields));
   impl->table = std::move(table);
@@ -124,6 +169,7 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->index = std::move(index);
   impl->pool = options.pool;
   impl->reject_deleted_rows = options.reject_deleted_rows;
+  impl->blob_slice_bytes = options.blob_slice_bytes;
   ARROW_ASSIGN_OR_RAISE(impl->memory_budget, impl->table->options().GetMemorySize(
                                                  kMemoryBudgetOption, kDefaultMemoryBudget));
   impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
@@ -265,12 +311,10 @@ Status RowIdUpdate::AddAll(arrow::RecordBatchReader* reader) {
   }
 }
 
-Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
-                                                     const std::shared_ptr<TableRead>& read,
+Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& reads,
                                                      std::vector<std::string>* written) const {
   const RowIdIndex::Group& group = index->groups()[g];
   const int64_t start = group.range.from;
-  const int64_t n = group.range.count();
   ARROW_ASSIGN_OR_RAISE(auto source, routed->Load(g));
   ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks(pool));
   cp::ExecContext ctx(pool);
@@ -300,23 +344,66 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
       }
     }
   }
+  std::vector<int64_t> positions(static_cast<size_t>(m));
+  for (int64_t k = 0; k < m; ++k) positions[k] = id_values[order[k]] - start;
   arrow::Int64Builder order_builder(pool);
   ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
-  ARROW_ASSIGN_OR_RAISE(auto order_array, order_builder.Finish());
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Array> order_array, order_builder.Finish());
+  // The files of one update share a stem (the Ray job's, else a fresh one per group).
+  const std::string stem =
+      table->options().GetOr(AppendWriter::kFileStemOption, std::string()).empty()
+          ? RandomUuid()
+          : *table->options().Get(AppendWriter::kFileStemOption);
 
-  std::vector<std::shared_ptr<arrow::Array>> columns;
-  if (m == n) {
-    // Every row of the group is updated: no need to read the current values.
-    for (size_t c = 0; c < cols.size(); ++c) {
+  CommitMessage msg;
+  if (!parquet_cols.empty()) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto messages, WriteParquetPart(g, *source, order_array, positions, reads, stem, written));
+    if (messages.size() != 1 || messages[0].new_files.size() != 1) {
+      return Status::Invalid("internal: the partial-column file of one group must be one file");
+    }
+    msg = std::move(messages[0]);
+  } else {
+    msg.partition = group.partition;
+    msg.bucket = group.bucket;
+    msg.total_buckets = -1;
+    msg.table_path = table->path();
+  }
+  if (!blob_cols.empty()) {
+    std::vector<rowid_internal::BlobColumnUpdate> columns;
+    for (size_t b = 0; b < blob_cols.size(); ++b) {
+      const size_t c = blob_cols[b];
       ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
                                                   cp::TakeOptions::Defaults(), &ctx));
-      columns.push_back(sorted.make_array());
+      columns.push_back(
+          {table->schema().FieldByName(cols[c]), sorted.make_array(), reads.blobs[b]});
     }
-  } else {
+    ARROW_ASSIGN_OR_RAISE(auto blob_files,
+                          rowid_internal::WriteBlobColumns(table, *index, g, positions, columns,
+                                                           stem, blob_slice_bytes, pool, written));
+    for (auto& f : blob_files) msg.new_files.push_back(std::move(f));
+  }
+  msg.check_from_snapshot = index->snapshot_id();
+  return msg;
+}
+
+Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
+    size_t g, const arrow::Table& source, const std::shared_ptr<arrow::Array>& order_array,
+    const std::vector<int64_t>& positions, const Reads& reads, const std::string& stem,
+    std::vector<std::string>* written) const {
+  const RowIdIndex::Group& group = index->groups()[g];
+  const int64_t start = group.range.from;
+  const int64_t n = group.range.count();
+  const int64_t m = static_cast<int64_t>(positions.size());
+  cp::ExecContext ctx(pool);
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  std::shared_ptr<arrow::RecordBatch> current;
+  std::shared_ptr<arrow::Array> indices;
+  if (m < n) {
     DataSplit split = index->SplitOf(g);
     // The partial file covers the whole group, deleted rows included (they stay deleted).
     split.deletion_files.clear();
-    ARROW_ASSIGN_OR_RAISE(auto current, read->ReadGroup(split, group.files));
+    ARROW_ASSIGN_OR_RAISE(current, reads.parquet->ReadGroup(split, group.files));
     if (!current || current->num_rows() != n) {
       return Status::IOError("could not read the current values of rows [", start, ", ",
                              start + n - 1, "]");
@@ -327,45 +414,69 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g,
     ARROW_RETURN_NOT_OK(idx.Reserve(n));
     int64_t k = 0;
     for (int64_t pos = 0; pos < n; ++pos) {
-      if (k < m && id_values[order[k]] - start == pos) {
+      if (k < m && positions[k] == pos) {
         idx.UnsafeAppend(n + k);
         ++k;
       } else {
         idx.UnsafeAppend(pos);
       }
     }
-    ARROW_ASSIGN_OR_RAISE(auto indices, idx.Finish());
-    for (size_t c = 0; c < cols.size(); ++c) {
-      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
-                                                  cp::TakeOptions::Defaults(), &ctx));
-      ARROW_ASSIGN_OR_RAISE(
-          auto both,
-          arrow::Concatenate({current->column(static_cast<int>(c)), sorted.make_array()}, pool));
-      ARROW_ASSIGN_OR_RAISE(auto merged,
-                            cp::Take(both, indices, cp::TakeOptions::Defaults(), &ctx));
-      columns.push_back(merged.make_array());
-    }
+    ARROW_ASSIGN_OR_RAISE(indices, idx.Finish());
   }
-  std::vector<std::shared_ptr<arrow::Field>> out_fields(update_schema->fields().begin() + 1,
-                                                        update_schema->fields().end());
+  std::vector<std::shared_ptr<arrow::Field>> out_fields;
+  std::vector<std::string> names;
+  for (size_t p = 0; p < parquet_cols.size(); ++p) {
+    const size_t c = parquet_cols[p];
+    out_fields.push_back(update_schema->field(static_cast<int>(c) + 1));
+    names.push_back(cols[c]);
+    ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source.column(c + 1)->chunk(0), order_array,
+                                                cp::TakeOptions::Defaults(), &ctx));
+    if (!current) {
+      // Every row of the group is updated: no need to read the current values.
+      columns.push_back(sorted.make_array());
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto both,
+        arrow::Concatenate({current->column(static_cast<int>(p)), sorted.make_array()}, pool));
+    ARROW_ASSIGN_OR_RAISE(auto merged, cp::Take(both, indices, cp::TakeOptions::Defaults(), &ctx));
+    columns.push_back(merged.make_array());
+  }
   auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
   AppendWriterOptions writer_options;
   writer_options.pool = pool;
+  // A fixed stem keeps this file's name what UpdateFilePaths derives.
+  ARROW_ASSIGN_OR_RAISE(auto named, table->Copy({{AppendWriter::kFileStemOption, stem}}));
   ARROW_ASSIGN_OR_RAISE(auto writer,
-                        AppendWriter::MakeForRowIds(table, cols, group.partition, group.bucket_dir,
+                        AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
                                                     start, writer_options));
-
   Status st = writer->Write(batch);
   auto paths = writer->written_paths();
   written->insert(written->end(), paths.begin(), paths.end());
   ARROW_RETURN_NOT_OK(st);
-  ARROW_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
-  if (messages.size() != 1 || messages[0].new_files.size() != 1) {
-    return Status::Invalid("an update of one group must produce exactly one file");
+  return writer->PrepareCommit();
+}
+
+Result<RowIdUpdate::Impl::Reads> RowIdUpdate::Impl::MakeReads() const {
+  Reads reads;
+  if (!parquet_cols.empty()) {
+    ReadOptions ro;
+    for (size_t c : parquet_cols) ro.fields.push_back(cols[c]);
+    ro.pool = pool;
+    ARROW_ASSIGN_OR_RAISE(reads.parquet, TableRead::Make(table, ro));
   }
-  CommitMessage msg = std::move(messages[0]);
-  msg.check_from_snapshot = index->snapshot_id();
-  return msg;
+  if (!blob_cols.empty()) {
+    // Untouched rows are copied byte for byte: payloads, never descriptors.
+    ARROW_ASSIGN_OR_RAISE(auto payloads, table->Copy({{options::kBlobAsDescriptor, "false"}}));
+    for (size_t c : blob_cols) {
+      ReadOptions ro;
+      ro.fields = {cols[c]};
+      ro.pool = pool;
+      ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(payloads, ro));
+      reads.blobs.push_back(std::move(read));
+    }
+  }
+  return reads;
 }
 
 Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
@@ -376,17 +487,14 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
     }
   }
   if (touched.empty()) return std::vector<CommitMessage>{};
-  ReadOptions ro;
-  ro.fields = impl_->cols;
-  ro.pool = impl_->pool;
-  ARROW_ASSIGN_OR_RAISE(auto read, TableRead::Make(impl_->table, ro));
+  ARROW_ASSIGN_OR_RAISE(auto reads, impl_->MakeReads());
   // One group per task on the shared executor; `written` is per group so a failed update
   // can delete the files of every group, finished or not.
   std::vector<std::optional<CommitMessage>> results(touched.size());
   std::vector<std::vector<std::string>> written(touched.size());
   Status st = Executor::Default()->ParallelFor(
       static_cast<int64_t>(touched.size()), threads, [&](int64_t i) -> Status {
-        ARROW_ASSIGN_OR_RAISE(results[i], impl_->UpdateGroup(touched[i], read, &written[i]));
+        ARROW_ASSIGN_OR_RAISE(results[i], impl_->UpdateGroup(touched[i], reads, &written[i]));
         return Status::OK();
       });
   if (!st.ok()) {
@@ -399,59 +507,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   for (auto& r : results) out.push_back(std::move(*r));
   return out;
 }
-
-namespace {
-
-// A reader of the update columns of `table` pinned at `index`'s snapshot.
-Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
-                                            const std::vector<std::string>& cols,
-                                            std::shared_ptr<const RowIdIndex> index,
-                                            arrow::MemoryPool* pool) {
-  // The index names its files, so the handle only supplies schema and options. An update's
-  // base snapshot may have been expired since it was planned (maint/expire.h): its files are
-  // still there (only DELETEd files go), so they are read through the unpinned handle.
-  ARROW_ASSIGN_OR_RAISE(bool exists,
-                        table.file_io()->Exists(table.SnapshotPath(index->snapshot_id())));
-  std::optional<std::string> snapshot_id;
-  if (exists) snapshot_id = std::to_string(index->snapshot_id());
-  ARROW_ASSIGN_OR_RAISE(auto pinned, table.Copy({{options::kScanSnapshotId, snapshot_id},
-                                                 {options::kScanTagName, std::nullopt}}));
-  RowIdReadOptions options;
-  options.pool = pool;
-  return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);
-}
-
-// The values `read` gives for `ids`, ordered by row id.
-Result<std::shared_ptr<arrow::Table>> ValuesOf(
-    const RowIdRead& read, const std::vector<std::shared_ptr<arrow::Array>>& ids,
-    arrow::MemoryPool* pool) {
-  ARROW_ASSIGN_OR_RAISE(auto reader, read.Read(ids, /*threads=*/1));
-  ARROW_ASSIGN_OR_RAISE(auto table, reader->ToTable());
-  cp::ExecContext ctx(pool);
-  ARROW_ASSIGN_OR_RAISE(auto sorted, cp::SortIndices(*table->GetColumnByName(system_fields::kRowId),
-                                                     cp::SortOrder::Ascending, &ctx));
-  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(table, sorted, cp::TakeOptions::Defaults(), &ctx));
-  return taken.table();
-}
-
-// OK when the update columns of `ids` hold the same values in `before`'s snapshot and in
-// `after`'s; else the conflict error every rebase reports.
-Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
-                      const std::vector<std::shared_ptr<arrow::Array>>& ids,
-                      const std::vector<std::string>& cols, arrow::MemoryPool* pool) {
-  ARROW_ASSIGN_OR_RAISE(auto old_values, ValuesOf(before, ids, pool));
-  ARROW_ASSIGN_OR_RAISE(auto new_values, ValuesOf(after, ids, pool));
-  if (old_values->Equals(*new_values)) return Status::OK();
-  std::string columns;
-  for (const auto& c : cols) columns += (columns.empty() ? "'" : ", '") + c + "'";
-  return MakeKindError(
-      arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-      "update_by_row_id conflicts with snapshot " + std::to_string(after.index()->snapshot_id()) +
-          ", which changed some of the same rows in column(s) " + columns + " since snapshot " +
-          std::to_string(before.index()->snapshot_id()) + "; re-run the update on the latest data");
-}
-
-}  // namespace
 
 Status RowIdUpdate::Rebase() {
   ARROW_ASSIGN_OR_RAISE(auto latest, impl_->table->LatestSnapshot());
@@ -467,8 +522,10 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
     return Status::Invalid("cannot rebase an update without snapshots");
   }
   ARROW_ASSIGN_OR_RAISE(auto latest, impl.table->SnapshotById(latest_index->snapshot_id()));
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, latest_index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto before_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, latest_index, impl.pool));
   // One old group at a time, so the rebase holds no more than the routing does: the rows'
   // values must be unchanged (else a true conflict); then they are re-routed with the latest
   // index (group boundaries may have moved).
@@ -479,8 +536,8 @@ Status RowIdUpdate::Rebase(std::shared_ptr<const RowIdIndex> latest_index) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
     impl.routed->Release(g);
-    ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
+    ARROW_RETURN_NOT_OK(rowid_internal::CheckUnchanged(
+        *before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
     arrow::TableBatchReader batches(*rows);
     std::shared_ptr<arrow::RecordBatch> batch;
     while (true) {
@@ -502,89 +559,17 @@ Status RowIdUpdate::VerifyUnchangedSince(std::shared_ptr<const RowIdIndex> since
     return Status::Invalid("cannot verify an update without snapshots");
   }
   if (since_index->snapshot_id() == impl.index->snapshot_id()) return Status::OK();
-  ARROW_ASSIGN_OR_RAISE(auto before_read, ReaderAt(*impl.table, impl.cols, since_index, impl.pool));
-  ARROW_ASSIGN_OR_RAISE(auto after_read, ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto before_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, since_index, impl.pool));
+  ARROW_ASSIGN_OR_RAISE(auto after_read,
+                        rowid_internal::ReaderAt(*impl.table, impl.cols, impl.index, impl.pool));
   for (size_t g = 0; g < impl.routed->num_groups(); ++g) {
     if (!impl.routed->touched(g)) continue;
     ARROW_ASSIGN_OR_RAISE(auto rows, impl.routed->Load(g));
-    ARROW_RETURN_NOT_OK(
-        CheckUnchanged(*before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
+    ARROW_RETURN_NOT_OK(rowid_internal::CheckUnchanged(
+        *before_read, *after_read, rows->column(0)->chunks(), impl.cols, impl.pool));
   }
   return Status::OK();
-}
-
-Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
-                                       int max_rebases, int64_t num_updated,
-                                       const UpdateRound& round) {
-  UpdateOutcome outcome;
-  outcome.num_updated = num_updated;
-  ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, std::move(options)));
-  std::optional<RebaseStep> step;
-  while (true) {
-    ARROW_ASSIGN_OR_RAISE(auto messages, round(step ? &*step : nullptr));
-    if (messages.empty()) return outcome;
-    auto committed = committer->Commit(messages);
-    if (committed.ok()) {
-      outcome.snapshot_id = *committed;
-      return outcome;
-    }
-    const ErrorKind* kind = GetErrorKind(committed.status());
-    if (kind == nullptr || *kind != ErrorKind::kRowIdConflict) return committed.status();
-    if (outcome.rebases >= max_rebases) {
-      // Every attempt's files were deleted by the committer; say why the update gave up.
-      return MakeKindError(
-          committed.status().code(), ErrorKind::kRowIdConflict,
-          "update_by_row_id gave up after " + std::to_string(outcome.rebases + 1) + " attempts (" +
-              std::to_string(outcome.rebases) +
-              " rebases onto newer snapshots): other writers kept committing to the same file "
-              "groups first. Last conflict: " +
-              committed.status().message());
-    }
-    // The committer deleted this round's files; the next round moves onto the latest snapshot.
-    const std::optional<int64_t>& base = messages.front().check_from_snapshot;
-    if (!base) return committed.status();
-    ARROW_ASSIGN_OR_RAISE(auto latest, table->LatestSnapshot());
-    if (!latest) return committed.status();
-    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
-                          RowIdIndex::Build(table, *latest));
-    step = RebaseStep{*base, std::move(latest_index)};
-    ++outcome.rebases;
-  }
-}
-
-Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> table,
-                                                 const std::vector<std::string>& update_cols,
-                                                 const RowIdIndex& index,
-                                                 const std::vector<int32_t>& groups) {
-  if (!table->options().Get(AppendWriter::kFileStemOption)) {
-    return Status::Invalid("update file paths are known only with ", AppendWriter::kFileStemOption);
-  }
-  std::vector<std::string> paths;
-  paths.reserve(groups.size());
-  for (int32_t g : groups) {
-    if (g < 0 || static_cast<size_t>(g) >= index.groups().size()) {
-      return Status::IndexError("no file group ", g, " in the row-id index");
-    }
-    const RowIdIndex::Group& group = index.groups()[static_cast<size_t>(g)];
-    ARROW_ASSIGN_OR_RAISE(auto writer,
-                          AppendWriter::MakeForRowIds(table, update_cols, group.partition,
-                                                      group.bucket_dir, group.range.from));
-    paths.push_back(writer->row_id_file_path());
-  }
-  return paths;
-}
-
-Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Table> table,
-                                   std::string commit_user, int threads, int max_rebases,
-                                   std::map<std::string, std::string> properties) {
-  CommitOptions options;
-  options.commit_user = std::move(commit_user);
-  options.properties = std::move(properties);
-  return CommitWithRebase(std::move(table), std::move(options), max_rebases, update->num_rows(),
-                          [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
-                            if (step) ARROW_RETURN_NOT_OK(update->Rebase(step->latest_index));
-                            return update->Finish(threads);
-                          });
 }
 
 }  // namespace paimon_rowid

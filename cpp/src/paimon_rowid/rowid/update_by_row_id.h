@@ -39,12 +39,16 @@ namespace paimon_rowid {
 
 /// The checks pypaimon runs before touching the source (docs/pypaimon-compat.md §1.2 rows 2–8):
 /// non-empty columns, data evolution and row tracking on, and each
-/// column an existing, non-blob, non-partition field. `target` names the table in messages.
+/// column an existing, non-partition field. `target` names the table in messages.
+/// BLOB columns ("{operation} cannot update blob column 'c'.") are refused unless
+/// `allow_blob_columns` (merge_into: pypaimon's MERGE can set them, its update_by_row_id
+/// cannot); even then a `blob-descriptor-field` column is refused (Invalid).
 /// Returns the de-duplicated columns (order kept).
 Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
                                                        const std::vector<std::string>& update_cols,
                                                        const std::string& target,
-                                                       const std::string& operation);
+                                                       const std::string& operation,
+                                                       bool allow_blob_columns = false);
 
 struct RowIdUpdateOptions {
   /// Every allocation of the update: casts and routing of the source, spill files, the
@@ -55,6 +59,15 @@ struct RowIdUpdateOptions {
   /// Refuse ids of deleted rows (deletion vectors) with "Cannot update deleted _ROW_ID {id}."
   /// (pypaimon's Ray job does; its table-level update writes them, and the rows stay deleted).
   bool reject_deleted_rows = false;
+  /// Accept `.blob`-stored update columns (BLOB, ARRAY<BLOB>, MAP<K, BLOB>): per touched group
+  /// each is written into `.blob` files covering the whole group (rowid/blob_update_internal.h:
+  /// untouched rows' payloads are copied, a slice of rows at a time), beside the partial
+  /// Parquet file of the other columns (none when every update column is a BLOB). Off: Make
+  /// refuses them (Invalid).
+  bool allow_blob_columns = false;
+  /// Payload bytes per slice when untouched BLOB values are copied (the memory bound of
+  /// one group task; at least one row per slice).
+  int64_t blob_slice_bytes = int64_t{32} << 20;
 };
 
 class RowIdUpdate {
@@ -95,8 +108,9 @@ class RowIdUpdate {
   int num_spills() const;
   int64_t peak_routed_bytes() const;
 
-  /// Writes one partial-column file per touched group (`threads` workers) and returns one
-  /// commit message per group, each carrying the base snapshot for conflict detection. On
+  /// Writes one partial-column file per touched group (`threads` workers; plus the `.blob`
+  /// files of BLOB update columns) and returns one commit message per group holding them all,
+  /// each carrying the base snapshot for conflict detection. On
   /// error every file written is deleted. May be called again after Rebase.
   Result<std::vector<CommitMessage>> Finish(int threads = 0);
 
@@ -153,10 +167,10 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
                                        int max_rebases, int64_t num_updated,
                                        const UpdateRound& round);
 
-/// The paths of the partial-column files an update of `update_cols` writes for `groups` of
-/// `index` when `table` carries AppendWriter::kFileStemOption (one file per group, named
-/// from the stem and the group's first row id): what a failed Ray round deletes, by name,
-/// without listing any directory.
+/// The paths of the files an update of `update_cols` writes for `groups` of `index` when
+/// `table` carries AppendWriter::kFileStemOption (per group: the partial-column file, named
+/// from the stem and the group's first row id, and for BLOB columns the `.blob` files of that
+/// stem that exist): what a failed Ray round deletes, by name, without listing any directory.
 Result<std::vector<std::string>> UpdateFilePaths(std::shared_ptr<const Table> table,
                                                  const std::vector<std::string>& update_cols,
                                                  const RowIdIndex& index,

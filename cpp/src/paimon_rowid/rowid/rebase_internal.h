@@ -1,0 +1,31 @@
+// The check a rebased update runs (RowIdUpdate::Rebase / VerifyUnchangedSince): the update
+// columns of the routed rows must hold the same values at two snapshots. BLOB columns compare
+// as descriptors (file and byte range), so no payload is fetched.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/array.h"
+#include "arrow/memory_pool.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/rowid/read_by_row_id.h"
+#include "paimon_rowid/rowid/row_id_index.h"
+
+namespace paimon_rowid::rowid_internal {
+
+/// A reader of `cols` of `table` pinned at `index`'s snapshot (through the unpinned handle
+/// when that snapshot has expired: its files are still there).
+Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
+                                            const std::vector<std::string>& cols,
+                                            std::shared_ptr<const RowIdIndex> index,
+                                            arrow::MemoryPool* pool);
+
+/// OK when `cols` of `ids` hold the same values through `before` and `after`; else the
+/// kCommitConflict error every rebase reports.
+Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
+                      const std::vector<std::shared_ptr<arrow::Array>>& ids,
+                      const std::vector<std::string>& cols, arrow::MemoryPool* pool);
+
+}  // namespace paimon_rowid::rowid_internal
