@@ -199,3 +199,24 @@ def test_failed_blob_merge_leaves_nothing(tmp_path):
         paimon_rowid.merge_into("db.t", _src([3, 3, 40]), {"warehouse": wh}, on=["id"],
                                 when_matched=[paimon_rowid.WhenMatched.update({"pic": "s.pic"})])
     assert dv.files(wh) == before
+
+
+def test_merge_refuses_nested_blob_columns_and_leaves_nothing(tmp_path):
+    """ARRAY<BLOB> / MAP<K, BLOB> hold several payloads per row: a merge setting one is
+    refused before anything is written (plain BLOB columns only)."""
+    import paimon_rowid
+    wh = str(tmp_path)
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                        ("arr", pa.list_(pa.large_binary()))])
+    table = ours.create_table(wh, "n", schema, {"row-tracking.enabled": "true",
+                                                "data-evolution.enabled": "true"})
+    ours.write(table, pa.table({"id": [1, 2], "arr": pa.array([[b"a"], [b"b", b"c"]],
+                                                               pa.list_(pa.large_binary()))},
+                               schema=schema))
+    before = dv.files(wh)
+    source = pa.table({"id": pa.array([1], pa.int64()),
+                       "arr": pa.array([[b"z"]], pa.list_(pa.large_binary()))})
+    with pytest.raises(NotImplementedError, match=r"cannot update nested blob column 'arr'"):
+        paimon_rowid.merge_into("db.n", source, {"warehouse": wh}, on=["id"],
+                                when_matched=[paimon_rowid.WhenMatched.update({"arr": "s.arr"})])
+    assert dv.files(wh) == before
