@@ -30,79 +30,105 @@ struct Resolved {
   BlobEntry entry;
 };
 
-// The payload bytes of every resolved row, fetched with coalesced ranged reads and verified.
-// Rows ascend, so within one file the entries ascend too; a read covers consecutive requested
-// rows of one file. Each row's whole entry (magic, payload, length, crc: 16 bytes more than
-// the payload, and adjacent entries touch) is read so that its CRC can be checked before the
-// payload is handed out. `views[r]` is empty for null rows; the views point into `buffers`.
-struct Payloads {
-  std::vector<std::shared_ptr<arrow::Buffer>> buffers;
-  std::vector<std::string_view> views;
-  int64_t total = 0;
-};
+// The payload bytes of the resolved rows, in row order, fetched with coalesced ranged reads and
+// verified. Rows ascend, so within one file the entries ascend too; a read covers consecutive
+// requested rows of one file. Each row's whole entry (magic, payload, length, crc: 16 bytes
+// more than the payload, and adjacent entries touch) is read so that its CRC can be checked
+// before the payload is handed out. Reads land one at a time in one reused scratch buffer, so
+// the memory held besides the output is one read (at most kMaxCoalescedRead, or one larger
+// payload), not the whole batch's raw bytes; the scratch stays mapped, so pages are not
+// faulted in again for every read.
+class PayloadCursor {
+ public:
+  PayloadCursor(const std::vector<OpenBlobFile>& open, const std::vector<BlobBunchFile>& files,
+                const std::vector<Resolved>& resolved, arrow::MemoryPool* pool)
+      : open_(open), files_(files), resolved_(resolved), pool_(pool) {}
 
-Result<Payloads> FetchPayloads(const std::vector<OpenBlobFile>& open,
-                               const std::vector<BlobBunchFile>& files,
-                               const std::vector<Resolved>& resolved) {
+  /// Plans the reads (and starts fetching them on an object store).
+  Status Plan() {
+    read_of_.assign(resolved_.size(), -1);
+    for (size_t r = 0; r < resolved_.size(); ++r) {
+      const Resolved& v = resolved_[r];
+      if (v.file < 0) continue;
+      total_ += v.entry.payload_length;
+      const int64_t start = v.entry.entry_offset();
+      const int64_t end = start + v.entry.entry_length();
+      if (!reads_.empty()) {
+        Read& last = reads_.back();
+        const int64_t last_end = last.offset + last.length;
+        if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
+            end - last.offset <= kMaxCoalescedRead) {
+          last.length = end - last.offset;
+          read_of_[r] = static_cast<int>(reads_.size()) - 1;
+          continue;
+        }
+      }
+      reads_.push_back({v.file, start, end - start});
+      read_of_[r] = static_cast<int>(reads_.size()) - 1;
+    }
+    // On an object store the reads of each file are fetched concurrently, neighbours merged.
+    std::map<int, std::vector<arrow::io::ReadRange>> by_file;
+    for (const Read& read : reads_) by_file[read.file].push_back({read.offset, read.length});
+    for (const auto& [file, ranges] : by_file) {
+      if (ranges.size() > 1) {
+        ARROW_RETURN_NOT_OK(format_internal::Prefetch(open_[file].input.get(), ranges));
+      }
+    }
+    return Status::OK();
+  }
+
+  /// The payload bytes of all non-null rows.
+  int64_t total() const { return total_; }
+
+  /// The verified payload of non-null row `r`, valid until the next call. Rows are asked in
+  /// ascending order.
+  Result<std::string_view> Payload(size_t r) {
+    const Resolved& v = resolved_[r];
+    const int k = read_of_[r];
+    if (k != loaded_) ARROW_RETURN_NOT_OK(Load(k));
+    const Read& read = reads_[k];
+    const std::string_view entry(
+        reinterpret_cast<const char*>(scratch_->data()) + (v.entry.entry_offset() - read.offset),
+        static_cast<size_t>(v.entry.entry_length()));
+    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files_[v.file].path, v.entry.entry_offset(),
+                                        v.row_id, v.row_id - *files_[v.file].meta->first_row_id));
+    return entry.substr(4, static_cast<size_t>(v.entry.payload_length));
+  }
+
+ private:
   struct Read {
     int file;
     int64_t offset;
     int64_t length;
   };
-  std::vector<Read> reads;
-  std::vector<int> read_of(resolved.size(), -1);
-  Payloads out;
-  for (size_t r = 0; r < resolved.size(); ++r) {
-    const Resolved& v = resolved[r];
-    if (v.file < 0) continue;
-    out.total += v.entry.payload_length;
-    const int64_t start = v.entry.entry_offset();
-    const int64_t end = start + v.entry.entry_length();
-    if (!reads.empty()) {
-      Read& last = reads.back();
-      const int64_t last_end = last.offset + last.length;
-      if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
-          end - last.offset <= kMaxCoalescedRead) {
-        last.length = end - last.offset;
-        read_of[r] = static_cast<int>(reads.size()) - 1;
-        continue;
-      }
+
+  Status Load(int k) {
+    const Read& read = reads_[k];
+    if (!scratch_) {
+      ARROW_ASSIGN_OR_RAISE(scratch_, arrow::AllocateResizableBuffer(read.length, pool_));
+    } else if (scratch_->size() < read.length) {
+      ARROW_RETURN_NOT_OK(scratch_->Resize(read.length, /*shrink_to_fit=*/false));
     }
-    reads.push_back({v.file, start, end - start});
-    read_of[r] = static_cast<int>(reads.size()) - 1;
-  }
-  // On an object store the reads of each file are fetched concurrently, neighbours merged.
-  std::map<int, std::vector<arrow::io::ReadRange>> by_file;
-  for (const Read& read : reads) by_file[read.file].push_back({read.offset, read.length});
-  for (const auto& [file, ranges] : by_file) {
-    if (ranges.size() > 1) {
-      ARROW_RETURN_NOT_OK(format_internal::Prefetch(open[file].input.get(), ranges));
+    ARROW_ASSIGN_OR_RAISE(int64_t got, open_[read.file].input->ReadAt(read.offset, read.length,
+                                                                      scratch_->mutable_data()));
+    if (got != read.length) {
+      return Status::IOError("blob file '", files_[read.file].path, "' is truncated: wanted ",
+                             read.length, " bytes at ", read.offset, ", got ", got);
     }
+    loaded_ = k;
+    return Status::OK();
   }
-  out.buffers.resize(reads.size());
-  for (size_t k = 0; k < reads.size(); ++k) {
-    const Read& read = reads[k];
-    ARROW_ASSIGN_OR_RAISE(out.buffers[k], open[read.file].input->ReadAt(read.offset, read.length));
-    if (out.buffers[k]->size() != read.length) {
-      return Status::IOError("blob file '", files[read.file].path, "' is truncated: wanted ",
-                             read.length, " bytes at ", read.offset, ", got ",
-                             out.buffers[k]->size());
-    }
-  }
-  out.views.resize(resolved.size());
-  for (size_t r = 0; r < resolved.size(); ++r) {
-    const Resolved& v = resolved[r];
-    if (v.file < 0) continue;
-    const int k = read_of[r];
-    const std::string_view entry(reinterpret_cast<const char*>(out.buffers[k]->data()) +
-                                     (v.entry.entry_offset() - reads[k].offset),
-                                 static_cast<size_t>(v.entry.entry_length()));
-    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files[v.file].path, v.entry.entry_offset(), v.row_id,
-                                        v.row_id - *files[v.file].meta->first_row_id));
-    out.views[r] = entry.substr(4, static_cast<size_t>(v.entry.payload_length));
-  }
-  return out;
-}
+
+  const std::vector<OpenBlobFile>& open_;
+  const std::vector<BlobBunchFile>& files_;
+  const std::vector<Resolved>& resolved_;
+  arrow::MemoryPool* pool_;
+  std::vector<Read> reads_;
+  std::vector<int> read_of_;
+  int64_t total_ = 0;
+  std::unique_ptr<arrow::ResizableBuffer> scratch_;
+  int loaded_ = -1;
+};
 
 Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile>& open,
                                                   const std::vector<BlobBunchFile>& files,
@@ -123,14 +149,15 @@ Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile
     ARROW_RETURN_NOT_OK(builder.Finish(&out));
     return out;
   }
-  ARROW_ASSIGN_OR_RAISE(auto payloads, FetchPayloads(open, files, resolved));
-  ARROW_RETURN_NOT_OK(builder.ReserveData(payloads.total));
+  PayloadCursor payloads(open, files, resolved, pool);
+  ARROW_RETURN_NOT_OK(payloads.Plan());
+  ARROW_RETURN_NOT_OK(builder.ReserveData(payloads.total()));
   for (size_t r = 0; r < resolved.size(); ++r) {
     if (resolved[r].file < 0) {
       builder.UnsafeAppendNull();
     } else {
       static const uint8_t kEmpty = 0;
-      const std::string_view view = payloads.views[r];
+      ARROW_ASSIGN_OR_RAISE(const std::string_view view, payloads.Payload(r));
       builder.UnsafeAppend(view.empty() ? &kEmpty : reinterpret_cast<const uint8_t*>(view.data()),
                            static_cast<int64_t>(view.size()));
     }
@@ -162,15 +189,17 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
         static_cast<arrow::ListBuilder*>(builder.get())->value_builder());
   }
   const int64_t key_width = is_map ? MapBlobKeyFixedWidth(*type.key()->ToArrow()) : 0;
-  Payloads payloads;
-  if (!as_descriptor) {
-    ARROW_ASSIGN_OR_RAISE(payloads, FetchPayloads(open, files, resolved));
-  }
+  PayloadCursor payloads(open, files, resolved, pool);
+  if (!as_descriptor) ARROW_RETURN_NOT_OK(payloads.Plan());
   for (size_t r = 0; r < resolved.size(); ++r) {
     const Resolved& v = resolved[r];
     if (v.file < 0) {
       ARROW_RETURN_NOT_OK(builder->AppendNull());
       continue;
+    }
+    std::string_view payload;
+    if (!as_descriptor) {
+      ARROW_ASSIGN_OR_RAISE(payload, payloads.Payload(r));
     }
     const std::string& path = files[v.file].path;
     const std::string what =
@@ -184,7 +213,7 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
         return buffer->ToString();
       };
     } else {
-      read = InMemoryPayloadReader(payloads.views[r]);
+      read = InMemoryPayloadReader(payload);
     }
     BlobNestedLayout layout;
     if (is_map) {
@@ -216,8 +245,7 @@ Result<std::shared_ptr<arrow::Array>> BuildNested(const std::vector<OpenBlobFile
         BlobDescriptor d{path, v.entry.payload_offset + value.offset, value.length};
         ARROW_RETURN_NOT_OK(value_builder->Append(d.Serialize()));
       } else {
-        ARROW_RETURN_NOT_OK(
-            value_builder->Append(payloads.views[r].substr(value.offset, value.length)));
+        ARROW_RETURN_NOT_OK(value_builder->Append(payload.substr(value.offset, value.length)));
       }
     }
   }
