@@ -3,8 +3,8 @@
 // compression. Shared by the reader (avro_reader.cc) and the writer (avro_writer.cc).
 #include <algorithm>
 
-#include "arrow/util/crc32.h"
 #include "paimon_rowid/codec/avro_internal.h"
+#include "paimon_rowid/codec/crc32.h"
 
 namespace paimon_rowid::avro::internal {
 
@@ -87,7 +87,7 @@ Result<std::shared_ptr<arrow::Buffer>> SnappyDecompress(arrow::util::Codec* code
   const uint8_t* crc = in + body_len;
   uint32_t stored = (uint32_t{crc[0]} << 24) | (uint32_t{crc[1]} << 16) | (uint32_t{crc[2]} << 8) |
                     uint32_t{crc[3]};
-  if (arrow::internal::crc32(0, out->data(), static_cast<size_t>(n)) != stored) {
+  if (Crc32(0, out->data(), static_cast<size_t>(n)) != stored) {
     return Status::Invalid("Avro: snappy block checksum mismatch");
   }
   return out;
@@ -103,7 +103,7 @@ Result<std::string> CompressBlock(const std::string& codec_name, arrow::util::Co
                                                    reinterpret_cast<uint8_t*>(out.data())));
   out.resize(static_cast<size_t>(n));
   if (codec_name == "snappy") {
-    uint32_t crc = arrow::internal::crc32(0, raw.data(), raw.size());
+    uint32_t crc = Crc32(0, raw.data(), raw.size());
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(crc >> shift));
   }
   return out;

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "arrow/buffer.h"
-#include "arrow/util/crc32.h"
+#include "paimon_rowid/codec/crc32.h"
 #include "paimon_rowid/codec/delta_varint.h"
 #include "paimon_rowid/codec/little_endian.h"
 
@@ -23,9 +23,7 @@ constexpr int64_t kTailProbe = 64 * 1024;
 
 }  // namespace
 
-uint32_t BlobCrc32(uint32_t crc, const void* data, size_t size) {
-  return arrow::internal::crc32(crc, data, size);
-}
+uint32_t BlobCrc32(uint32_t crc, const void* data, size_t size) { return Crc32(crc, data, size); }
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "arrow/util/crc32.h"
+#include "paimon_rowid/codec/crc32.h"
 #include "paimon_rowid/codec/little_endian.h"
 
 namespace paimon_rowid {
@@ -227,7 +227,7 @@ Result<EncodedDeletionVectorFile> EncodeDeletionVectorFile(
     range.cardinality = dv.cardinality();
     AppendBE32(&out.bytes, static_cast<uint32_t>(bytes.size()));
     out.bytes += bytes;
-    AppendBE32(&out.bytes, arrow::internal::crc32(0, bytes.data(), bytes.size()));
+    AppendBE32(&out.bytes, Crc32(0, bytes.data(), bytes.size()));
     out.ranges.push_back(std::move(range));
   }
   return out;
@@ -249,7 +249,7 @@ Result<DeletionVector> DecodeDeletionVectorAt(std::string_view bytes,
   }
   std::string_view body = bytes.substr(4, static_cast<size_t>(range.length));
   const uint32_t stored = LoadBE32(bytes.data() + 4 + range.length);
-  const uint32_t computed = arrow::internal::crc32(0, body.data(), body.size());
+  const uint32_t computed = Crc32(0, body.data(), body.size());
   if (stored != computed) {
     return Status::IOError("deletion vector of '", range.data_file, "' in index file '", file,
                            "' is damaged (CRC32 ", computed, ", stored ", stored, ")");
