@@ -49,6 +49,7 @@ def _src(ids, names=None) -> pa.Table:
 U, D, INS = ms.update, ms.delete, ms.insert
 # name -> (source, matched clauses, not-matched clauses)
 CASES = {
+    "first_and_last_rows": (_src([0, 29, 30]), [U({"pic": "s.pic"})], []),
     "some_rows": (_src([3, 7, 11]), [U({"pic": "s.pic"})], []),
     "whole_group": (_src(list(range(0, 30))), [U({"pic": "s.pic"})], []),
     "groups_and_a_normal_column": (_src([5, 29, 30, 31, 44]),
