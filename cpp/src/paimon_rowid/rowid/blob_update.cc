@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
@@ -17,17 +15,6 @@ namespace {
 
 constexpr int64_t kDefaultTargetFileSize = int64_t{256} << 20;
 constexpr int64_t kMaxSliceRows = int64_t{64} << 10;
-
-// As the append writer stamps its files (Java's LocalDateTime millis, read as UTC).
-int64_t LocalMillisAsUtc() {
-  auto now = std::chrono::system_clock::now();
-  int64_t millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  std::tm local{};
-  localtime_r(&secs, &local);
-  return millis + static_cast<int64_t>(local.tm_gmtoff) * 1000;
-}
 
 // Rows per slice: `slice_bytes` over the larger of the column's average stored payload in
 // the group and the average new value.
@@ -143,7 +130,7 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
   ARROW_ASSIGN_OR_RAISE(int64_t blob_target,
                         opts.GetMemorySize(options::kBlobTargetFileSize, target));
   if (blob_target <= 0) return Status::Invalid("blob.target-file-size must be positive");
-  const int64_t created_at = LocalMillisAsUtc();
+  const int64_t created_at = FileCreationMillis();
   std::vector<DataFileMeta> out;
   for (const auto& column : columns) {
     if (column.new_values->length() != static_cast<int64_t>(positions.size())) {

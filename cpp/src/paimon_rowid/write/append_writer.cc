@@ -45,8 +45,9 @@ std::string CompressionExtension(const std::string& codec) {
   return codec;
 }
 
-// Java and pypaimon record the local wall-clock time as if it were UTC.
-int64_t LocalMillisAsUtc() {
+}  // namespace
+
+int64_t FileCreationMillis() {
   auto now = std::chrono::system_clock::now();
   int64_t millis =
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
@@ -55,8 +56,6 @@ int64_t LocalMillisAsUtc() {
   localtime_r(&secs, &local);
   return millis + static_cast<int64_t>(local.tm_gmtoff) * 1000;
 }
-
-}  // namespace
 
 // One open data file of a partition.
 struct OpenFile {
@@ -518,7 +517,7 @@ Status AppendWriter::Impl::CloseFile(PartitionWriter* pw) {
   meta.max_sequence_number = 0;
   meta.schema_id = table->schema().id;
   meta.level = 0;
-  meta.creation_time_millis = LocalMillisAsUtc();
+  meta.creation_time_millis = FileCreationMillis();
   meta.delete_row_count = 0;
   meta.file_source = static_cast<int32_t>(FileSource::kAppend);
   meta.write_cols = normal_write_cols;

@@ -60,6 +60,10 @@ struct AppendWriterOptions {
   arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
 
+/// A data file's _CREATION_TIME as Java and pypaimon record it: the local wall-clock time in
+/// milliseconds, read as if it were UTC.
+int64_t FileCreationMillis();
+
 class AppendWriter {
  public:
   /// Table (dynamic) option: the stem of this writer's file names, in place of a random
