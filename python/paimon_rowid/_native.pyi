@@ -244,8 +244,8 @@ def delete_by_row_id(table: Table, row_ids: List[int]) -> List[CommitMessage]:
     """Commit messages deleting ``row_ids`` through deletion vectors; nothing committed."""
 
 def commit_update(table: Table, round: Any, num_updated: int, commit_user: str,
-                  properties: Dict[str, str] = ..., max_rebases: int = 5
-                  ) -> Tuple[Optional[int], int]:
+                  properties: Dict[str, str] = ..., max_rebases: int = 5,
+                  operation: str = "update_by_row_id") -> Tuple[Optional[int], int]:
     """The one commit path of an update whose rounds run elsewhere: calls
     ``round(None)``, then ``round(RebaseStep)`` after each lost conflict, for the commit
     messages; returns (snapshot id or None, rebases). ``round``'s exceptions pass through."""

@@ -111,7 +111,7 @@ def commit_rounds(table: Any, plan: MergePlan, run: Any, commit_user: str,
         return result.messages
 
     native().commit_update(table._native, round_fn, 0, commit_user, dict(properties),
-                           jobs.MAX_REBASES)
+                           jobs.MAX_REBASES, "merge_into")
     return last[0] if last else RoundResult([])
 
 

@@ -193,7 +193,8 @@ void RegisterRowId(nb::module_& m) {
   m.def(
       "commit_update",
       [](std::shared_ptr<Table> table, nb::callable round, int64_t num_updated,
-         std::string commit_user, std::map<std::string, std::string> properties, int max_rebases) {
+         std::string commit_user, std::map<std::string, std::string> properties, int max_rebases,
+         std::string operation) {
         std::optional<nb::python_error> raised;
         UpdateRound run = [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
           nb::gil_scoped_acquire gil;
@@ -217,7 +218,8 @@ void RegisterRowId(nb::module_& m) {
           CommitOptions options;
           options.commit_user = std::move(commit_user);
           options.properties = std::move(properties);
-          outcome = CommitWithRebase(table, std::move(options), max_rebases, num_updated, run);
+          outcome =
+              CommitWithRebase(table, std::move(options), max_rebases, num_updated, run, operation);
         }
         if (raised) {
           raised->restore();
@@ -227,7 +229,8 @@ void RegisterRowId(nb::module_& m) {
         return std::make_tuple(done.snapshot_id, done.rebases);
       },
       nb::arg("table"), nb::arg("round"), nb::arg("num_updated"), nb::arg("commit_user"),
-      nb::arg("properties") = std::map<std::string, std::string>{}, nb::arg("max_rebases") = 5);
+      nb::arg("properties") = std::map<std::string, std::string>{}, nb::arg("max_rebases") = 5,
+      nb::arg("operation") = "update_by_row_id");
 
   m.def(
       "update_file_paths",

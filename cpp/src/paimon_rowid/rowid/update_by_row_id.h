@@ -162,10 +162,11 @@ using UpdateRound = std::function<Result<std::vector<CommitMessage>>(const Rebas
 /// index and runs a rebased round, up to `max_rebases` times: both writers' rows are kept,
 /// and a true conflict (the same rows changed) fails clearly. On failure nothing of any round
 /// stays on disk (the committer deletes each lost round's files). `num_updated` is returned
-/// in the outcome as given.
+/// in the outcome as given; `operation` names the call in the error after the last rebase.
 Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
                                        int max_rebases, int64_t num_updated,
-                                       const UpdateRound& round);
+                                       const UpdateRound& round,
+                                       const std::string& operation = "update_by_row_id");
 
 /// The paths of the files an update of `update_cols` writes for `groups` of `index` when
 /// `table` carries AppendWriter::kFileStemOption (per group: the partial-column file, named

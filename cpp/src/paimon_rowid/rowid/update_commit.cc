@@ -71,7 +71,7 @@ Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,
 
 Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,
                                        int max_rebases, int64_t num_updated,
-                                       const UpdateRound& round) {
+                                       const UpdateRound& round, const std::string& operation) {
   UpdateOutcome outcome;
   outcome.num_updated = num_updated;
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, std::move(options)));
@@ -90,7 +90,7 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
       // Every attempt's files were deleted by the committer; say why the update gave up.
       return MakeKindError(
           committed.status().code(), ErrorKind::kRowIdConflict,
-          "update_by_row_id gave up after " + std::to_string(outcome.rebases + 1) + " attempts (" +
+          operation + " gave up after " + std::to_string(outcome.rebases + 1) + " attempts (" +
               std::to_string(outcome.rebases) +
               " rebases onto newer snapshots): other writers kept committing to the same file "
               "groups first. Last conflict: " +
