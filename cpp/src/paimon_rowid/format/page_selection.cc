@@ -466,7 +466,9 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
     }
   }
   if (any_index) {
-    page_index = in.parquet->GetPageIndexReader();
+    // A reader of its own per read: the file's shared one keeps the row-group readers of its
+    // first WillNeed, which then refuse the columns of a later read of the same file.
+    page_index = parquet::PageIndexReader::Make(in.file.get(), md, VerifyingReaderProperties(in.pool));
     if (page_index != nullptr) {
       std::vector<int32_t> rgs(groups.begin(), groups.end());
       parquet::PageIndexSelection selection;
