@@ -19,9 +19,9 @@ std::string WriteFile(const std::string& dir, int64_t rows, int64_t rows_per_gro
     EXPECT_OK(ids.Append(i));
     EXPECT_OK(i % 7 == 0 ? vs.AppendNull() : vs.Append(i / 10));
   }
-  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
-                               arrow::field("v", arrow::int64()),
-                               arrow::field("l", arrow::list(arrow::int64()))});
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("v", arrow::int64()),
+                     arrow::field("l", arrow::list(arrow::int64()))});
   auto lists = arrow::MakeArrayOfNull(arrow::list(arrow::int64()), rows).ValueOrDie();
   auto batch = arrow::RecordBatch::Make(
       schema, rows, {ids.Finish().ValueOrDie(), vs.Finish().ValueOrDie(), lists});

@@ -353,8 +353,8 @@ Result<std::optional<std::vector<ParquetFileReader::Segment>>> ParquetFileReader
       const int64_t rows = starts[rg + 1] - starts[rg];
       auto chunk = metadata->RowGroup(rg)->ColumnChunk(column);
       if (page_index != nullptr && chunk->GetColumnIndexLocation().has_value() &&
-          AppendPageSegments(page_index->RowGroup(rg).get(), column, descr, *type, starts[rg],
-                             rows, impl_->pool, &segments)) {
+          AppendPageSegments(page_index->RowGroup(rg).get(), column, descr, *type, starts[rg], rows,
+                             impl_->pool, &segments)) {
         continue;
       }
       Segment segment;

@@ -67,7 +67,7 @@ class ParquetFileReader {
 
   /// Bounds of a run of rows of one column: a row group, or one page of it.
   struct Segment {
-    RowRange rows;  // file row positions
+    RowRange rows;                       // file row positions
     std::shared_ptr<arrow::Scalar> min;  // null: unknown
     std::shared_ptr<arrow::Scalar> max;  // null: unknown
     std::optional<int64_t> null_count;   // nullopt: unknown

@@ -25,7 +25,7 @@ std::shared_ptr<Predicate> Int64Leaf(Predicate::Op op, const std::string& field,
 }
 
 StatsRun MakeRun(int64_t from, int64_t to, std::optional<int64_t> min, std::optional<int64_t> max,
-             std::optional<int64_t> nulls = 0) {
+                 std::optional<int64_t> nulls = 0) {
   StatsRun run;
   run.rows = {from, to};
   if (min) run.stats.min = std::make_shared<arrow::Int64Scalar>(*min);
@@ -42,8 +42,7 @@ class StatsFilterEnvironment : public ::testing::Environment {
  public:
   void SetUp() override { ASSERT_OK(EnsureComputeInitialized()); }
 };
-const auto* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new StatsFilterEnvironment());
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new StatsFilterEnvironment());
 
 TEST(MayMatchPositionsTest, KeepsOnlyRunsTheBoundsAdmit) {
   // Three row groups of a sorted column: [0,99] -> 0..99, [100,199] -> 100..199, ...
@@ -71,7 +70,9 @@ TEST(MayMatchPositionsTest, ColumnsWithDifferentBoundariesAreCutTogether) {
   // `a` from a file with row groups of 100 rows, `b` from one with pages of 50.
   std::map<std::string, std::vector<StatsRun>> runs = {
       {"a", {MakeRun(0, 99, 0, 9), MakeRun(100, 199, 10, 19)}},
-      {"b", {MakeRun(0, 49, 0, 0), MakeRun(50, 99, 1, 1), MakeRun(100, 149, 0, 0), MakeRun(150, 199, 1, 1)}}};
+      {"b",
+       {MakeRun(0, 49, 0, 0), MakeRun(50, 99, 1, 1), MakeRun(100, 149, 0, 0),
+        MakeRun(150, 199, 1, 1)}}};
   auto a_high = Int64Leaf(Predicate::Op::kGreaterOrEqual, "a", {10});
   auto b_one = Int64Leaf(Predicate::Op::kEqual, "b", {1});
   auto both = Predicate::Compound(Predicate::Op::kAnd, {a_high, b_one}).ValueOrDie();
@@ -84,7 +85,8 @@ TEST(MayMatchPositionsTest, NullCountsOfAWiderRunAreNotTakenForAPart) {
   // `a`: one run of 100 rows, half of them null; `b` cuts it in two. The first half holds
   // 50 rows and the run 50 nulls, which must not read as "all 50 rows are null".
   std::map<std::string, std::vector<StatsRun>> runs = {
-      {"a", {MakeRun(0, 99, 1, 5, /*nulls=*/50)}}, {"b", {MakeRun(0, 49, 0, 0), MakeRun(50, 99, 0, 0)}}};
+      {"a", {MakeRun(0, 99, 1, 5, /*nulls=*/50)}},
+      {"b", {MakeRun(0, 49, 0, 0), MakeRun(50, 99, 0, 0)}}};
   auto a_small = Int64Leaf(Predicate::Op::kLessThan, "a", {10});
   EXPECT_EQ(MayMatchPositions(*a_small, {{0, 99}}, runs, 0), (Ranges{{0, 99}}));
   // A run without a non-null value prunes each of its parts.
@@ -173,7 +175,8 @@ class RewrittenColumnTest : public ::testing::Test {
     fields.push_back(arrow::field("x", arrow::int64()));
     ARROW_ASSIGN_OR_RAISE(auto x_array, xs.Finish());
     arrays.push_back(x_array);
-    ARROW_RETURN_NOT_OK(writer->Write(arrow::RecordBatch::Make(arrow::schema(fields), kRows, arrays)));
+    ARROW_RETURN_NOT_OK(
+        writer->Write(arrow::RecordBatch::Make(arrow::schema(fields), kRows, arrays)));
     ARROW_ASSIGN_OR_RAISE(auto messages, writer->PrepareCommit());
     ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table_));
     return committer->Commit(messages).status();

@@ -280,8 +280,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
                                /*predicate_applied=*/true);
   }
-  ARROW_ASSIGN_OR_RAISE(auto columns, ReadSupplies(*plan, /*only=*/nullptr, plan->selection,
-                                                   &files));
+  ARROW_ASSIGN_OR_RAISE(auto columns,
+                        ReadSupplies(*plan, /*only=*/nullptr, plan->selection, &files));
   ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, needed_schema_, &columns));
   return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
                              /*predicate_applied=*/false);
@@ -339,9 +339,9 @@ Result<TableRead::ColumnMap> TableRead::ReadSupplies(const GroupReadPlan& plan,
     ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
-      ARROW_ASSIGN_OR_RAISE(
-          auto column, CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
-                                  table_names[i], reader->path(), &ctx));
+      ARROW_ASSIGN_OR_RAISE(auto column,
+                            CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
+                                       table_names[i], reader->path(), &ctx));
       columns[table_names[i]] = std::move(column);
     }
   }

@@ -100,13 +100,14 @@ class TableRead {
   // columns, filter exactly, narrow the selection to the surviving rows and read the other
   // needed columns for them (table_read_filter.cc). nullopt when no row survives.
   Result<std::optional<ColumnMap>> ReadFiltered(const DataSplit& split, const FileGroup& group,
-                                                GroupReadPlan* plan,
-                                                GroupFileReaders* files) const;
+                                                GroupReadPlan* plan, GroupFileReaders* files) const;
   // lay out the columns of `schema` (read, derived system columns, partition constants, NULL
   // for columns no file holds);
-  Result<std::shared_ptr<arrow::RecordBatch>> Assemble(
-      const DataSplit& split, const FileGroup& group, const GroupReadPlan& plan,
-      const std::shared_ptr<arrow::Schema>& schema, ColumnMap* columns) const;
+  Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const DataSplit& split,
+                                                       const FileGroup& group,
+                                                       const GroupReadPlan& plan,
+                                                       const std::shared_ptr<arrow::Schema>& schema,
+                                                       ColumnMap* columns) const;
   // filter by the predicate (unless ReadFiltered did), apply max_rows, fetch BLOB payloads
   // for the surviving rows, dereference stored descriptors and drop the predicate-only
   // columns.

@@ -29,9 +29,10 @@ Status FilterColumns(const arrow::Datum& mask, cp::ExecContext* ctx,
 
 }  // namespace
 
-Result<std::optional<TableRead::ColumnMap>> TableRead::ReadFiltered(
-    const DataSplit& split, const FileGroup& group, GroupReadPlan* plan,
-    GroupFileReaders* files) const {
+Result<std::optional<TableRead::ColumnMap>> TableRead::ReadFiltered(const DataSplit& split,
+                                                                    const FileGroup& group,
+                                                                    GroupReadPlan* plan,
+                                                                    GroupFileReaders* files) const {
   const Predicate& predicate = *options_.predicate;
   // 1. Rows the statistics of the predicate columns' files exclude are never decoded.
   ARROW_RETURN_NOT_OK(PruneByFileStats(predicate, table_->schema(), files, plan));
