@@ -254,6 +254,18 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
     }
     int64_t total = 0;
     for (const auto& piece : pieces) total += piece.length;
+    if (pieces.size() == 1) {  // dictionary and pages in one run: read it, copy nothing
+      PARQUET_ASSIGN_OR_THROW(auto bytes, file_->ReadAt(pieces[0].offset, total));
+      if (bytes->size() != total) {
+        throw parquet::ParquetException("column chunk is truncated (read " +
+                                        std::to_string(bytes->size()) + " of " +
+                                        std::to_string(total) + " bytes)");
+      }
+      if (stats_ != nullptr) stats_->bytes_fetched_by_index += total;
+      return parquet::PageReader::Open(std::make_shared<arrow::io::BufferReader>(std::move(bytes)),
+                                       col.num_values(), col.compression(), properties_,
+                                       always_compressed_);
+    }
     PARQUET_ASSIGN_OR_THROW(auto buffer, arrow::AllocateBuffer(total, pool_));
     uint8_t* out = buffer->mutable_data();
     // Read pieces separated by small holes in one request each.
@@ -466,7 +478,10 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
     }
   }
   if (any_index) {
-    page_index = in.parquet->GetPageIndexReader();
+    // A reader of its own per read: the file's shared one keeps the row-group readers of its
+    // first WillNeed, which then refuse the columns of a later read of the same file.
+    page_index =
+        parquet::PageIndexReader::Make(in.file.get(), md, VerifyingReaderProperties(in.pool));
     if (page_index != nullptr) {
       std::vector<int32_t> rgs(groups.begin(), groups.end());
       parquet::PageIndexSelection selection;
@@ -547,12 +562,13 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
         }
       }
       if (sparse) continue;
-      bool identity = false;
-      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity, in.pool));
-      if (identity) {
+      // Every decoded row wanted (every wanted row is kept): no index to build, no take.
+      if (CountRows(wanted[g]) == CountRows(plan.kept)) {
         chunks.insert(chunks.end(), decoded->chunks().begin(), decoded->chunks().end());
         continue;
       }
+      bool identity = false;
+      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity, in.pool));
       ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
                             arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices),
                                                  arrow::compute::TakeOptions::Defaults(), &ctx));

@@ -15,6 +15,7 @@
 #include "parquet/file_reader.h"
 #include "parquet/file_writer.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/properties.h"
 #include "parquet/schema.h"
 #include "parquet/statistics.h"
@@ -194,6 +195,7 @@ int ParquetFileReader::num_row_groups() const {
   return static_cast<int>(impl_->row_group_starts.size()) - 1;
 }
 const std::shared_ptr<arrow::Schema>& ParquetFileReader::schema() const { return impl_->schema; }
+const std::string& ParquetFileReader::path() const { return impl_->path; }
 
 Result<std::optional<std::vector<ParquetFileReader::MinMax>>> ParquetFileReader::ColumnMinMax(
     const std::string& name) const {
@@ -228,6 +230,143 @@ Result<std::optional<std::vector<ParquetFileReader::MinMax>>> ParquetFileReader:
       chunks.push_back(std::move(bounds));
     }
     out = std::move(chunks);
+    return Status::OK();
+  }));
+  return out;
+}
+
+namespace {
+
+// Min/max of one column chunk or page as scalars of `type` (the column's type in the reader's
+// Arrow schema); both null when the statistics cannot be converted.
+void SetBounds(const parquet::Statistics& stats, const arrow::DataType& type,
+               ParquetFileReader::Segment* out) {
+  std::shared_ptr<arrow::Scalar> lo, hi;
+  if (!stats.HasMinMax() || !parquet::arrow::StatisticsAsScalars(stats, &lo, &hi).ok() ||
+      lo == nullptr || hi == nullptr) {
+    return;
+  }
+  if (!lo->type->Equals(type)) {  // e.g. utf8 statistics of a large_utf8 column
+    auto cast_lo = lo->CastTo(type.GetSharedPtr());
+    auto cast_hi = hi->CastTo(type.GetSharedPtr());
+    if (!cast_lo.ok() || !cast_hi.ok()) return;
+    lo = *cast_lo;
+    hi = *cast_hi;
+  }
+  out->min = std::move(lo);
+  out->max = std::move(hi);
+}
+
+// The pages of one chunk from its page index, or false when the index is missing or does not
+// describe pages starting at row 0 in ascending row order.
+bool AppendPageSegments(parquet::RowGroupPageIndexReader* index, int column,
+                        const parquet::ColumnDescriptor* descr, const arrow::DataType& type,
+                        int64_t first_row, int64_t rows, arrow::MemoryPool* pool,
+                        std::vector<ParquetFileReader::Segment>* out) {
+  if (index == nullptr) return false;
+  auto column_index = index->GetColumnIndex(column);
+  auto offset_index = index->GetOffsetIndex(column);
+  if (column_index == nullptr || offset_index == nullptr) return false;
+  const auto& pages = offset_index->page_locations();
+  const auto& null_pages = column_index->null_pages();
+  const auto& mins = column_index->encoded_min_values();
+  const auto& maxs = column_index->encoded_max_values();
+  const bool has_nulls = column_index->has_null_counts();
+  if (pages.empty() || pages.size() != null_pages.size() || pages.size() != mins.size() ||
+      pages.size() != maxs.size() ||
+      (has_nulls && column_index->null_counts().size() != pages.size()) ||
+      pages.front().first_row_index != 0) {
+    return false;
+  }
+  std::vector<ParquetFileReader::Segment> segments;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const int64_t end = p + 1 < pages.size() ? pages[p + 1].first_row_index : rows;
+    if (end <= pages[p].first_row_index || end > rows) return false;
+    ParquetFileReader::Segment segment;
+    segment.rows = {first_row + pages[p].first_row_index, first_row + end - 1};
+    const int64_t count = segment.rows.count();
+    if (null_pages[p]) {
+      segment.null_count = count;  // flat column: one value per row, all of them null
+    } else {
+      if (has_nulls) segment.null_count = column_index->null_counts()[p];
+      auto stats = parquet::Statistics::Make(
+          descr, mins[p], maxs[p], count, segment.null_count.value_or(0),
+          /*distinct_count=*/0, /*has_min_max=*/true, /*has_null_count=*/has_nulls,
+          /*has_distinct_count=*/false, pool);
+      SetBounds(*stats, type, &segment);
+    }
+    segments.push_back(std::move(segment));
+  }
+  out->insert(out->end(), segments.begin(), segments.end());
+  return true;
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<ParquetFileReader::Segment>>> ParquetFileReader::ColumnSegments(
+    const std::string& name, const std::vector<RowRange>* positions) const {
+  const int field_index = impl_->schema->GetFieldIndex(name);
+  if (field_index < 0) return std::nullopt;
+  const auto& type = impl_->schema->field(field_index)->type();
+  if (type->num_fields() > 0) return std::nullopt;
+  std::optional<std::vector<Segment>> out;
+  ARROW_RETURN_NOT_OK(CatchParquet(impl_->path, [&]() -> Status {
+    const auto& manifest = impl_->reader->manifest();
+    if (static_cast<size_t>(field_index) >= manifest.schema_fields.size() ||
+        !manifest.schema_fields[field_index].is_leaf()) {
+      return Status::OK();
+    }
+    const int column = manifest.schema_fields[field_index].column_index;
+    auto metadata = impl_->reader->parquet_reader()->metadata();
+    const parquet::ColumnDescriptor* descr = metadata->schema()->Column(column);
+    if (descr->max_repetition_level() > 0) return Status::OK();
+    const auto& starts = impl_->row_group_starts;
+    std::vector<int32_t> groups;
+    for (int rg = 0; rg < num_row_groups(); ++rg) {
+      if (starts[rg + 1] == starts[rg]) continue;
+      if (positions != nullptr && !AnyOverlap(*positions, starts[rg], starts[rg + 1] - 1)) {
+        continue;
+      }
+      groups.push_back(rg);
+    }
+    // The page index of the touched chunks, one request per row group; a reader of our own
+    // so that the selective read's reader keeps its own WillNeed.
+    std::shared_ptr<parquet::PageIndexReader> page_index;
+    bool indexed = false;
+    for (int32_t rg : groups) {
+      auto chunk = metadata->RowGroup(rg)->ColumnChunk(column);
+      indexed |= chunk->GetColumnIndexLocation().has_value() &&
+                 chunk->GetOffsetIndexLocation().has_value() && chunk->crypto_metadata() == nullptr;
+    }
+    if (indexed) {
+      page_index = parquet::PageIndexReader::Make(
+          impl_->file.get(), metadata, format_internal::VerifyingReaderProperties(impl_->pool));
+      if (page_index != nullptr) {
+        parquet::PageIndexSelection selection;
+        selection.column_index = true;
+        selection.offset_index = true;
+        page_index->WillNeed(groups, {column}, selection);
+      }
+    }
+    std::vector<Segment> segments;
+    for (int32_t rg : groups) {
+      const int64_t rows = starts[rg + 1] - starts[rg];
+      auto chunk = metadata->RowGroup(rg)->ColumnChunk(column);
+      if (page_index != nullptr && chunk->GetColumnIndexLocation().has_value() &&
+          AppendPageSegments(page_index->RowGroup(rg).get(), column, descr, *type, starts[rg], rows,
+                             impl_->pool, &segments)) {
+        continue;
+      }
+      Segment segment;
+      segment.rows = {starts[rg], starts[rg + 1] - 1};
+      auto stats = chunk->statistics();
+      if (stats != nullptr) {
+        if (stats->HasNullCount()) segment.null_count = stats->null_count();
+        SetBounds(*stats, *type, &segment);
+      }
+      segments.push_back(std::move(segment));
+    }
+    out = std::move(segments);
     return Status::OK();
   }));
   return out;

@@ -50,6 +50,8 @@ class ParquetFileReader {
 
   int64_t num_rows() const;
   int num_row_groups() const;
+  /// The path given to Open (for messages).
+  const std::string& path() const;
   /// Top-level fields as Arrow sees them.
   const std::shared_ptr<arrow::Schema>& schema() const;
 
@@ -62,6 +64,24 @@ class ParquetFileReader {
     std::shared_ptr<arrow::Scalar> max;
   };
   Result<std::optional<std::vector<MinMax>>> ColumnMinMax(const std::string& name) const;
+
+  /// Bounds of a run of rows of one column: a row group, or one page of it.
+  struct Segment {
+    RowRange rows;                       // file row positions
+    std::shared_ptr<arrow::Scalar> min;  // null: unknown
+    std::shared_ptr<arrow::Scalar> max;  // null: unknown
+    std::optional<int64_t> null_count;   // nullopt: unknown
+  };
+  /// Statistics of the flat top-level column `name` for the row groups `positions` touches
+  /// (all row groups with nullptr), in row order and covering those row groups' rows: per row
+  /// group the footer's bounds, split into page bounds where the file has a page index
+  /// (ColumnIndex and OffsetIndex) for the chunk. Bounds are scalars of the column's type in
+  /// schema(); a segment without usable statistics has null bounds. nullopt when the column
+  /// is absent or nested. Reads the page index of those row groups (one request per row
+  /// group, none for files without one), never a data page. Bounds are pruning hints: a
+  /// writer may truncate them (outward), so they are never used for more than excluding rows.
+  Result<std::optional<std::vector<Segment>>> ColumnSegments(
+      const std::string& name, const std::vector<RowRange>* positions) const;
 
   /// Reads the named top-level columns (in that order) at the given row positions
   /// (sorted, non-overlapping, inside [0, num_rows)); `positions == nullptr` reads all rows.

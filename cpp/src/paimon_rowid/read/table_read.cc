@@ -7,7 +7,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/exec/compute.h"
-#include "paimon_rowid/format/object_store_input.h"
+#include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
@@ -133,19 +133,50 @@ Result<std::shared_ptr<arrow::Array>> Int64Constant(int64_t value, int64_t lengt
   return arrow::MakeArrayFromScalar(arrow::Int64Scalar(value), length, pool);
 }
 
+// Streams the groups of the splits in split order. Without a limit up to `threads` groups
+// are read at once on the shared executor (exec/executor.h), at most `threads` ahead of the
+// consumer, so at most that many group batches are buffered; with one thread, or a limit,
+// every group is read on the consumer's thread, each read stopping at the rows still missing.
 class GroupStreamReader : public arrow::RecordBatchReader {
  public:
   GroupStreamReader(std::shared_ptr<const TableRead> read, std::vector<DataSplit> splits,
-                    std::optional<int64_t> limit)
-      : read_(std::move(read)), splits_(std::move(splits)), remaining_(limit) {}
+                    std::optional<int64_t> limit, int threads)
+      : read_(std::move(read)),
+        splits_(std::make_shared<const std::vector<DataSplit>>(std::move(splits))),
+        remaining_(limit) {
+    auto order = std::make_shared<std::vector<std::pair<size_t, size_t>>>();
+    for (size_t s = 0; s < splits_->size(); ++s) {
+      for (size_t g = 0; g < (*splits_)[s].groups.size(); ++g) order->emplace_back(s, g);
+    }
+    const int64_t n = static_cast<int64_t>(order->size());
+    threads = static_cast<int>(std::min<int64_t>(Executor::ResolveThreads(threads), n));
+    if (limit || threads <= 1) return;
+    groups_.emplace(Executor::Default(), n, threads, threads,
+                    [read = read_, splits = splits_, order](int64_t i) {
+                      const auto [s, g] = (*order)[static_cast<size_t>(i)];
+                      const DataSplit& split = (*splits)[s];
+                      return read->ReadGroup(split, split.groups[g], std::nullopt);
+                    });
+  }
 
   std::shared_ptr<arrow::Schema> schema() const override { return read_->output_schema(); }
 
   Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
-    while (split_ < splits_.size()) {
+    if (groups_) {
+      while (auto next = groups_->Next()) {
+        // After an error the map returns nullopt: later calls end the stream cleanly.
+        ARROW_ASSIGN_OR_RAISE(auto batch, std::move(*next));
+        if (batch && batch->num_rows() > 0) {
+          *out = std::move(batch);
+          return Status::OK();
+        }
+      }
+      return Status::OK();
+    }
+    while (split_ < splits_->size()) {
       if (remaining_ && *remaining_ <= 0) return Status::OK();
-      const DataSplit& split = splits_[split_];
+      const DataSplit& split = (*splits_)[split_];
       if (group_ >= split.groups.size()) {
         ++split_;
         group_ = 0;
@@ -166,10 +197,11 @@ class GroupStreamReader : public arrow::RecordBatchReader {
 
  private:
   std::shared_ptr<const TableRead> read_;
-  std::vector<DataSplit> splits_;
+  std::shared_ptr<const std::vector<DataSplit>> splits_;
   std::optional<int64_t> remaining_;
   size_t split_ = 0;
   size_t group_ = 0;
+  std::optional<OrderedMap<std::shared_ptr<arrow::RecordBatch>>> groups_;
 };
 
 }  // namespace
@@ -214,6 +246,15 @@ Result<std::shared_ptr<TableRead>> TableRead::Make(std::shared_ptr<const Table> 
     }
   }
   ARROW_ASSIGN_OR_RAISE(read->needed_schema_, OutputSchema(*table, read->needed_fields_));
+  if (options.predicate) {
+    options.predicate->CollectFields(&read->predicate_fields_);
+    ARROW_ASSIGN_OR_RAISE(
+        read->predicate_schema_,
+        OutputSchema(*table, std::vector<std::string>(read->predicate_fields_.begin(),
+                                                      read->predicate_fields_.end())));
+    ARROW_ASSIGN_OR_RAISE(auto expr, options.predicate->ToExpression());
+    ARROW_ASSIGN_OR_RAISE(read->predicate_expr_, expr.Bind(*read->predicate_schema_));
+  }
   ARROW_ASSIGN_OR_RAISE(read->blob_as_descriptor_,
                         table->options().GetBool(options::kBlobAsDescriptor, false));
   if (options.predicate) {
@@ -248,7 +289,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> TableRead::Read(
   // The reader keeps this TableRead alive; copying the small state is cheaper than
   // requiring callers to hold a shared_ptr.
   auto self = std::shared_ptr<const TableRead>(new TableRead(*this));
-  return std::make_shared<GroupStreamReader>(std::move(self), std::move(splits), options_.limit);
+  return std::make_shared<GroupStreamReader>(std::move(self), std::move(splits), options_.limit,
+                                             options_.threads);
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit& split,
@@ -264,9 +306,19 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
   if (!plan) return nullptr;
   ARROW_RETURN_NOT_OK(ApplyDeletionVector(split, group, &*plan));
   if (plan->num_rows == 0) return nullptr;
-  ARROW_ASSIGN_OR_RAISE(auto columns, ReadSupplies(split, *plan));
-  ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, &columns));
-  return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows);
+  GroupFileReaders files(*table_, split, options_.pool);
+  if (options_.predicate && !predicate_reads_blob_) {
+    ARROW_ASSIGN_OR_RAISE(auto columns, ReadFiltered(split, group, &*plan, &files));
+    if (!columns) return nullptr;
+    ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, needed_schema_, &*columns));
+    return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
+                               /*predicate_applied=*/true);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto columns,
+                        ReadSupplies(*plan, /*only=*/nullptr, plan->selection, &files));
+  ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, needed_schema_, &columns));
+  return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
+                             /*predicate_applied=*/false);
 }
 
 Status TableRead::ApplyDeletionVector(const DataSplit& split, const FileGroup& group,
@@ -295,27 +347,22 @@ Status TableRead::ApplyDeletionVector(const DataSplit& split, const FileGroup& g
   return Status::OK();
 }
 
-Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::ReadSupplies(
-    const DataSplit& split, const GroupReadPlan& plan) const {
+Result<TableRead::ColumnMap> TableRead::ReadSupplies(const GroupReadPlan& plan,
+                                                     const std::set<std::string>* only,
+                                                     const std::vector<RowRange>& selection,
+                                                     GroupFileReaders* files) const {
   const TableSchema& schema = table_->schema();
-  std::map<std::string, std::shared_ptr<arrow::ChunkedArray>> columns;
+  ColumnMap columns;
   cp::ExecContext ctx(options_.pool);
-  ParquetReadOptions read_options;
-  read_options.pool = options_.pool;
   for (const auto& s : plan.supplies) {
-    std::string path = split.FilePath(*s.file);
-    ARROW_ASSIGN_OR_RAISE(
-        auto input,
-        format_internal::OpenForRead(*table_->file_io(), path, s.file->file_size, options_.pool));
-    ARROW_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(std::move(input), path,
-                                                               s.file->file_size, read_options));
-    if (reader->num_rows() != s.file->row_count) {
-      return Status::IOError("data file '", path, "' holds ", reader->num_rows(),
-                             " rows but its manifest entry says ", s.file->row_count);
-    }
+    bool wanted = only == nullptr;
+    for (const auto& column : s.columns) wanted = wanted || only->count(column.first) > 0;
+    if (!wanted) continue;
+    ARROW_ASSIGN_OR_RAISE(ParquetFileReader * reader, files->Get(*s.file));
     std::vector<std::string> file_names;
     std::vector<std::string> table_names;
     for (const auto& [table_name, file_name] : s.columns) {
+      if (only != nullptr && !only->count(table_name)) continue;
       // A column the file schema lists but the file lacks (e.g. written by a narrower
       // writer) reads as null, like a column no file holds.
       if (reader->schema()->GetFieldIndex(file_name) < 0) continue;
@@ -323,12 +370,12 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
       table_names.push_back(table_name);
     }
     if (file_names.empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &plan.selection));
+    ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
       ARROW_ASSIGN_OR_RAISE(auto column,
                             CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
-                                       table_names[i], path, &ctx));
+                                       table_names[i], reader->path(), &ctx));
       columns[table_names[i]] = std::move(column);
     }
   }
@@ -337,15 +384,15 @@ Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> TableRead::R
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
     const DataSplit& split, const FileGroup& group, const GroupReadPlan& plan,
-    std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>* columns) const {
+    const std::shared_ptr<arrow::Schema>& schema_out, ColumnMap* columns) const {
   const TableSchema& schema = table_->schema();
   const std::set<std::string> partition_names(schema.partition_keys.begin(),
                                               schema.partition_keys.end());
   ARROW_ASSIGN_OR_RAISE(auto partition_values, DecodePartition(split.partition, partition_fields_));
   const int64_t num_rows = plan.num_rows;
   std::vector<std::shared_ptr<arrow::Array>> arrays;
-  for (int i = 0; i < needed_schema_->num_fields(); ++i) {
-    const auto& field = needed_schema_->field(i);
+  for (int i = 0; i < schema_out->num_fields(); ++i) {
+    const auto& field = schema_out->field(i);
     const std::string& name = field->name();
     std::shared_ptr<arrow::Array> array;
     if (name == system_fields::kRowId) {
@@ -382,12 +429,12 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
     }
     arrays.push_back(std::move(array));
   }
-  return arrow::RecordBatch::Make(needed_schema_, num_rows, std::move(arrays));
+  return arrow::RecordBatch::Make(schema_out, num_rows, std::move(arrays));
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
     const DataSplit& split, const GroupReadPlan& plan, std::shared_ptr<arrow::RecordBatch> batch,
-    std::optional<int64_t> max_rows) const {
+    std::optional<int64_t> max_rows, bool predicate_applied) const {
   const TableSchema& schema = table_->schema();
   // BLOB payloads are fetched only for the rows that survive the predicate and the limit,
   // unless the predicate itself looks at a BLOB column.
@@ -418,7 +465,7 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::FilterAndFetchBlobs(
     }
   }
 
-  if (options_.predicate) {
+  if (options_.predicate && !predicate_applied) {
     cp::ExecContext ctx(options_.pool);
     ARROW_ASSIGN_OR_RAISE(auto expr, options_.predicate->ToExpression());
     ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*needed_schema_));

@@ -8,7 +8,13 @@
 // normal file, independent of the projection.
 //
 // Only the rows inside the split's row ranges are read: row groups without selected rows
-// are never decoded. Predicates filter rows exactly after the merge.
+// are never decoded. With a predicate (not on a BLOB column) a group is read in two phases
+// (read/stats_filter.h): the rows are first narrowed by the Parquet statistics (row groups,
+// and pages where the page index exists) of the files supplying the predicate's columns;
+// then only the predicate's columns are read and the predicate runs exactly on them; the
+// other columns are read for the surviving rows only ("late materialization", when at most
+// half of the rows survive; else for all rows, then filtered). A group whose rows all fail
+// reads no other column.
 //
 // BLOB columns stored in `.blob` files (docs/format.md §5.3 step 6, read/blob_reader.h) are
 // fetched last, by byte range, for the rows that survive: row ranges, the predicate (unless
@@ -26,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +40,7 @@
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/read/group_plan.h"
+#include "paimon_rowid/read/stats_filter.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
 
@@ -43,6 +51,10 @@ struct ReadOptions {
   std::vector<std::string> fields;
   std::shared_ptr<Predicate> predicate;
   std::optional<int64_t> limit;
+  /// Groups Read() reads at once without a limit (on the shared executor, at most this many
+  /// ahead of the consumer, so as many group batches are buffered); 0 = one per core, 1 = all
+  /// on the consumer's thread. With a limit groups are read one at a time.
+  int threads = 0;
   /// Every allocation of the read: Parquet decoding and the page-selective read, casts,
   /// assembly (concatenation, constant and NULL columns), the predicate's compute and the
   /// BLOB columns, and the buffers the data files are read into. Not owned; must outlive
@@ -59,7 +71,8 @@ class TableRead {
   const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
 
   /// Streams the rows of `splits`, one batch per non-empty file group, in split order,
-  /// stopping after `limit` rows. Errors surface from ReadNext.
+  /// stopping after `limit` rows; groups are read `threads` at a time (ReadOptions). Errors
+  /// surface from ReadNext. The reader is pulled from one thread at a time.
   Result<std::shared_ptr<arrow::RecordBatchReader>> Read(std::vector<DataSplit> splits) const;
 
   /// The rows of one group of `split` (output schema), or nullptr when none is selected.
@@ -82,19 +95,30 @@ class TableRead {
   // drop the rows the group anchor's deletion vector deletes from the selection;
   Status ApplyDeletionVector(const DataSplit& split, const FileGroup& group,
                              GroupReadPlan* plan) const;
-  // read each supplying file's columns for the selected rows, cast to the table's types;
-  Result<std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>> ReadSupplies(
-      const DataSplit& split, const GroupReadPlan& plan) const;
-  // lay out the needed columns (read, derived system columns, partition constants, NULL for
-  // columns no file holds);
-  Result<std::shared_ptr<arrow::RecordBatch>> Assemble(
-      const DataSplit& split, const FileGroup& group, const GroupReadPlan& plan,
-      std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>* columns) const;
-  // filter by the predicate, apply max_rows, fetch BLOB payloads for the surviving rows,
-  // dereference stored descriptors and drop the predicate-only columns.
+  using ColumnMap = std::map<std::string, std::shared_ptr<arrow::ChunkedArray>>;
+  // read each supplying file's columns (those in `only`, all without it) for the rows of
+  // `selection` (group positions), cast to the table's types;
+  Result<ColumnMap> ReadSupplies(const GroupReadPlan& plan, const std::set<std::string>* only,
+                                 const std::vector<RowRange>& selection,
+                                 GroupFileReaders* files) const;
+  // with a predicate: prune `plan`'s selection by file statistics, read the predicate's
+  // columns, filter exactly, narrow the selection to the surviving rows and read the other
+  // needed columns for them (table_read_filter.cc). nullopt when no row survives.
+  Result<std::optional<ColumnMap>> ReadFiltered(const DataSplit& split, const FileGroup& group,
+                                                GroupReadPlan* plan, GroupFileReaders* files) const;
+  // lay out the columns of `schema` (read, derived system columns, partition constants, NULL
+  // for columns no file holds);
+  Result<std::shared_ptr<arrow::RecordBatch>> Assemble(const DataSplit& split,
+                                                       const FileGroup& group,
+                                                       const GroupReadPlan& plan,
+                                                       const std::shared_ptr<arrow::Schema>& schema,
+                                                       ColumnMap* columns) const;
+  // filter by the predicate (unless ReadFiltered did), apply max_rows, fetch BLOB payloads
+  // for the surviving rows, dereference stored descriptors and drop the predicate-only
+  // columns.
   Result<std::shared_ptr<arrow::RecordBatch>> FilterAndFetchBlobs(
       const DataSplit& split, const GroupReadPlan& plan, std::shared_ptr<arrow::RecordBatch> batch,
-      std::optional<int64_t> max_rows) const;
+      std::optional<int64_t> max_rows, bool predicate_applied) const;
 
   std::shared_ptr<const Table> table_;
   ReadOptions options_;
@@ -105,6 +129,10 @@ class TableRead {
   std::shared_ptr<SchemaCache> schemas_;
   bool blob_as_descriptor_ = false;
   bool predicate_reads_blob_ = false;  // the predicate references a BLOB column
+  // The predicate's fields, their schema and the predicate bound to it (two-phase reads).
+  std::set<std::string> predicate_fields_;
+  std::shared_ptr<arrow::Schema> predicate_schema_;
+  arrow::compute::Expression predicate_expr_;
   // Output `blob-descriptor-field` columns whose stored descriptors are resolved to payloads.
   std::vector<std::string> dereference_fields_;
 };
