@@ -1,9 +1,8 @@
 """``ReadBuilder`` and ``TableRead``: what to read (projection, filter, limit) and reading it.
 
 Reading streams Arrow record batches from the native reader (merging each data-evolution file
-group column by column, one group per core at once); memory is bounded by a batch per file
-group being read or read ahead (one per core), except for ``to_arrow`` / ``to_pandas``
-which materialise the result.
+group column by column); memory is bounded by a batch per open file group, except for
+``to_arrow`` / ``to_pandas`` which materialise the result.
 """
 from __future__ import annotations
 

@@ -51,10 +51,6 @@ struct ReadOptions {
   std::vector<std::string> fields;
   std::shared_ptr<Predicate> predicate;
   std::optional<int64_t> limit;
-  /// Groups Read() reads at once without a limit (on the shared executor, at most this many
-  /// ahead of the consumer, so as many group batches are buffered); 0 = one per core, 1 = all
-  /// on the consumer's thread. With a limit groups are read one at a time.
-  int threads = 0;
   /// Every allocation of the read: Parquet decoding and the page-selective read, casts,
   /// assembly (concatenation, constant and NULL columns), the predicate's compute and the
   /// BLOB columns, and the buffers the data files are read into. Not owned; must outlive
@@ -71,8 +67,7 @@ class TableRead {
   const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
 
   /// Streams the rows of `splits`, one batch per non-empty file group, in split order,
-  /// stopping after `limit` rows; groups are read `threads` at a time (ReadOptions). Errors
-  /// surface from ReadNext. The reader is pulled from one thread at a time.
+  /// stopping after `limit` rows. Errors surface from ReadNext.
   Result<std::shared_ptr<arrow::RecordBatchReader>> Read(std::vector<DataSplit> splits) const;
 
   /// The rows of one group of `split` (output schema), or nullptr when none is selected.
