@@ -1,8 +1,9 @@
 """``ReadBuilder`` and ``TableRead``: what to read (projection, filter, limit) and reading it.
 
 Reading streams Arrow record batches from the native reader (merging each data-evolution file
-group column by column); memory is bounded by a batch per open file group, except for
-``to_arrow`` / ``to_pandas`` which materialise the result.
+group column by column, one group per core at once); memory is bounded by a batch per file
+group being read or read ahead (one per core), except for ``to_arrow`` / ``to_pandas``
+which materialise the result.
 """
 from __future__ import annotations
 
@@ -132,17 +133,20 @@ class TableRead:
         return out
 
     def to_arrow_batch_reader(self, splits: Sequence[Split]) -> pa.RecordBatchReader:
-        """A lazy reader over the splits' rows; files are opened as batches are pulled."""
-        predicate = None if self._predicate is None else self._predicate.to_native()
-        capsule = native().read(self._table._native, self._native_splits(splits),
-                                self._read_fields, predicate, self._limit)
-        return stream_reader(capsule)
+        """A lazy reader over the splits' rows; files are opened as batches are pulled, one
+        file group at a time on the consumer's thread (memory: one group's batch)."""
+        return self._reader(splits, threads=1)
 
     def to_arrow(self, splits: Sequence[Split]) -> pa.Table:
         """All rows as one table (typed and empty when there are none). Materialises the
-        result in memory."""
-        reader = self.to_arrow_batch_reader(splits)
-        return reader.read_all()
+        result in memory; file groups are read on one thread per core, in order."""
+        return self._reader(splits, threads=0).read_all()
+
+    def _reader(self, splits: Sequence[Split], threads: int) -> pa.RecordBatchReader:
+        predicate = None if self._predicate is None else self._predicate.to_native()
+        capsule = native().read(self._table._native, self._native_splits(splits),
+                                self._read_fields, predicate, self._limit, threads)
+        return stream_reader(capsule)
 
     def output_schema(self) -> pa.Schema:
         """The Arrow schema every read of this TableRead produces."""

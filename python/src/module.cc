@@ -246,11 +246,13 @@ NB_MODULE(_native, m) {
   m.def(
       "read",
       [](std::shared_ptr<Table> table, std::vector<std::shared_ptr<DataSplit>> splits,
-         std::vector<std::string> fields, nb::object predicate, std::optional<int64_t> limit) {
+         std::vector<std::string> fields, nb::object predicate, std::optional<int64_t> limit,
+         int threads) {
         ReadOptions options;
         options.fields = std::move(fields);
         options.predicate = ConvertPredicate(predicate);
         options.limit = limit;
+        options.threads = threads;
         auto read = Unwrap(TableRead::Make(table, std::move(options)));
         std::vector<DataSplit> owned;
         for (const auto& s : splits) owned.push_back(*s);
@@ -258,7 +260,7 @@ NB_MODULE(_native, m) {
         return ExportStreamCapsule(std::move(reader));
       },
       nb::arg("table"), nb::arg("splits"), nb::arg("read_fields"), nb::arg("predicate").none(),
-      nb::arg("limit").none());
+      nb::arg("limit").none(), nb::arg("threads") = 1);
 
   RegisterWrite(m);
   RegisterRowId(m);

@@ -7,6 +7,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
@@ -132,19 +133,50 @@ Result<std::shared_ptr<arrow::Array>> Int64Constant(int64_t value, int64_t lengt
   return arrow::MakeArrayFromScalar(arrow::Int64Scalar(value), length, pool);
 }
 
+// Streams the groups of the splits in split order. Without a limit up to `threads` groups
+// are read at once on the shared executor (exec/executor.h), at most `threads` ahead of the
+// consumer, so at most that many group batches are buffered; with one thread, or a limit,
+// every group is read on the consumer's thread, each read stopping at the rows still missing.
 class GroupStreamReader : public arrow::RecordBatchReader {
  public:
   GroupStreamReader(std::shared_ptr<const TableRead> read, std::vector<DataSplit> splits,
-                    std::optional<int64_t> limit)
-      : read_(std::move(read)), splits_(std::move(splits)), remaining_(limit) {}
+                    std::optional<int64_t> limit, int threads)
+      : read_(std::move(read)),
+        splits_(std::make_shared<const std::vector<DataSplit>>(std::move(splits))),
+        remaining_(limit) {
+    auto order = std::make_shared<std::vector<std::pair<size_t, size_t>>>();
+    for (size_t s = 0; s < splits_->size(); ++s) {
+      for (size_t g = 0; g < (*splits_)[s].groups.size(); ++g) order->emplace_back(s, g);
+    }
+    const int64_t n = static_cast<int64_t>(order->size());
+    threads = static_cast<int>(std::min<int64_t>(Executor::ResolveThreads(threads), n));
+    if (limit || threads <= 1) return;
+    groups_.emplace(Executor::Default(), n, threads, threads,
+                    [read = read_, splits = splits_, order](int64_t i) {
+                      const auto [s, g] = (*order)[static_cast<size_t>(i)];
+                      const DataSplit& split = (*splits)[s];
+                      return read->ReadGroup(split, split.groups[g], std::nullopt);
+                    });
+  }
 
   std::shared_ptr<arrow::Schema> schema() const override { return read_->output_schema(); }
 
   Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
-    while (split_ < splits_.size()) {
+    if (groups_) {
+      while (auto next = groups_->Next()) {
+        // After an error the map returns nullopt: later calls end the stream cleanly.
+        ARROW_ASSIGN_OR_RAISE(auto batch, std::move(*next));
+        if (batch && batch->num_rows() > 0) {
+          *out = std::move(batch);
+          return Status::OK();
+        }
+      }
+      return Status::OK();
+    }
+    while (split_ < splits_->size()) {
       if (remaining_ && *remaining_ <= 0) return Status::OK();
-      const DataSplit& split = splits_[split_];
+      const DataSplit& split = (*splits_)[split_];
       if (group_ >= split.groups.size()) {
         ++split_;
         group_ = 0;
@@ -165,10 +197,11 @@ class GroupStreamReader : public arrow::RecordBatchReader {
 
  private:
   std::shared_ptr<const TableRead> read_;
-  std::vector<DataSplit> splits_;
+  std::shared_ptr<const std::vector<DataSplit>> splits_;
   std::optional<int64_t> remaining_;
   size_t split_ = 0;
   size_t group_ = 0;
+  std::optional<OrderedMap<std::shared_ptr<arrow::RecordBatch>>> groups_;
 };
 
 }  // namespace
@@ -256,7 +289,8 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> TableRead::Read(
   // The reader keeps this TableRead alive; copying the small state is cheaper than
   // requiring callers to hold a shared_ptr.
   auto self = std::shared_ptr<const TableRead>(new TableRead(*this));
-  return std::make_shared<GroupStreamReader>(std::move(self), std::move(splits), options_.limit);
+  return std::make_shared<GroupStreamReader>(std::move(self), std::move(splits), options_.limit,
+                                             options_.threads);
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit& split,

@@ -51,6 +51,13 @@ struct ReadOptions {
   std::vector<std::string> fields;
   std::shared_ptr<Predicate> predicate;
   std::optional<int64_t> limit;
+  /// Groups Read() reads at once without a limit, on the shared executor and at most this
+  /// many ahead of the consumer (so as many group batches are buffered); 0 = one per core.
+  /// The default, 1, reads every group on the consumer's thread when it is pulled: streaming
+  /// consumers (a backfill, a Ray block) hold one group at a time. Callers that materialize
+  /// the whole result anyway (Python's to_arrow) ask for 0. With a limit groups are read one
+  /// at a time.
+  int threads = 1;
   /// Every allocation of the read: Parquet decoding and the page-selective read, casts,
   /// assembly (concatenation, constant and NULL columns), the predicate's compute and the
   /// BLOB columns, and the buffers the data files are read into. Not owned; must outlive
@@ -67,7 +74,8 @@ class TableRead {
   const std::shared_ptr<arrow::Schema>& output_schema() const { return output_schema_; }
 
   /// Streams the rows of `splits`, one batch per non-empty file group, in split order,
-  /// stopping after `limit` rows. Errors surface from ReadNext.
+  /// stopping after `limit` rows; groups are read `threads` at a time (ReadOptions). Errors
+  /// surface from ReadNext. The reader is pulled from one thread at a time.
   Result<std::shared_ptr<arrow::RecordBatchReader>> Read(std::vector<DataSplit> splits) const;
 
   /// The rows of one group of `split` (output schema), or nullptr when none is selected.

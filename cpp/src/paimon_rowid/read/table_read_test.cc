@@ -238,6 +238,66 @@ TEST_F(BlobReadTest, ManifestRowCountMismatchIsIOError) {
   EXPECT_TRUE(out.status().IsIOError()) << out.status().ToString();
 }
 
+// ---------------------------------------------------------------- parallel group reads
+
+TEST(TableReadThreadsTest, ParallelReadsKeepSplitOrderAndMatchSequentialOnes) {
+  testing::TempDir dir;
+  auto catalog = Catalog::Make({{"warehouse", dir.path()}}).ValueOrDie();
+  ASSERT_OK(catalog->CreateDatabase("db", false));
+  TableSchema schema;
+  schema.fields = AssignFieldIds({DataField{-1, "id", DataType::Atomic(TypeRoot::kBigInt)},
+                                  DataField{-1, "y", DataType::Atomic(TypeRoot::kInt)}});
+  schema.options = {{"row-tracking.enabled", "true"}, {"data-evolution.enabled", "true"}};
+  ASSERT_OK(catalog->CreateTable("db.t", schema, false));
+  constexpr int kCommits = 7, kRows = 300;
+  for (int c = 0; c < kCommits; ++c) {  // one file group per commit
+    auto table = catalog->GetTable("db.t").ValueOrDie();
+    arrow::Int64Builder ids;
+    arrow::Int32Builder ys;
+    for (int i = 0; i < kRows; ++i) {
+      ASSERT_OK(ids.Append(c * kRows + i));
+      ASSERT_OK(ys.Append((c * kRows + i) * 7919 % 1000));
+    }
+    auto batch = arrow::RecordBatch::Make(
+        arrow::schema({arrow::field("id", arrow::int64()), arrow::field("y", arrow::int32())}),
+        kRows, {ids.Finish().ValueOrDie(), ys.Finish().ValueOrDie()});
+    auto writer = AppendWriter::Make(table).ValueOrDie();
+    ASSERT_OK(writer->Write(batch));
+    ASSERT_OK(Committer::Make(table).ValueOrDie()->Commit(writer->PrepareCommit().ValueOrDie()));
+  }
+  auto table = catalog->GetTable("db.t").ValueOrDie();
+  auto literal = arrow::MakeArrayFromScalar(arrow::Int32Scalar(100), 1).ValueOrDie();
+  auto few = Predicate::Leaf(Predicate::Op::kLessThan, "y", literal).ValueOrDie();
+  for (const auto& predicate : {std::shared_ptr<Predicate>(), few}) {
+    auto plan = ScanPlanner(table).Plan().ValueOrDie();
+    ASSERT_EQ(plan.splits.size() == 1 ? plan.splits[0].groups.size() : 0u, size_t{kCommits});
+    std::shared_ptr<arrow::Table> results[2];
+    for (int threads : {1, 3}) {
+      ReadOptions opts;
+      opts.fields = {"id", "y", "_ROW_ID"};
+      opts.predicate = predicate;
+      opts.threads = threads;
+      auto read = TableRead::Make(table, opts).ValueOrDie();
+      results[threads == 1 ? 0 : 1] = read->Read(plan.splits).ValueOrDie()->ToTable().ValueOrDie();
+    }
+    EXPECT_TRUE(results[0]->Equals(*results[1]));
+    int64_t expected = 0;
+    for (int64_t id = 0; id < kCommits * kRows; ++id) {
+      expected += predicate == nullptr || id * 7919 % 1000 < 100;
+    }
+    EXPECT_EQ(results[0]->num_rows(), expected);
+    auto ids = results[1]->GetColumnByName("id")->chunks();
+    int64_t previous = -1;
+    for (const auto& chunk : ids) {
+      auto values = std::static_pointer_cast<arrow::Int64Array>(chunk);
+      for (int64_t i = 0; i < values->length(); ++i) {
+        EXPECT_GT(values->Value(i), previous);
+        previous = values->Value(i);
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- PlanGroupRead (pure)
 
 class GroupPlanTest : public ::testing::Test {
