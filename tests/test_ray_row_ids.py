@@ -422,6 +422,79 @@ def test_driver_routing_max_bytes_is_checked(ray_session, warehouse):
                            projection=["x"], driver_routing_max_bytes=bad)
 
 
+@pytest.mark.parametrize("kind", ["pyarrow", "pandas", "materialized"])
+def test_small_driver_side_jobs_run_on_the_driver(ray_session, warehouse, monkeypatch, kind):
+    """A driver-side source whose job touches at most ``driver_max_bytes`` file bytes runs in
+    the driver's process (no task; the read's result is materialized there); with
+    ``driver_max_bytes=0`` the same jobs run on tasks. Both give the same table and rows."""
+    from ray.data.dataset import MaterializedDataset
+
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.ray import read_by_row_id, row_id_reads, update_by_row_id
+    from paimon_rowid.ray import row_id_jobs as row_ids
+    here = []
+    for name, cls in (("_apply_here", row_ids._UpdatePipeline),
+                      ("read_here", row_id_reads._ReadBucket)):
+        real = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *a, _real=real, _name=name: (
+            here.append(_name), _real(self, *a))[1])
+    results = {}
+    for limit in (None, 0):
+        _make_table(warehouse, commits=4, rows=25)
+        ids = [99, 0, 26, 27, 51, 3]
+        rows = pa.table({"_ROW_ID": ids, "x": [-1.0 * i for i in ids]})
+        _, make, _, _ = next(s for s in _sources(rows) if s[0] == kind)
+        here.clear()
+        assert update_by_row_id("db.t", make(), {"warehouse": warehouse}, update_cols=["x"],
+                                driver_max_bytes=limit) == {"num_updated": len(ids)}
+        ds = read_by_row_id("db.t", make(), {"warehouse": warehouse}, projection=["x", "id"],
+                            driver_max_bytes=limit)
+        assert isinstance(ds, MaterializedDataset) == (limit is None)
+        got = pa.concat_tables([b for b in ray.get(ds.to_arrow_refs()) if b.num_rows])
+        assert got.column_names == ["x", "id", "_ROW_ID"]
+        assert got.to_pylist() == [{"x": -1.0 * i, "id": i, "_ROW_ID": i} for i in sorted(ids)]
+        assert here == (["_apply_here", "read_here"] if limit is None else [])
+        catalog = CatalogFactory.create({"warehouse": warehouse})
+        results[limit] = _read_all(catalog.get_table("db.t"))
+        catalog.drop_table("db.t", False)
+    assert results[None] == results[0]
+
+
+def test_driver_run_errors_keep_the_task_path_behaviour(ray_session, warehouse):
+    """On the driver path a foreign id still fails the update with the plain ValueError and
+    leaves nothing, and fails the read only when its result is consumed."""
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    _make_table(warehouse)
+    before = _state(warehouse)
+    with pytest.raises(ValueError, match="_ROW_ID 500 does not belong to any valid range"):
+        update_by_row_id("db.t", pa.table({"_ROW_ID": [1, 500], "x": [1.0, 2.0]}),
+                         {"warehouse": warehouse}, update_cols=["x"])
+    with pytest.raises(ValueError, match="Deduplicate the source"):
+        update_by_row_id("db.t", pa.table({"_ROW_ID": [5, 5], "x": [1.0, 2.0]}),
+                         {"warehouse": warehouse}, update_cols=["x"])
+    assert _state(warehouse) == before
+    ds = read_by_row_id("db.t", pa.table({"_ROW_ID": [1, 500]}), {"warehouse": warehouse},
+                        projection=["x"])
+    with pytest.raises(Exception, match="_ROW_ID 500 does not belong to any valid range"):
+        ray.get(ds.to_arrow_refs())
+    assert _state(warehouse) == before
+
+
+def test_driver_max_bytes_is_checked(ray_session, warehouse):
+    from paimon_rowid.ray import read_by_row_id, update_by_row_id
+    _make_table(warehouse)
+    before = _state(warehouse)
+    for bad in (-1, True, 1.5, "1"):
+        with pytest.raises(ValueError, match="driver_max_bytes must be a non-negative"):
+            update_by_row_id("db.t", pa.table({"_ROW_ID": [1], "x": [1.0]}),
+                             {"warehouse": warehouse}, update_cols=["x"],
+                             driver_max_bytes=bad)
+        with pytest.raises(ValueError, match="driver_max_bytes must be a non-negative"):
+            read_by_row_id("db.t", pa.table({"_ROW_ID": [1]}), {"warehouse": warehouse},
+                           projection=["x"], driver_max_bytes=bad)
+    assert _state(warehouse) == before
+
+
 # ---------------------------------------------------------------------------- races
 
 def _data_files(warehouse):

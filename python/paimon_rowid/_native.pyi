@@ -143,10 +143,11 @@ def arrow_type_of(type_json: str) -> Any:
     (pyarrow: ``pa.field(obj).type``). ValueError when the type is malformed."""
 
 def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
-         predicate: Optional[Predicate], limit: Optional[int]) -> Any:
+         predicate: Optional[Predicate], limit: Optional[int], threads: int = 1) -> Any:
     """Reads the splits with the given output fields (table fields and _ROW_ID /
     _SEQUENCE_NUMBER, in that order) and returns a PyCapsule holding an ArrowArrayStream
-    ("arrow_array_stream"). Rows not matching the predicate are removed exactly."""
+    ("arrow_array_stream"). Rows not matching the predicate are removed exactly. ``threads``
+    file groups are read at once (0 = one per core; 1 = on the consumer's thread)."""
 
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
     """The output schema of read() as an "arrow_schema" PyCapsule."""
@@ -212,6 +213,10 @@ class RowIdIndex:
     def valid_ranges(self) -> List[Tuple[int, int]]: ...
     def route(self, ids: Any, context: str) -> Any:
         """The owning group of each id (a pyarrow int32 Array); ValueError for foreign ids."""
+    def estimate_bytes(self, table: Table, owners: Any, columns: List[str]) -> int:
+        """File bytes a job touching ``columns`` of the rows routed to ``owners`` (route()'s
+        output) costs: each touched group's Parquet bytes of those columns, and of its
+        .blob files the routed rows' share (where a Ray row-id job runs)."""
     def serialize(self) -> bytes: ...
     @staticmethod
     def deserialize(data: bytes) -> RowIdIndex: ...

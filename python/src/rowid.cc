@@ -97,6 +97,19 @@ void RegisterRowId(nb::module_& m) {
              Check(b.AppendValues(owners));
              return ToPyArrow(Unwrap(b.Finish()));
            })
+      .def(
+          "estimate_bytes",
+          [](const RowIdIndex& i, std::shared_ptr<Table> table, nb::handle owners,
+             std::vector<std::string> columns) {
+            auto array = ImportArrayFrom(owners);
+            if (array->type_id() != arrow::Type::INT32) {
+              throw nb::type_error("estimate_bytes() takes route()'s int32 array");
+            }
+            const auto& typed = static_cast<const arrow::Int32Array&>(*array);
+            std::vector<int32_t> groups(typed.raw_values(), typed.raw_values() + typed.length());
+            return i.EstimateBytes(*table, groups, columns);
+          },
+          nb::arg("table"), nb::arg("owners"), nb::arg("columns"))
       .def("serialize",
            [](const RowIdIndex& i) {
              auto bytes = WithoutGil([&] { return i.Serialize(); });

@@ -32,14 +32,31 @@ class _Source:
         self.names = names
 
 
+# A row-id job whose source is on the driver runs in the driver's process, with the embedded
+# kernels (all cores, no Ray task), when the file bytes it touches (RowIdIndex.estimate_bytes:
+# each touched group's Parquet bytes of its columns, the routed rows' share of its .blob
+# files) are at most this many: below it the work takes less than a Ray task's start-up (a
+# first task ~1 s, a warm one ~0.1 s) and the cluster cannot win. Overridden per call by
+# ``driver_max_bytes`` (0: always on tasks).
+DRIVER_RUN_MAX_BYTES = 256 * 1024 * 1024
+
+
+def non_negative_bytes(name: str, value: Optional[int], default: int) -> int:
+    """``value`` checked as a non-negative integer, or ``default`` when None."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
+    return value
+
+
 def _max_bytes(driver_routing_max_bytes: Optional[int]) -> int:
-    if driver_routing_max_bytes is None:
-        return DRIVER_ROUTING_MAX_BYTES
-    if isinstance(driver_routing_max_bytes, bool) or not isinstance(
-            driver_routing_max_bytes, int) or driver_routing_max_bytes < 0:
-        raise ValueError("driver_routing_max_bytes must be a non-negative integer, got "
-                         f"{driver_routing_max_bytes!r}.")
-    return driver_routing_max_bytes
+    return non_negative_bytes("driver_routing_max_bytes", driver_routing_max_bytes,
+                              DRIVER_ROUTING_MAX_BYTES)
+
+
+def _run_max_bytes(driver_max_bytes: Optional[int]) -> int:
+    return non_negative_bytes("driver_max_bytes", driver_max_bytes, DRIVER_RUN_MAX_BYTES)
 
 
 def _columns_of(table: pa.Table, wanted: List[str]) -> pa.Table:

@@ -46,7 +46,7 @@ from ..catalog import CatalogFactory
 from ..merge_clauses import ROW_ID, OnSpec, WhenMatched, WhenNotMatched
 from ..merge_into import commit_rounds, prepare, result_dict
 from ..write import BatchTableWrite
-from ._row_id_routing import _resolve_partitions, _task_options
+from ._row_id_routing import _resolve_partitions, _task_options, non_negative_bytes
 from ._runtime import innermost, require_ray
 from .io import read_paimon
 from .row_id_jobs import _UpdatePipeline
@@ -79,12 +79,8 @@ def merge_into(target: str, source: Any, catalog_options: Dict[str, str], *, on:
     once; an empty lazy source merges nothing (pypaimon's join fails on it); errors keep
     their type; a failed merge leaves no files."""
     ray = require_ray()
-    if driver_max_bytes is None:
-        driver_max_bytes = DRIVER_MAX_BYTES
-    elif isinstance(driver_max_bytes, bool) or not isinstance(driver_max_bytes, int) or \
-            driver_max_bytes < 0:
-        raise ValueError(f"driver_max_bytes must be a non-negative integer, got "
-                         f"{driver_max_bytes!r}.")
+    driver_max_bytes = non_negative_bytes("driver_max_bytes", driver_max_bytes,
+                                          DRIVER_MAX_BYTES)
     catalog, table, plan = prepare(target, source, catalog_options, on, when_matched,
                                    when_not_matched, read_columns)
     remote_args = dict(ray_remote_args or {})

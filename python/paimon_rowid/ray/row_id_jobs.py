@@ -42,6 +42,7 @@ from ._row_id_routing import (
     _index,
     _max_bytes,
     _resolve_partitions,
+    _run_max_bytes,
     _source,
     _task_options,
 )
@@ -67,21 +68,26 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
     return [block.filter(pc.equal(bucket, b)) for b in range(buckets)] + [groups]
 
 
-def _split_rows(index, block: pa.Table, buckets: int) -> Tuple[List[pa.Table], List[int]]:
-    """Routes a driver-side update source (columns ``[_ROW_ID, *update_cols]``) as
-    ``_scatter`` routes a block, same checks and errors: the rows of each bucket that has
-    any (own buffers, so a task ships only its rows), then the groups they belong to."""
+def _route_rows(index, block: pa.Table) -> pa.Array:
+    """The owning group of each row of a driver-side update source (columns ``[_ROW_ID,
+    *update_cols]``), with ``_scatter``'s checks and errors."""
     ids = block.column(0).combine_chunks()
     if ids.type != pa.int64():
         ids = ids.cast(pa.int64())
     if ids.null_count:
         raise ValueError("_ROW_ID is null; " + _UPDATE_STALE)
-    owners = index.route(ids, _UPDATE_STALE).to_numpy()
+    return index.route(ids, _UPDATE_STALE)
+
+
+def _split_rows(index, block: pa.Table, routed: pa.Array,
+                buckets: int) -> List[pa.Table]:
+    """The rows of each bucket that has any (own buffers, so a task ships only its rows),
+    from their owning groups ``routed`` (``_route_rows``)."""
+    owners = routed.to_numpy()
     bucket = _bucket_ids(owners, buckets, index.num_groups)
     order = np.argsort(bucket, kind="stable")
     bounds = np.searchsorted(bucket[order], np.arange(buckets + 1))
-    parts = [block.take(order[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-    return parts, np.unique(owners).tolist()
+    return [block.take(order[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
 
 
 def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: Mapping[str, Any],
@@ -112,6 +118,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
                      ray_remote_args: Optional[Dict[str, Any]] = None,
                      snapshot_properties: Optional[Mapping[str, str]] = None,
                      driver_routing_max_bytes: Optional[int] = None,
+                     driver_max_bytes: Optional[int] = None,
                      _hooks: Optional[TaskHooks] = None) -> Dict[str, int]:
     """Overwrites ``update_cols`` of the rows addressed by the source's ``_ROW_ID`` with one
     commit. Blocking: runs the Ray pipeline, then commits. Returns ``{"num_updated": n}``.
@@ -129,6 +136,10 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     file groups on the driver, and one apply task per bucket gets its rows; a larger Dataset
     is routed by scatter tasks, one per block. ``num_partitions`` is the number of buckets
     (default: 2 per CPU, at most one per file group).
+    Where it runs: without ``num_partitions``, a source on the driver whose update touches at
+    most ``driver_max_bytes`` file bytes (``RowIdIndex.estimate_bytes`` of the updated
+    columns; default ``DRIVER_RUN_MAX_BYTES`` = 256 MiB, 0 = never) is applied in the
+    driver's process by the embedded kernel on all cores: no task could start faster.
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     rows, _snapshot_id = update_and_commit(target, source, catalog_options,
                                            update_cols=update_cols,
@@ -136,6 +147,7 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
                                            ray_remote_args=ray_remote_args,
                                            snapshot_properties=snapshot_properties,
                                            driver_routing_max_bytes=driver_routing_max_bytes,
+                                           driver_max_bytes=driver_max_bytes,
                                            _hooks=_hooks)
     return {"num_updated": rows}
 
@@ -145,11 +157,13 @@ def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, An
                       ray_remote_args: Optional[Dict[str, Any]] = None,
                       snapshot_properties: Optional[Mapping[str, str]] = None,
                       driver_routing_max_bytes: Optional[int] = None,
+                      driver_max_bytes: Optional[int] = None,
                       _hooks: Optional[TaskHooks] = None) -> Tuple[int, Optional[int]]:
     """``update_by_row_id`` returning (rows updated, id of the snapshot made or None when
     nothing was committed); ``backfill`` records the snapshot ids it makes."""
     ray = require_ray()
     max_bytes = _max_bytes(driver_routing_max_bytes)
+    run_max_bytes = _run_max_bytes(driver_max_bytes)
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     columns = [jobs.ROW_ID] + update_cols
     src = _source(ray, source, "update_by_row_id", "the target _ROW_ID", columns, max_bytes)
@@ -180,16 +194,15 @@ def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, An
             local = _fetch(ray, materialized, columns)
     pipeline = _UpdatePipeline(ray, table, target, catalog_options, columns,
                                None if local is not None else materialized.to_arrow_refs(),
-                               num_partitions, ray_remote_args, _hooks, local=local)
+                               num_partitions, ray_remote_args, _hooks, local=local,
+                               run_max_bytes=run_max_bytes)
     base_index = native().RowIdIndex.build(table._native, snapshot.id)
-    rounds: List[Any] = []  # the index ref of each round, for the next round's check
+    rounds: List[Any] = []  # the index of each round, for the next round's check
 
     def run_round(step):
-        if step is None:
-            index_ref = pipeline.run(base_index, None)
-        else:
-            index_ref = pipeline.run(step.latest_index, rounds[-1])
-        rounds.append(index_ref)
+        index = base_index if step is None else step.latest_index
+        pipeline.run(index, rounds[-1] if rounds else None)
+        rounds.append(index)
         return pipeline.messages
 
     properties = jobs.snapshot_properties(target, snapshot_properties)
@@ -211,7 +224,8 @@ class _UpdatePipeline:
                  num_partitions: Optional[int],
                  ray_remote_args: Optional[Mapping[str, Any]],
                  hooks: Optional[TaskHooks] = None, *,
-                 local: Optional[pa.Table] = None, allow_blob: bool = False) -> None:
+                 local: Optional[pa.Table] = None, allow_blob: bool = False,
+                 run_max_bytes: int = 0) -> None:
         self._ray = ray
         self._hooks = hooks
         self._table = table
@@ -222,27 +236,33 @@ class _UpdatePipeline:
         self._blocks = block_refs or []
         self._local = local  # the source's rows on the driver: routed there, no scatter task
         self._num_partitions = num_partitions
+        self._run_max_bytes = run_max_bytes  # a local source this small runs on the driver
         remote_args, self._concurrency = _task_options(ray_remote_args)
         self._scatter = ray.remote(**remote_args)(_scatter) if remote_args else ray.remote(_scatter)
         self._apply = ray.remote(**remote_args)(_apply) if remote_args else ray.remote(_apply)
         self.messages: List[Any] = []
         self.rows = 0
 
-    def run(self, index, verify_ref) -> Any:
-        """Runs the round on ``index`` (checking against ``verify_ref``'s index when given);
-        fills ``messages`` and ``rows``; returns the ref of the shipped index."""
+    def run(self, index, verify) -> None:
+        """Runs the round on ``index`` (checking against the ``verify`` index, the previous
+        round's, when given); fills ``messages`` and ``rows``."""
         ray = self._ray
         buckets = _resolve_partitions(ray, self._num_partitions, index.num_groups)
-        index_ref = ray.put(index.serialize())
         job_id = new_job_id()
         groups_refs: List[Any] = []  # per scatter task: the groups of its block's rows
         groups: List[int] = []  # driver-routed: the groups of the source's rows
         apply_refs: List[Any] = []
         try:
             if self._local is not None:
-                parts, groups = _split_rows(index, self._local, buckets)
-                parts_by_bucket: List[List[Any]] = [[part] for part in parts]
-            else:
+                routed = _route_rows(index, self._local)
+                groups = np.unique(routed.to_numpy()).tolist()
+                if self._runs_here(index, routed):
+                    return self._apply_here(index, verify, job_id)
+                parts_by_bucket: List[List[Any]] = [
+                    [part] for part in _split_rows(index, self._local, routed, buckets)]
+            index_ref = ray.put(index.serialize())
+            verify_ref = None if verify is None else ray.put(verify.serialize())
+            if self._local is None:
                 parts_by_bucket = self._scatter_blocks(index_ref, buckets, groups_refs)
             pending: List[Any] = []
             for parts in parts_by_bucket:
@@ -264,7 +284,25 @@ class _UpdatePipeline:
         self.messages = [native().CommitMessage.deserialize(m)
                          for serialized, _ in results for m in serialized]
         self.rows = sum(n for _, n in results)
-        return index_ref
+
+    def _runs_here(self, index, routed: pa.Array) -> bool:
+        """Whether the round runs in the driver's process (``DRIVER_RUN_MAX_BYTES``): a
+        driver-side source, no ``num_partitions`` and no test hooks (a task seam), and the
+        touched groups' bytes of the updated columns within ``driver_max_bytes``."""
+        if self._num_partitions is not None or self._hooks is not None:
+            return False
+        return index.estimate_bytes(self._table._native, routed,
+                                    self._columns[1:]) <= self._run_max_bytes
+
+    def _apply_here(self, index, verify, job_id: str) -> None:
+        """The round's apply kernel on the driver, on all cores; its files are named from
+        ``job_id`` as the tasks' are (a failure deletes them the same way, in ``run``)."""
+        table = with_file_stem(self._table, job_id)
+        messages, rows = native().update_by_row_id(table._native, self._local,
+                                                   self._columns[1:], self._target, 0, index,
+                                                   verify, allow_blob=self._allow_blob)
+        self.messages = list(messages)
+        self.rows = rows
 
     def _scatter_blocks(self, index_ref, buckets: int, groups_refs: List[Any]) -> List[List[Any]]:
         """Scatters the source blocks, with a cap on tasks in flight (2 per CPU): per bucket,

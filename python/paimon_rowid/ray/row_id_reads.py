@@ -25,6 +25,7 @@ from ._row_id_routing import (
     _index,
     _max_bytes,
     _resolve_partitions,
+    _run_max_bytes,
     _source,
     _task_options,
 )
@@ -65,11 +66,9 @@ _MIN_IDS_PER_READ_TASK = 16384
 _INLINE_IDS_BYTES = 256 * 1024
 
 
-def _split_ids(index, source: pa.Table, row_id_col: str, buckets: int) -> List[pa.Array]:
-    """Routes the ids of a driver-side source as ``_route_ids`` routes a block, same checks
-    and errors: each bucket's distinct ids, ascending, for the buckets that have any."""
-    if source.num_rows == 0:
-        return []
+def _route_local(index, source: pa.Table, row_id_col: str):
+    """The distinct ids of a driver-side source, ascending, and the owning group of each,
+    with ``_route_ids``'s checks and errors."""
     ids = source.column(row_id_col).combine_chunks()
     if ids.type != pa.int64():
         ids = ids.cast(pa.int64())
@@ -77,11 +76,18 @@ def _split_ids(index, source: pa.Table, row_id_col: str, buckets: int) -> List[p
         raise ValueError("_ROW_ID is null; " + _READ_STALE)
     unique = np.unique(ids.to_numpy())
     try:
-        owners = index.route(pa.array(unique), _READ_STALE).to_numpy()
+        owners = index.route(pa.array(unique), _READ_STALE)
     except Exception:
         index.route(ids, _READ_STALE)  # names the first foreign id in source order, as a task
         raise
-    bucket = _bucket_ids(owners, buckets, index.num_groups)  # ascending: the ids are
+    return unique, owners
+
+
+def _split_ids(unique: np.ndarray, owners: pa.Array, buckets: int,
+               num_groups: int) -> List[pa.Array]:
+    """Each bucket's share of the routed ids (``_route_local``), for the buckets that have
+    any: contiguous file groups per bucket, ascending."""
+    bucket = _bucket_ids(owners.to_numpy(), buckets, num_groups)  # ascending: the ids are
     bounds = np.searchsorted(bucket, np.arange(buckets + 1))
     return [pa.array(unique[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
 
@@ -89,22 +95,36 @@ def _split_ids(index, source: pa.Table, row_id_col: str, buckets: int) -> List[p
 class _ReadBucket:
     """Reads one bucket's ids with the C++ kernel (set semantics, ascending row ids)."""
 
-    def __init__(self, index_ref, catalog_options, target, dynamic_options, projection):
+    def __init__(self, index_ref, catalog_options, target, dynamic_options, projection,
+                 out_schema: pa.Schema, index=None):
         self._index_ref = index_ref
         self._catalog_options = dict(catalog_options)
         self._target = target
         self._dynamic = dict(dynamic_options or {})
         self._projection = list(projection)
+        self.out_schema = out_schema
+        self._index = index  # the driver's own (not pickled into tasks)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_index"] = None
+        return state
 
     def __call__(self, ids: pa.Array) -> pa.Table:
         import ray
+        # One thread: Ray already runs one such task per CPU it grants.
+        return self._read(ids, _index(ray.get(self._index_ref)), 1)
+
+    def read_here(self, ids: pa.Array) -> pa.Table:
+        """The same read in the driver's process, on all cores."""
+        return self._read(ids, self._index, 0)
+
+    def _read(self, ids: pa.Array, index, threads: int) -> pa.Table:
         table = jobs.load_table(self._target, self._catalog_options)
         if self._dynamic:
             table = table.copy(self._dynamic)
-        index = _index(ray.get(self._index_ref))
-        # One thread: Ray already runs one such task per CPU it grants.
         capsule = native().read_by_row_id(table._native, pa.table({jobs.ROW_ID: ids}),
-                                          jobs.ROW_ID, self._projection, index, 1)
+                                          jobs.ROW_ID, self._projection, index, threads)
         return stream_reader(capsule).read_all()
 
 
@@ -237,12 +257,27 @@ def _make_read_source(ds, index_ref, buckets: int, row_id_col: str, reader: _Rea
     return RowIdReadSource()
 
 
+def _read_on_driver(ray, reader: _ReadBucket, ids: pa.Array, table):
+    """Reads ``ids`` (distinct, ascending) in this process as one read task would, on all
+    cores; an error is raised when the result is consumed, as from a read task."""
+    import ray.data
+    try:
+        result = reader.read_here(ids)
+    except Exception as refused:  # noqa: BLE001 - raised when the result is consumed
+        return read_datasource(_make_local_read_source([], refused, None, reader.out_schema),
+                               override_num_blocks=1)
+    dataset = ray.data.from_arrow(result)
+    setattr(dataset, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
+    return dataset
+
+
 def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *,
                    projection: List[str], row_id_col: Optional[str] = None,
                    dynamic_options: Optional[Dict[str, str]] = None,
                    num_partitions: Optional[int] = None,
                    ray_remote_args: Optional[Dict[str, Any]] = None,
-                   driver_routing_max_bytes: Optional[int] = None):
+                   driver_routing_max_bytes: Optional[int] = None,
+                   driver_max_bytes: Optional[int] = None):
     """A lazy ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
     ``row_ids[row_id_col]``. Nothing is read here; the ids are read when the result is
     consumed, and bad ids are refused then.
@@ -254,9 +289,17 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     Any other Dataset stays lazy: it runs when the result is consumed, and routing tasks
     (one per block, ids only, no Ray shuffle) hand each read task its ids. ``num_partitions``
     is the number of buckets (default: 2 per CPU, at most one per file group, and for ids
-    routed on the driver at most one per 16,384 ids)."""
+    routed on the driver at most one per 16,384 ids).
+
+    Where it runs: without ``num_partitions``, a source on the driver whose read touches at
+    most ``driver_max_bytes`` file bytes (``RowIdIndex.estimate_bytes``; default
+    ``DRIVER_RUN_MAX_BYTES`` = 256 MiB, 0 = never) is read right here by the embedded kernel
+    on all cores, where no Ray task could start faster; the result is then a materialized
+    Dataset (its blocks in the object store), and an error is still raised only when it is
+    consumed."""
     ray = require_ray()
     max_bytes = _max_bytes(driver_routing_max_bytes)
+    run_max_bytes = _run_max_bytes(driver_max_bytes)
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
     src = _source(ray, row_ids, "read_by_row_id", "the target row ids", [row_id_col],
@@ -288,14 +331,20 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
             pinned[key] = None
     extra = {k: v for k, v in (dynamic_options or {}).items() if k not in jobs.TIME_TRAVEL_KEYS}
     extra.update({k: v for k, v in pinned.items() if v is not None})
-    reader = _ReadBucket(index_ref, catalog_options, target, extra, projection)
+    reader = _ReadBucket(index_ref, catalog_options, target, extra, projection, out_schema,
+                         index)
     if src.local is not None:
-        if num_partitions is None:  # a read task per _MIN_IDS_PER_READ_TASK ids at least
-            buckets = max(1, min(buckets, -(-src.local.num_rows // _MIN_IDS_PER_READ_TASK)))
         parts: List[pa.Array] = []
         error: Optional[BaseException] = None
         try:
-            parts = _split_ids(index, src.local, row_id_col, buckets)
+            if src.local.num_rows:
+                unique, owners = _route_local(index, src.local, row_id_col)
+                if num_partitions is None and index.estimate_bytes(
+                        table._native, owners, projection) <= run_max_bytes:
+                    return _read_on_driver(ray, reader, pa.array(unique), table)
+                if num_partitions is None:  # a read task per _MIN_IDS_PER_READ_TASK ids
+                    buckets = max(1, min(buckets, -(-len(unique) // _MIN_IDS_PER_READ_TASK)))
+                parts = _split_ids(unique, owners, buckets, index.num_groups)
         except Exception as refused:  # noqa: BLE001 - raised when the result is consumed
             error = refused
         source: Any = _make_local_read_source(parts, error, reader, out_schema)

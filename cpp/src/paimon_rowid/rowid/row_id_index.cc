@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "paimon_rowid/codec/envelope.h"
 #include "paimon_rowid/common/checked_json.h"
@@ -179,6 +180,42 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Deserialize(std::string_view byt
   }
   index->valid_ranges_ = SortAndMerge(std::move(normal_ranges), true);
   return index;
+}
+
+int64_t RowIdIndex::EstimateBytes(const Table& table, const std::vector<int32_t>& owners,
+                                  const std::vector<std::string>& columns) const {
+  std::vector<int64_t> routed(groups_.size(), 0);
+  for (int32_t g : owners) {
+    if (g >= 0 && static_cast<size_t>(g) < routed.size()) ++routed[static_cast<size_t>(g)];
+  }
+  std::vector<std::string> normal_fields;
+  std::vector<std::string> blob_fields;
+  for (const auto& field : table.schema().fields) {
+    (field.type->is_blob() ? blob_fields : normal_fields).push_back(field.name);
+  }
+  const std::unordered_set<std::string> wanted(columns.begin(), columns.end());
+  auto share = [&](const std::vector<std::string>& held) {
+    if (held.empty()) return 0.0;
+    size_t hit = 0;
+    for (const auto& name : held) hit += wanted.count(name);
+    return static_cast<double>(hit) / static_cast<double>(held.size());
+  };
+  double bytes = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (routed[g] == 0) continue;
+    const Group& group = groups_[g];
+    const double rows =
+        static_cast<double>(std::max<int64_t>(1, group.range.to - group.range.from + 1));
+    for (const auto& file : group.files) {
+      if (file.is_vector_file()) continue;
+      const bool blob = file.is_blob_file();
+      const double part =
+          share(file.write_cols ? *file.write_cols : (blob ? blob_fields : normal_fields));
+      const double fraction = blob ? std::min(1.0, static_cast<double>(routed[g]) / rows) : 1.0;
+      bytes += static_cast<double>(file.file_size) * part * fraction;
+    }
+  }
+  return static_cast<int64_t>(bytes);
 }
 
 }  // namespace paimon_rowid

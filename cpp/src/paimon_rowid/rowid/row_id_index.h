@@ -59,6 +59,16 @@ class RowIdIndex {
   /// A DataSplit holding just group `g` (row ranges optional), for TableRead::ReadGroup.
   DataSplit SplitOf(size_t g, std::optional<std::vector<RowRange>> row_ranges = std::nullopt) const;
 
+  /// What a job touching `columns` of the rows routed to `owners` (Route's output, one
+  /// entry per row) costs in file bytes, for choosing where it runs: per touched group, the
+  /// share of each Parquet file's size its columns hold (a read or an update decodes the
+  /// whole column of a group), and for each .blob file holding one of them its size times
+  /// the group's routed rows over the group's rows (payloads are read per row). Files
+  /// without write_cols hold every field of `table`'s schema of their kind. An estimate:
+  /// column sizes are not known per file, every column counts the same.
+  int64_t EstimateBytes(const Table& table, const std::vector<int32_t>& owners,
+                        const std::vector<std::string>& columns) const;
+
   /// Python-list style rendering of the valid ranges, e.g. "['[0, 5]', '[8, 9]']".
   std::string ValidRangesString() const;
 

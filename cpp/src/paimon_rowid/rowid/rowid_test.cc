@@ -79,6 +79,33 @@ TEST(RowIdIndexTest, DeserializeRejectsHugeGroupSizes) {
   }
 }
 
+// The estimate counts, per group a routed row falls in, the share of each file's bytes the
+// columns hold: a partial file holding only the column counts whole, a base file by its
+// share of the schema's fields; untouched groups count nothing.
+TEST(RowIdIndexTest, EstimateBytesCountsTouchedGroupsColumnShares) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 10));
+  auto update = MakeUpdate(fx, {3}, "new-");
+  ASSERT_OK(CommitUpdate(update.get(), fx.table(), "u1").status());
+  auto snap = fx.table()->LatestSnapshot().ValueOrDie();
+  auto index = RowIdIndex::Build(fx.table(), *snap).ValueOrDie();
+  ASSERT_EQ(index->groups().size(), 2u);
+  const double fields = static_cast<double>(fx.table()->schema().fields.size());
+  ASSERT_GE(fields, 2);
+  double base0 = 0, partial0 = 0, base1 = 0;
+  for (const auto& f : index->groups()[0].files) (f.write_cols ? partial0 : base0) += f.file_size;
+  for (const auto& f : index->groups()[1].files) base1 += f.file_size;
+  ASSERT_GT(partial0, 0);
+  EXPECT_EQ(index->EstimateBytes(*fx.table(), {}, {"name"}), 0);
+  EXPECT_EQ(index->EstimateBytes(*fx.table(), {1, 1}, {"name"}),
+            static_cast<int64_t>(base1 / fields));
+  EXPECT_EQ(index->EstimateBytes(*fx.table(), {0}, {"name"}),
+            static_cast<int64_t>(base0 / fields + partial0));
+  EXPECT_EQ(index->EstimateBytes(*fx.table(), {0}, {"id"}), static_cast<int64_t>(base0 / fields));
+  EXPECT_EQ(index->EstimateBytes(*fx.table(), {0, 1}, {"nothing"}), 0);
+}
+
 TEST(RowIdUpdateTest, UpdatesOnlyTouchedGroupsAndReads) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));
