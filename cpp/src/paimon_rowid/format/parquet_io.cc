@@ -495,7 +495,12 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   // No ARROW:schema in the footer, like Java: Arrow's reader restores fixed_size_list from it
   // and then rejects null VECTOR rows (GH: "Expected all lists to be of size=n"); readers map
   // Parquet types to the table's types themselves.
-  auto arrow_props = parquet::ArrowWriterProperties::Builder().build();
+  parquet::ArrowWriterProperties::Builder arrow_builder;
+  // Each buffered row group's columns are encoded on Arrow's CPU pool, one column per task
+  // (Arrow's FileWriter in buffered mode); our own executor is a separate pool, so a write
+  // running on it never waits on itself.
+  arrow_builder.set_use_threads(options.encode_columns_in_parallel);
+  auto arrow_props = arrow_builder.build();
   std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
   out->impl_->sink = sink;
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {

@@ -117,6 +117,8 @@ struct ParquetWriteOptions {
   /// writes it by default, and readers that do not verify ignore it). Costs 4 bytes and one
   /// CRC pass per page.
   bool write_page_checksum = true;
+  /// Encode the columns of a row group on parallel threads (Arrow's CPU pool).
+  bool encode_columns_in_parallel = true;
   /// Parquet's writer properties and Arrow's FileWriter allocate from it. Not owned.
   arrow::MemoryPool* pool = arrow::default_memory_pool();
 };
