@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "arrow/array/builder_primitive.h"
@@ -198,7 +199,8 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
     }
     LeafPlan& plan = it->second;
     if (plan.mode == LeafMode::kFilter) return FilteredReader(&plan, leaf, inner);
-    return CompactedReader(plan, *inner->metadata()->ColumnChunk(leaf));
+    return CompactedReader(plan, *inner->metadata()->ColumnChunk(leaf),
+                           *inner->metadata()->schema()->Column(leaf));
   }
 
  private:
@@ -234,7 +236,45 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
 
   // A reader over a buffer holding the chunk's dictionary prefix and the kept pages only.
   std::unique_ptr<parquet::PageReader> CompactedReader(const LeafPlan& plan,
-                                                       const parquet::ColumnChunkMetaData& col) {
+                                                       const parquet::ColumnChunkMetaData& col,
+                                                       const parquet::ColumnDescriptor& descr) {
+    auto reader = CompactedPages(plan, col);
+    CheckPageRows(plan, descr, reader.get());
+    return reader;
+  }
+
+  // Page headers carry no checksum, and the rows of a kept page are placed by the offset
+  // index: a header whose row count disagrees with it (a flipped bit, a bad writer) would
+  // shift values onto other rows. Each kept page's rows (V2 headers) or values (V1, flat
+  // leaves: one value per row) must match the index, else the read fails.
+  static void CheckPageRows(const LeafPlan& plan, const parquet::ColumnDescriptor& descr,
+                            parquet::PageReader* reader) {
+    auto expected = std::make_shared<std::vector<int64_t>>();
+    for (int p : plan.pages) {
+      const auto next = static_cast<size_t>(p) + 1;
+      const int64_t end =
+          next < plan.locations.size() ? plan.locations[next].first_row_index : plan.rows;
+      expected->push_back(end - plan.locations[static_cast<size_t>(p)].first_row_index);
+    }
+    const bool flat = descr.max_repetition_level() == 0;
+    auto seen = std::make_shared<size_t>(0);
+    reader->set_data_page_filter([expected, seen, flat](const parquet::DataPageStats& page) {
+      const size_t i = (*seen)++;
+      std::optional<int64_t> rows = page.num_rows;
+      if (!rows && flat) rows = page.num_values;
+      if (i >= expected->size() || (rows && *rows != (*expected)[i])) {
+        throw parquet::ParquetException(
+            "corrupt page header: page " + std::to_string(i) + " of the kept pages holds " +
+            (rows ? std::to_string(*rows) : std::string("?")) +
+            " rows where the offset index says " +
+            (i < expected->size() ? std::to_string((*expected)[i]) : std::string("none")));
+      }
+      return false;
+    });
+  }
+
+  std::unique_ptr<parquet::PageReader> CompactedPages(const LeafPlan& plan,
+                                                      const parquet::ColumnChunkMetaData& col) {
     struct Piece {
       int64_t offset;
       int64_t length;
