@@ -476,6 +476,7 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     builder.disable_write_page_index();
   }
   if (options.write_page_checksum) builder.enable_page_checksum();
+  for (const auto& name : options.plain_columns) builder.disable_dictionary(name);
   // Dictionaries of floating-point columns almost always overflow and fall back to plain
   // encoding after the work is done (about a fifth of an update's CPU time): skip them.
   for (const auto& field : schema->fields()) {

@@ -117,6 +117,9 @@ struct ParquetWriteOptions {
   /// writes it by default, and readers that do not verify ignore it). Costs 4 bytes and one
   /// CRC pass per page.
   bool write_page_checksum = true;
+  /// Top-level columns written without a dictionary (NearlyDistinctColumns of the first
+  /// batch: their values are nearly all distinct, so a dictionary would not pay).
+  std::vector<std::string> plain_columns;
   /// Encode the columns of a row group on parallel threads (Arrow's CPU pool).
   bool encode_columns_in_parallel = true;
   /// Parquet's writer properties and Arrow's FileWriter allocate from it. Not owned.

@@ -19,6 +19,7 @@
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/format/dictionary_choice.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/write/blob_writer.h"
@@ -144,7 +145,9 @@ struct AppendWriter::Impl {
   Result<PartitionWriter*> GetPartition(const std::vector<std::shared_ptr<arrow::Scalar>>& values,
                                         int32_t bucket);
   Status WritePartition(PartitionWriter* pw, const std::shared_ptr<arrow::RecordBatch>& batch);
-  Status OpenNewFile(PartitionWriter* pw, double raw_per_row);
+  /// Opens the partition's next file; `first`, the batch it starts with, chooses the
+  /// columns written without a dictionary (format/dictionary_choice.h).
+  Status OpenNewFile(PartitionWriter* pw, double raw_per_row, const arrow::RecordBatch& first);
   Status CloseFile(PartitionWriter* pw);
   Status DeleteAll();
   // The written fields (all, or `cols` in order; checked against the schema); sets write_cols
@@ -483,11 +486,13 @@ Status AppendWriter::Impl::Route(const std::shared_ptr<arrow::RecordBatch>& batc
   return Status::OK();
 }
 
-Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row) {
+Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row,
+                                       const arrow::RecordBatch& first) {
   auto file = std::make_unique<OpenFile>();
   file->name = NewFileName(extension);
   file->path = JoinPath(pw->dir, file->name);
   ParquetWriteOptions opts = parquet;
+  opts.plain_columns = NearlyDistinctColumns(first);
   file->row_group_rows = std::clamp<int64_t>(
       static_cast<int64_t>(static_cast<double>(block_size) / std::max(1.0, raw_per_row)), 1,
       kMaxRowGroupRows);
@@ -560,9 +565,9 @@ Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
   for (int64_t offset = 0; offset < batch->num_rows(); offset += chunk_rows) {
     const int64_t length = std::min(chunk_rows, batch->num_rows() - offset);
     auto chunk = batch->Slice(offset, length);
-    if (!pw->current) ARROW_RETURN_NOT_OK(OpenNewFile(pw, raw_per_row));
-    OpenFile& file = *pw->current;
     ARROW_ASSIGN_OR_RAISE(auto parquet_batch, ForParquet(*normal->Slice(offset, length)));
+    if (!pw->current) ARROW_RETURN_NOT_OK(OpenNewFile(pw, raw_per_row, *parquet_batch));
+    OpenFile& file = *pw->current;
     ARROW_RETURN_NOT_OK(file.writer->Write(*parquet_batch));
     for (size_t k = 0; k < blob_index.size(); ++k) {
       ARROW_RETURN_NOT_OK(pw->blobs[k]->Append(*chunk->column(blob_index[k])));
