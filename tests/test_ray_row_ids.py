@@ -409,17 +409,19 @@ def test_refusals_do_not_depend_on_the_routing_path(ray_session, warehouse, kind
     assert _state(warehouse) == before
 
 
-def test_driver_routing_max_bytes_is_checked(ray_session, warehouse):
+@pytest.mark.parametrize("option", ["driver_routing_max_bytes", "driver_max_bytes"])
+def test_driver_thresholds_are_checked(ray_session, warehouse, option):
     from paimon_rowid.ray import read_by_row_id, update_by_row_id
     _make_table(warehouse)
+    before = _state(warehouse)
     for bad in (-1, True, 1.5, "1"):
-        with pytest.raises(ValueError, match="driver_routing_max_bytes must be a non-negative"):
+        with pytest.raises(ValueError, match=f"^{option} must be a non-negative"):
             update_by_row_id("db.t", pa.table({"_ROW_ID": [1], "x": [1.0]}),
-                             {"warehouse": warehouse}, update_cols=["x"],
-                             driver_routing_max_bytes=bad)
-        with pytest.raises(ValueError, match="driver_routing_max_bytes must be a non-negative"):
+                             {"warehouse": warehouse}, update_cols=["x"], **{option: bad})
+        with pytest.raises(ValueError, match=f"^{option} must be a non-negative"):
             read_by_row_id("db.t", pa.table({"_ROW_ID": [1]}), {"warehouse": warehouse},
-                           projection=["x"], driver_routing_max_bytes=bad)
+                           projection=["x"], **{option: bad})
+    assert _state(warehouse) == before
 
 
 @pytest.mark.parametrize("kind", ["pyarrow", "pandas", "materialized"])
@@ -477,21 +479,6 @@ def test_driver_run_errors_keep_the_task_path_behaviour(ray_session, warehouse):
                         projection=["x"])
     with pytest.raises(Exception, match="_ROW_ID 500 does not belong to any valid range"):
         ray.get(ds.to_arrow_refs())
-    assert _state(warehouse) == before
-
-
-def test_driver_max_bytes_is_checked(ray_session, warehouse):
-    from paimon_rowid.ray import read_by_row_id, update_by_row_id
-    _make_table(warehouse)
-    before = _state(warehouse)
-    for bad in (-1, True, 1.5, "1"):
-        with pytest.raises(ValueError, match="driver_max_bytes must be a non-negative"):
-            update_by_row_id("db.t", pa.table({"_ROW_ID": [1], "x": [1.0]}),
-                             {"warehouse": warehouse}, update_cols=["x"],
-                             driver_max_bytes=bad)
-        with pytest.raises(ValueError, match="driver_max_bytes must be a non-negative"):
-            read_by_row_id("db.t", pa.table({"_ROW_ID": [1]}), {"warehouse": warehouse},
-                           projection=["x"], driver_max_bytes=bad)
     assert _state(warehouse) == before
 
 
