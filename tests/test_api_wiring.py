@@ -98,8 +98,8 @@ def make_fake(calls):
         calls.append(("plan", predicate, row_ranges))
         return Plan([FakeSplit([0, 1], row_ranges), FakeSplit([2, 3])])
 
-    def read(table, splits, read_fields, predicate, limit):
-        calls.append(("read", list(read_fields), predicate, limit))
+    def read(table, splits, read_fields, predicate, limit, threads=1):
+        calls.append(("read", list(read_fields), predicate, limit, threads))
         rows = sorted(r for s in splits for r in s.rows)
         data = DATA.take(pa.array(rows, pa.int64())).select(list(read_fields))
         if limit is not None:
@@ -182,9 +182,13 @@ def test_filter_and_row_ranges_reach_native(table, calls):
     assert literals.type == pa.int64() and literals.to_pylist() == [0]
     assert plan.snapshot_id == 3 and plan.splits()[0].row_ranges == [Range(0, 6)]
     result = rb.new_read().to_arrow(plan.splits())
-    kind, fields, predicate, limit = calls[-1]
+    kind, fields, predicate, limit, threads = calls[-1]
     assert kind == "read" and fields == ["id", "_ROW_ID"] and predicate[0] == "and"
     assert result.column_names == ["id", "_ROW_ID"] and result.num_rows == 4
+    # to_arrow materializes: groups on one thread per core; streaming reads one at a time.
+    assert threads == 0
+    rb.new_read().to_arrow_batch_reader(plan.splits()).read_all()
+    assert calls[-1][-1] == 1
 
 
 def test_row_id_predicate_alone_becomes_ranges(table, calls):
