@@ -321,7 +321,8 @@ class Bench:
             return entry
         pairs = list(workload.pairs) + (list(workload.ray_pairs) if use_ray else [])
         if self.peer:
-            pairs += [(c, registry.PEER_BASELINES[b]) for c, b in workload.pairs
+            pairs += [(c, registry.PEER_BASELINES[b]) for c, b in
+                      list(workload.pairs) + (list(workload.ray_pairs) if use_ray else [])
                       if b in registry.PEER_BASELINES]
         entry["pairs"] = []
         for pair in pairs:

@@ -70,7 +70,7 @@ def _child(args) -> dict:
     upd = pa.table({ROW_ID: rng.choice(args.rows, args.ids, replace=False),
                     "x": rng.random(args.ids)})
     t = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
+    ray.init(address="local", num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     ray.data.DataContext.get_current().enable_progress_bars = False
     report: dict = {"package": paimon_rowid.__file__, "ray": ray.__version__,

@@ -55,7 +55,8 @@ EMBEDDED = ("ours", "pypaimon")
 RAY = ("ours-ray", "pypaimon-ray")
 # With the peer (bench/peers.py), every pair against pypaimon also runs against pypaimon with
 # its Rust backend.
-PEER_BASELINES = {"pypaimon": "pypaimon-rust"}
+PEER_BASELINES = {"pypaimon": "pypaimon-rust", "pypaimon-ray": "pypaimon-rust-ray"}
+RAY_PEER = "pypaimon-rust-ray"
 # A baseline that cannot load here is replaced by this one (noted in the results).
 FALLBACK_BASELINE = {"pypaimon-ray": "pypaimon"}
 
@@ -91,6 +92,8 @@ class Workload:
     target: Optional[Target] = None
     # The target against pypaimon with its Rust backend (issue 18's table), when it differs.
     peer_target: Optional[Target] = None
+    # The target of the Ray pair against pypaimon.ray with the Rust backend (issue 18).
+    ray_peer_target: Optional[Target] = None
     # (candidate, baseline) engine pairs; ray_pairs run with --ray when both engines load.
     pairs: Sequence[Tuple[str, str]] = (EMBEDDED,)
     ray_pairs: Sequence[Tuple[str, str]] = ()
@@ -99,6 +102,8 @@ class Workload:
 
     # -- orchestrator side -----------------------------------------------------------------
     def target_for(self, baseline: str) -> Optional[Target]:
+        if baseline == RAY_PEER:
+            return self.ray_peer_target
         if baseline in PEER_BASELINES.values() and self.peer_target is not None:
             return self.peer_target
         return self.target

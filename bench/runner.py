@@ -48,6 +48,7 @@ def make_sides(ours_python: str, pypaimon_python: str, dev: bool,
         "pypaimon": Side("pypaimon", pypaimon_python, pyp_env),
         "pypaimon-ray": Side("pypaimon-ray", peer_python or pypaimon_python, pyp_env),
         "pypaimon-rust": Side("pypaimon-rust", peer_python or pypaimon_python, pyp_env),
+        "pypaimon-rust-ray": Side("pypaimon-rust-ray", peer_python or pypaimon_python, pyp_env),
     }
 
 

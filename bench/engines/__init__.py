@@ -36,4 +36,7 @@ def load(name: str):
     if name == "pypaimon-ray":
         from bench.engines.pypaimon_engine import PypaimonRay
         return PypaimonRay()
+    if name == "pypaimon-rust-ray":
+        from bench.engines.pypaimon_engine import PypaimonRustRay
+        return PypaimonRustRay()
     raise ValueError(f"unknown engine {name!r}")

@@ -51,6 +51,10 @@ class Engine:
         catalog.create_table(identifier, self.lib.Schema.from_pyarrow_schema(
             schema, options=dict(options)), False)
 
+    def prepare_target(self, warehouse: str, identifier: str) -> None:
+        """Untimed, on a mutating round's own copy of the table: what a side sets up once
+        (pypaimon-rust-ray: its Rust options on the table). Nothing by default."""
+
     def get_table(self, warehouse: str, identifier: str,
                   options: Optional[Mapping[str, str]] = None):
         """``options``: dynamic options applied with ``table.copy`` (e.g. blob-as-descriptor)."""
@@ -151,8 +155,10 @@ class RayMixin:
             raise EngineUnavailable(f"ray is not importable here: {error}") from error
         self.ray = ray
         if not ray.is_initialized():
-            ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
+            # address="local": a Ray of its own, even when another cluster runs on this
+            # machine (ray.init() would join that one, and refuse num_cpus).
+            ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False,
+                     log_to_driver=False, configure_logging=False)
 
     def dataset(self, data: pa.Table):
         return self.ray.data.from_arrow(data)

@@ -176,3 +176,33 @@ class PypaimonRust(_Native, Pypaimon):
         # (reads stay native).
         Pypaimon._merge(self, table.copy({"write.native.enabled": "false"}), source, clauses)
 
+
+
+class PypaimonRustRay(_Native, PypaimonRay):
+    """pypaimon.ray with the Rust backend. Its read_by_row_id takes table options per call
+    (``dynamic_options``, applied with ``table.copy``); its update_by_row_id takes none, so
+    the options are set on the round's copy of the table before the clock
+    (``prepare_target``), as a user switches the backend on for good."""
+    name = "pypaimon-rust-ray"
+
+    def __init__(self) -> None:
+        _Native.__init__(self)
+        PypaimonRay.__init__(self)
+
+    def prepare_target(self, warehouse, identifier) -> None:
+        from pypaimon import CatalogFactory
+        from pypaimon.schema.schema_change import SchemaChange
+        catalog = CatalogFactory.create({"warehouse": warehouse})
+        catalog.alter_table(identifier, [SchemaChange.set_option(k, v)
+                                         for k, v in self.native_options.items()], False)
+
+    def read_by_row_id(self, warehouse, identifier, row_ids, projection) -> pa.Table:
+        return self.to_arrow(self.ray_api.read_by_row_id(
+            identifier, self.dataset(row_ids), {"warehouse": warehouse},
+            projection=list(projection), dynamic_options=dict(self.native_options)))
+
+    def _no_options(self, *_args, **_kwargs):
+        raise EngineUnavailable("pypaimon.ray's bucket_join and merge_into take no table "
+                                "options: the same as pypaimon-ray here")
+
+    bucket_join = merge_upsert = merge_self_update = _no_options

@@ -13,6 +13,7 @@ class ReadBlob(Workload):
     name = "read_blob"
     group = "read_by_row_id"
     target = Target(20.0, "issue 7: read by row id >= 20x at 10k ids")
+    ray_peer_target = Target(5.0, "issue 18: Ray BLOB read vs pypaimon.ray + Rust >= 5x")
     pairs = (EMBEDDED,)
     ray_pairs = (RAY,)
     description = ("read_by_row_id of a BLOB column (payload, stored in .blob files) for random "

@@ -43,6 +43,7 @@ class ReadIdsFew(_ReadIds):
     count_key = "read_few"
     target = Target(20.0, "issue 7: read by row id >= 20x at 10k ids")
     peer_target = Target(5.0, "issue 18: vs pypaimon + Rust, read by row id >= 5x")
+    ray_peer_target = Target(5.0, "issue 18: Ray read by row id vs pypaimon.ray + Rust >= 5x")
     description = ("read_by_row_id of (x, s) for random distinct ids; pypaimon's baseline is a "
                    "read with with_row_ranges(Range.to_ranges(ids)).")
 
