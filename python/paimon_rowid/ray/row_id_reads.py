@@ -1,11 +1,12 @@
 """read_by_row_id on Ray (routing shared with the update: _row_id_routing.py).
 
-read_by_row_id stays lazy: its result is a Ray Data read whose read tasks each read one
-bucket of ids with the C++ kernel, set semantics, one block per task. For a source on the
-driver the tasks carry their ids; routing errors (null or foreign ids) are raised when the
-result is consumed, by its one read task. A lazy Dataset runs when the result is consumed:
-the read's planning routes its ids with the same kind of scatter tasks (only 8-byte ids
-move).
+A small job whose ids are on the driver is read in the driver's process and returned
+materialized (``driver_max_bytes``). Otherwise read_by_row_id stays lazy: its result is a
+Ray Data read whose read tasks each read one bucket of ids with the C++ kernel, set
+semantics, one block per task. For a source on the driver the tasks carry their ids;
+routing errors (null or foreign ids) are raised when the result is consumed, by its one
+read task. A lazy Dataset runs when the result is consumed: the read's planning routes its
+ids with the same kind of scatter tasks (only 8-byte ids move).
 """
 from __future__ import annotations
 
@@ -278,9 +279,9 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
                    ray_remote_args: Optional[Dict[str, Any]] = None,
                    driver_routing_max_bytes: Optional[int] = None,
                    driver_max_bytes: Optional[int] = None):
-    """A lazy ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
-    ``row_ids[row_id_col]``. Nothing is read here; the ids are read when the result is
-    consumed, and bad ids are refused then.
+    """A ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
+    ``row_ids[row_id_col]``, lazy: the ids are read when the result is consumed, and bad ids
+    are refused then (a small job on the driver, below, is read here but still refuses then).
 
     Routing: the ids of a source on the driver (a pyarrow Table, a pandas DataFrame, or a
     materialized ``ray.data.Dataset`` of at most ``driver_routing_max_bytes`` Arrow bytes,
