@@ -2,6 +2,7 @@
 // decompression (streaming for deflate/zstandard, snappy with its CRC32 trailer) and
 // compression. Shared by the reader (avro_reader.cc) and the writer (avro_writer.cc).
 #include <algorithm>
+#include <unordered_map>
 
 #include "paimon_rowid/codec/avro_internal.h"
 #include "paimon_rowid/codec/crc32.h"
@@ -25,11 +26,30 @@ Result<std::unique_ptr<arrow::util::Codec>> MakeArrowCodec(const std::string& co
   return Status::NotImplemented("Avro codec '", codec, "' is not supported");
 }
 
+namespace {
+
+// One decompressor per thread and codec type, reset for each block. A manifest is one small
+// block, and creating a zstd stream (its window buffers) cost more than decoding it. Safe
+// to share on a thread: a block is decompressed whole within one StreamDecompress call.
+Result<arrow::util::Decompressor*> ThreadDecompressor(arrow::util::Codec* codec) {
+  thread_local std::unordered_map<int, std::shared_ptr<arrow::util::Decompressor>> cache;
+  std::shared_ptr<arrow::util::Decompressor>& slot =
+      cache[static_cast<int>(codec->compression_type())];
+  if (slot == nullptr) {
+    ARROW_ASSIGN_OR_RAISE(slot, codec->MakeDecompressor());
+  } else {
+    ARROW_RETURN_NOT_OK(slot->Reset());
+  }
+  return slot.get();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<arrow::Buffer>> StreamDecompress(arrow::util::Codec* codec,
                                                         const uint8_t* in, int64_t in_len,
                                                         bool multiple_frames) {
   if (in_len == 0) return std::make_shared<arrow::Buffer>(nullptr, 0);
-  ARROW_ASSIGN_OR_RAISE(auto decompressor, codec->MakeDecompressor());
+  ARROW_ASSIGN_OR_RAISE(arrow::util::Decompressor * decompressor, ThreadDecompressor(codec));
   int64_t capacity = std::clamp<int64_t>(in_len * 4, 4096, kMaxBlockBytes);
   ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::ResizableBuffer> out,
                         arrow::AllocateResizableBuffer(capacity));

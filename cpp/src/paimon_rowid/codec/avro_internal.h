@@ -34,7 +34,8 @@ constexpr int64_t kMaxBlockBytes = std::numeric_limits<int32_t>::max();
 Result<std::unique_ptr<arrow::util::Codec>> MakeArrowCodec(const std::string& codec, int level);
 
 // Streams through a compressed block. Java writes zstd frames without a content size, so the
-// output size is only known at the end; the buffer grows up to kMaxBlockBytes.
+// output size is only known at the end; the buffer grows up to kMaxBlockBytes. `codec` comes
+// from MakeArrowCodec: the calling thread's decompressor for its codec type is reused.
 Result<std::shared_ptr<arrow::Buffer>> StreamDecompress(arrow::util::Codec* codec,
                                                         const uint8_t* in, int64_t in_len,
                                                         bool multiple_frames);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <unordered_map>
 
 #include "paimon_rowid/codec/avro.h"
@@ -26,6 +27,25 @@ using internal::StreamDecompress;
 constexpr int64_t kMaxZeroWidthItems = int64_t{1} << 20;
 
 Status Truncated() { return Status::Invalid("Avro: truncated data"); }
+
+// The files of one table (manifests, manifest lists) share a handful of schema texts, and
+// parsing one costs more than decoding a small manifest: each text is parsed once per
+// process. Nodes are immutable, so readers on any thread share them.
+Result<NodePtr> CachedSchema(const std::string& json) {
+  constexpr size_t kMaxSchemas = 64;
+  static std::mutex mutex;
+  static auto* cache = new std::unordered_map<std::string, NodePtr>();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache->find(json);
+    if (it != cache->end()) return it->second;
+  }
+  ARROW_ASSIGN_OR_RAISE(NodePtr parsed, ParseSchema(json));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache->size() >= kMaxSchemas) cache->clear();
+  cache->emplace(json, parsed);
+  return parsed;
+}
 
 // ---------------------------------------------------------------------------------------
 // Binary decoding
@@ -332,7 +352,7 @@ struct FileReader::Impl {
 
     auto schema_it = metadata.find("avro.schema");
     if (schema_it == metadata.end()) return Status::Invalid("Avro header without avro.schema");
-    ARROW_ASSIGN_OR_RAISE(schema, ParseSchema(schema_it->second));
+    ARROW_ASSIGN_OR_RAISE(schema, CachedSchema(schema_it->second));
     auto codec_it = metadata.find("avro.codec");
     codec_name = codec_it == metadata.end() || codec_it->second.empty() ? "null" : codec_it->second;
     ARROW_ASSIGN_OR_RAISE(codec, MakeArrowCodec(codec_name, /*level=*/0));
