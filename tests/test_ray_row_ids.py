@@ -440,6 +440,11 @@ def test_small_driver_side_jobs_run_on_the_driver(ray_session, warehouse, monkey
         real = getattr(cls, name)
         monkeypatch.setattr(cls, name, lambda self, *a, _real=real, _name=name: (
             here.append(_name), _real(self, *a))[1])
+    # The read's index goes to the object store only when a task needs it.
+    shipped = []
+    real_ref = row_id_reads._ReadBucket.index_ref
+    monkeypatch.setattr(row_id_reads._ReadBucket, "index_ref",
+                        lambda self: (shipped.append(1), real_ref(self))[1])
     results = {}
     for limit in (None, 0):
         _make_table(warehouse, commits=4, rows=25)
@@ -447,6 +452,7 @@ def test_small_driver_side_jobs_run_on_the_driver(ray_session, warehouse, monkey
         rows = pa.table({"_ROW_ID": ids, "x": [-1.0 * i for i in ids]})
         _, make, _, _ = next(s for s in _sources(rows) if s[0] == kind)
         here.clear()
+        shipped.clear()
         assert update_by_row_id("db.t", make(), {"warehouse": warehouse}, update_cols=["x"],
                                 driver_max_bytes=limit) == {"num_updated": len(ids)}
         ds = read_by_row_id("db.t", make(), {"warehouse": warehouse}, projection=["x", "id"],
@@ -456,6 +462,7 @@ def test_small_driver_side_jobs_run_on_the_driver(ray_session, warehouse, monkey
         assert got.column_names == ["x", "id", "_ROW_ID"]
         assert got.to_pylist() == [{"x": -1.0 * i, "id": i, "_ROW_ID": i} for i in sorted(ids)]
         assert here == (["_apply_here", "read_here"] if limit is None else [])
+        assert bool(shipped) == (limit == 0)
         catalog = CatalogFactory.create({"warehouse": warehouse})
         results[limit] = _read_all(catalog.get_table("db.t"))
         catalog.drop_table("db.t", False)

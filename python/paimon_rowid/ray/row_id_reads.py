@@ -96,25 +96,34 @@ def _split_ids(unique: np.ndarray, owners: pa.Array, buckets: int,
 class _ReadBucket:
     """Reads one bucket's ids with the C++ kernel (set semantics, ascending row ids)."""
 
-    def __init__(self, index_ref, catalog_options, target, dynamic_options, projection,
-                 out_schema: pa.Schema, index=None):
-        self._index_ref = index_ref
+    def __init__(self, index, catalog_options, target, dynamic_options, projection,
+                 out_schema: pa.Schema):
+        self._index = index  # the driver's own (not pickled into tasks)
+        self._index_ref = None  # its serialized form in the object store, once shipped
         self._catalog_options = dict(catalog_options)
         self._target = target
         self._dynamic = dict(dynamic_options or {})
         self._projection = list(projection)
         self.out_schema = out_schema
-        self._index = index  # the driver's own (not pickled into tasks)
+
+    def index_ref(self):
+        """The serialized index in the object store, put there on first use (on the
+        driver): a read that runs in the driver's process ships nothing."""
+        if self._index_ref is None:
+            import ray
+            self._index_ref = ray.put(self._index.serialize())
+        return self._index_ref
 
     def __getstate__(self):
         state = dict(self.__dict__)
+        state["_index_ref"] = self.index_ref()
         state["_index"] = None
         return state
 
     def __call__(self, ids: pa.Array) -> pa.Table:
         import ray
         # One thread: Ray already runs one such task per CPU it grants.
-        return self._read(ids, _index(ray.get(self._index_ref)), 1)
+        return self._read(ids, _index(ray.get(self.index_ref())), 1)
 
     def read_here(self, ids: pa.Array) -> pa.Table:
         """The same read in the driver's process, on all cores."""
@@ -325,15 +334,13 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
                                override_num_blocks=1)
     index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
-    index_ref = ray.put(index.serialize())
     pinned: Dict[str, Optional[str]] = {"scan.snapshot-id": str(snapshot.id)}
     for key in jobs.TIME_TRAVEL_KEYS:
         if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
             pinned[key] = None
     extra = {k: v for k, v in (dynamic_options or {}).items() if k not in jobs.TIME_TRAVEL_KEYS}
     extra.update({k: v for k, v in pinned.items() if v is not None})
-    reader = _ReadBucket(index_ref, catalog_options, target, extra, projection, out_schema,
-                         index)
+    reader = _ReadBucket(index, catalog_options, target, extra, projection, out_schema)
     if src.local is not None:
         parts: List[pa.Array] = []
         error: Optional[BaseException] = None
@@ -351,8 +358,8 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
         source: Any = _make_local_read_source(parts, error, reader, out_schema)
         kwargs["override_num_blocks"] = max(1, len(parts))
     else:
-        source = _make_read_source(src.dataset, index_ref, buckets, row_id_col, reader,
-                                   out_schema)
+        source = _make_read_source(src.dataset, reader.index_ref(), buckets, row_id_col,
+                                   reader, out_schema)
         kwargs["override_num_blocks"] = buckets
     result = read_datasource(source, ray_remote_args=remote_args, **kwargs)
     if src.local is None:

@@ -198,8 +198,7 @@ TEST_P(AvroCodecTest, ReadsAfterCorruptOnesOnTheSameThreadAreExact) {
   std::vector<Value> records;
   for (int n = 0; n < 300; ++n) records.push_back(RichRecord(n));
   auto good = WriteFile(kRichSchema, GetParam(), records);
-  auto other = WriteFile(kRichSchema, GetParam() == "zstandard" ? "deflate" : "zstandard",
-                         records);
+  auto other = WriteFile(kRichSchema, GetParam() == "zstandard" ? "deflate" : "zstandard", records);
   const std::string bytes = good->ToString();
   std::mt19937 rng(7);
   for (int round = 0; round < 30; ++round) {
