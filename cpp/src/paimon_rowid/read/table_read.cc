@@ -134,9 +134,12 @@ Result<std::shared_ptr<arrow::Array>> Int64Constant(int64_t value, int64_t lengt
 }
 
 // Streams the groups of the splits in split order. Without a limit up to `threads` groups
-// are read at once on the shared executor (exec/executor.h), at most `threads` ahead of the
-// consumer, so at most that many group batches are buffered; with one thread, or a limit,
-// every group is read on the consumer's thread, each read stopping at the rows still missing.
+// are read at once on the shared executor (exec/executor.h), at most 2 x `threads` ahead of
+// the consumer, so at most that many group batches are buffered; with one thread, or a
+// limit, every group is read on the consumer's thread, each read stopping at the rows still
+// missing. A window of only `threads` left a core idle whenever the next group finished
+// before the one the consumer waited on (a 10M-row scan on 2 cores ran 1.1x, not 1.9x,
+// faster than on one).
 class GroupStreamReader : public arrow::RecordBatchReader {
  public:
   GroupStreamReader(std::shared_ptr<const TableRead> read, std::vector<DataSplit> splits,
@@ -151,7 +154,7 @@ class GroupStreamReader : public arrow::RecordBatchReader {
     const int64_t n = static_cast<int64_t>(order->size());
     threads = static_cast<int>(std::min<int64_t>(Executor::ResolveThreads(threads), n));
     if (limit || threads <= 1) return;
-    groups_.emplace(Executor::Default(), n, threads, threads,
+    groups_.emplace(Executor::Default(), n, threads, 2 * int64_t{threads},
                     [read = read_, splits = splits_, order](int64_t i) {
                       const auto [s, g] = (*order)[static_cast<size_t>(i)];
                       const DataSplit& split = (*splits)[s];

@@ -51,8 +51,9 @@ struct ReadOptions {
   std::vector<std::string> fields;
   std::shared_ptr<Predicate> predicate;
   std::optional<int64_t> limit;
-  /// Groups Read() reads at once without a limit, on the shared executor and at most this
-  /// many ahead of the consumer (so as many group batches are buffered); 0 = one per core.
+  /// Groups Read() reads at once without a limit, on the shared executor and at most twice
+  /// this many ahead of the consumer (so as many group batches are buffered); 0 = one per
+  /// core.
   /// The default, 1, reads every group on the consumer's thread when it is pulled: streaming
   /// consumers (a backfill, a Ray block) hold one group at a time. Callers that materialize
   /// the whole result anyway (Python's to_arrow) ask for 0. With a limit groups are read one
