@@ -342,6 +342,13 @@ class Bench:
         return entry
 
 
+def _chart_path(args) -> str:
+    """--chart, else speedups.png next to --markdown; '' for none."""
+    if args.chart is not None:
+        return args.chart
+    return str(Path(args.markdown).with_name("speedups.png")) if args.markdown else ""
+
+
 def _draw_chart(python, results: Dict[str, Any], path: str) -> None:
     """bench/chart.py under the peer's python (it has matplotlib); a failure only warns."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -409,6 +416,13 @@ def main(argv=None) -> int:
         for extra in runs[1:]:
             results = report.merge(results, extra)
         Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
+        chart = _chart_path(args)
+        if chart and args.peer == "on":
+            peer_python, why = peers.ensure_peer_venv()
+            if peer_python is None:
+                print(f"bench: warning: no chart: {why}", flush=True)
+            else:
+                _draw_chart(peer_python, results, chart)
         return 0
     if args.workloads:
         wanted = set(args.workloads.split(","))
@@ -458,8 +472,7 @@ def main(argv=None) -> int:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
     if args.markdown:
         Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
-    chart = args.chart if args.chart is not None else (
-        str(Path(args.markdown).with_name("speedups.png")) if args.markdown else "")
+    chart = _chart_path(args)
     if chart and peer_python is not None:
         _draw_chart(peer_python, results, chart)
     print("\n" + report.summary_table(results))
