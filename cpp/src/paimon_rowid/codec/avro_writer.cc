@@ -1,10 +1,10 @@
 // The Avro object container writer (FileWriter) and the binary encoding of values against
 // a schema (with the union branch chosen by how well a value fits).
 #include <cstring>
-#include <random>
 
 #include "paimon_rowid/codec/avro.h"
 #include "paimon_rowid/codec/avro_internal.h"
+#include "paimon_rowid/common/identifier.h"
 
 namespace paimon_rowid::avro {
 
@@ -239,11 +239,10 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Make(std::string_view schema_jso
   impl.codec_name = std::move(codec);
 
   // The sync marker only has to be unlikely to occur in the data; it need not be secret.
-  std::random_device seed;
-  std::mt19937_64 rng((uint64_t{seed()} << 32) ^ seed());
+  // Opening std::random_device per file cost more than encoding a small manifest.
   impl.sync.resize(kSyncSize);
   for (int i = 0; i < kSyncSize; i += 8) {
-    uint64_t word = rng();
+    uint64_t word = RandomU64();
     std::memcpy(impl.sync.data() + i, &word, 8);
   }
 

@@ -36,9 +36,13 @@ Result<Identifier> Identifier::Parse(std::string_view full_name) {
   return id;
 }
 
-std::string RandomUuid() {
+uint64_t RandomU64() {
   thread_local std::mt19937_64 gen{std::random_device{}()};
-  uint64_t hi = gen(), lo = gen();
+  return gen();
+}
+
+std::string RandomUuid() {
+  uint64_t hi = RandomU64(), lo = RandomU64();
   hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
   lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
   char buf[37];

@@ -1,6 +1,7 @@
 // Table identifiers ("db.table") and the rules that keep every path inside the warehouse.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ struct Identifier {
 /// A database or table name is valid when it is non-empty, is not "." or "..", and holds
 /// no '/', '\\' or control characters. `what` names the thing in the error message.
 Status ValidateName(std::string_view name, std::string_view what);
+
+/// 64 random bits from a per-thread generator seeded once from std::random_device (not
+/// cryptographic: names and markers that must not collide, not secrets).
+uint64_t RandomU64();
 
 /// A random RFC 4122 version-4 UUID in its 36-character text form.
 std::string RandomUuid();

@@ -12,6 +12,7 @@
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/blob_update_internal.h"
+#include "paimon_rowid/rowid/column_splice.h"
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/rebase_internal.h"
 #include "paimon_rowid/rowid/routed_source.h"
@@ -30,6 +31,15 @@ constexpr const char* kStaleContext =
 Status RouteRows(const RowIdIndex* index, const std::string& target,
                  const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
                  arrow::MemoryPool* pool);
+
+// `values` in the order `order` gives; `values` itself when `order` is null.
+Result<std::shared_ptr<arrow::Array>> InPositionOrder(const std::shared_ptr<arrow::Array>& values,
+                                                      const std::shared_ptr<arrow::Array>& order,
+                                                      cp::ExecContext* ctx) {
+  if (!order) return values;
+  ARROW_ASSIGN_OR_RAISE(auto taken, cp::Take(values, order, cp::TakeOptions::Defaults(), ctx));
+  return taken.make_array();
+}
 
 }  // namespace
 
@@ -109,7 +119,8 @@ struct RowIdUpdate::Impl {
   Result<CommitMessage> UpdateGroup(size_t g, const Reads& reads,
                                     std::vector<std::string>* written) const;
   // The partial Parquet file of group `g`: the Parquet columns of `source` (rows in position
-  // order `order_array`, at offsets `positions` of the group) merged into the current values.
+  // order `order_array`, or as they are when it is null, at offsets `positions` of the group)
+  // merged into the current values.
   Result<std::vector<CommitMessage>> WriteParquetPart(size_t g, const arrow::Table& source,
                                                       const std::shared_ptr<arrow::Array>& order,
                                                       const std::vector<int64_t>& positions,
@@ -330,8 +341,11 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
   std::vector<int64_t> order(static_cast<size_t>(m));
   std::iota(order.begin(), order.end(), 0);
   const int64_t* id_values = ids.raw_values();
-  std::sort(order.begin(), order.end(),
-            [&](int64_t a, int64_t b) { return id_values[a] < id_values[b]; });
+  const bool in_order = std::is_sorted(id_values, id_values + m);
+  if (!in_order) {  // sources in row-id order need no sort
+    std::sort(order.begin(), order.end(),
+              [&](int64_t a, int64_t b) { return id_values[a] < id_values[b]; });
+  }
   for (int64_t k = 1; k < m; ++k) {
     if (id_values[order[k]] == id_values[order[k - 1]]) {
       return Status::Invalid(
@@ -352,9 +366,12 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
   }
   std::vector<int64_t> positions(static_cast<size_t>(m));
   for (int64_t k = 0; k < m; ++k) positions[k] = id_values[order[k]] - start;
-  arrow::Int64Builder order_builder(pool);
-  ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Array> order_array, order_builder.Finish());
+  std::shared_ptr<arrow::Array> order_array;  // null: the source is in position order
+  if (!in_order) {
+    arrow::Int64Builder order_builder(pool);
+    ARROW_RETURN_NOT_OK(order_builder.AppendValues(order));
+    ARROW_ASSIGN_OR_RAISE(order_array, order_builder.Finish());
+  }
   // The files of one update share a stem (the Ray job's, else a fresh one per group).
   const std::string stem =
       table->options().GetOr(AppendWriter::kFileStemOption, std::string()).empty()
@@ -379,10 +396,9 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
     std::vector<rowid_internal::BlobColumnUpdate> columns;
     for (size_t b = 0; b < blob_cols.size(); ++b) {
       const size_t c = blob_cols[b];
-      ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source->column(c + 1)->chunk(0), order_array,
-                                                  cp::TakeOptions::Defaults(), &ctx));
-      columns.push_back(
-          {table->schema().FieldByName(cols[c]), sorted.make_array(), reads.blobs[b]});
+      ARROW_ASSIGN_OR_RAISE(auto sorted,
+                            InPositionOrder(source->column(c + 1)->chunk(0), order_array, &ctx));
+      columns.push_back({table->schema().FieldByName(cols[c]), std::move(sorted), reads.blobs[b]});
     }
     ARROW_ASSIGN_OR_RAISE(auto blob_files,
                           rowid_internal::WriteBlobColumns(table, *index, g, positions, columns,
@@ -404,7 +420,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   cp::ExecContext ctx(pool);
   std::vector<std::shared_ptr<arrow::Array>> columns;
   std::shared_ptr<arrow::RecordBatch> current;
-  std::shared_ptr<arrow::Array> indices;
   if (m < n) {
     DataSplit split = index->SplitOf(g);
     // The partial file covers the whole group, deleted rows included (they stay deleted).
@@ -414,20 +429,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
       return Status::IOError("could not read the current values of rows [", start, ", ",
                              start + n - 1, "]");
     }
-    // Take indices over concat(current, new values in position order): untouched rows keep
-    // their index, updated rows point past the current values.
-    arrow::Int64Builder idx(pool);
-    ARROW_RETURN_NOT_OK(idx.Reserve(n));
-    int64_t k = 0;
-    for (int64_t pos = 0; pos < n; ++pos) {
-      if (k < m && positions[k] == pos) {
-        idx.UnsafeAppend(n + k);
-        ++k;
-      } else {
-        idx.UnsafeAppend(pos);
-      }
-    }
-    ARROW_ASSIGN_OR_RAISE(indices, idx.Finish());
   }
   std::vector<std::shared_ptr<arrow::Field>> out_fields;
   std::vector<std::string> names;
@@ -435,18 +436,17 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
     const size_t c = parquet_cols[p];
     out_fields.push_back(update_schema->field(static_cast<int>(c) + 1));
     names.push_back(cols[c]);
-    ARROW_ASSIGN_OR_RAISE(auto sorted, cp::Take(source.column(c + 1)->chunk(0), order_array,
-                                                cp::TakeOptions::Defaults(), &ctx));
+    ARROW_ASSIGN_OR_RAISE(auto sorted,
+                          InPositionOrder(source.column(c + 1)->chunk(0), order_array, &ctx));
     if (!current) {
       // Every row of the group is updated: no need to read the current values.
-      columns.push_back(sorted.make_array());
+      columns.push_back(std::move(sorted));
       continue;
     }
     ARROW_ASSIGN_OR_RAISE(
-        auto both,
-        arrow::Concatenate({current->column(static_cast<int>(p)), sorted.make_array()}, pool));
-    ARROW_ASSIGN_OR_RAISE(auto merged, cp::Take(both, indices, cp::TakeOptions::Defaults(), &ctx));
-    columns.push_back(merged.make_array());
+        auto merged, rowid_internal::SpliceColumn(current->column(static_cast<int>(p)), positions,
+                                                  sorted, pool));
+    columns.push_back(std::move(merged));
   }
   auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
   AppendWriterOptions writer_options;

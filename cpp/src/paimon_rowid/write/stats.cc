@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
+#include <type_traits>
 
 #include "arrow/array.h"
 #include "arrow/builder.h"
 #include "arrow/compute/api_aggregate.h"
 #include "arrow/compute/exec.h"
 #include "arrow/scalar.h"
+#include "arrow/util/bit_run_reader.h"
 #include "paimon_rowid/codec/binary_row.h"
 
 namespace paimon_rowid {
@@ -24,6 +27,93 @@ Result<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>
   ARROW_ASSIGN_OR_RAISE(arrow::Datum result, arrow::compute::MinMax(array, opts, &ctx));
   const auto& pair = result.scalar_as<arrow::StructScalar>();
   return std::make_pair(pair.value[0], pair.value[1]);
+}
+
+// Folds values[0, n) into (lo, hi) with two accumulators each. A NaN never compares less or
+// greater, so it is skipped, as Arrow's MinMax skips it.
+template <typename T>
+void FoldValues(const T* values, int64_t n, T* lo, T* hi) {
+  T lo0 = *lo, lo1 = *lo, hi0 = *hi, hi1 = *hi;
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const T a = values[i], b = values[i + 1];
+    lo0 = a < lo0 ? a : lo0;
+    hi0 = a > hi0 ? a : hi0;
+    lo1 = b < lo1 ? b : lo1;
+    hi1 = b > hi1 ? b : hi1;
+  }
+  for (; i < n; ++i) {
+    lo0 = values[i] < lo0 ? values[i] : lo0;
+    hi0 = values[i] > hi0 ? values[i] : hi0;
+  }
+  *lo = lo1 < lo0 ? lo1 : lo0;
+  *hi = hi1 > hi0 ? hi1 : hi0;
+}
+
+// MinMaxOf for a primitive column of C type T, in one branch-free pass instead of Arrow's
+// kernel (which calls fmin/fmax per value: 12% of rewriting a million-row double column).
+// nullopt where the kernel's answer is kept: no non-null non-NaN value, or a floating-point
+// bound of zero (whether -0.0 or +0.0 is reported is the kernel's business).
+template <typename T>
+Result<std::optional<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>>>
+FastMinMaxOf(const arrow::Array& array) {
+  const auto& data = *array.data();
+  const T* values = data.GetValues<T>(1);
+  T lo, hi;
+  if constexpr (std::is_floating_point_v<T>) {
+    lo = std::numeric_limits<T>::infinity();
+    hi = -std::numeric_limits<T>::infinity();
+  } else {
+    lo = std::numeric_limits<T>::max();
+    hi = std::numeric_limits<T>::lowest();
+  }
+  if (array.null_count() == 0) {
+    FoldValues(values, array.length(), &lo, &hi);
+  } else {
+    arrow::internal::VisitSetBitRunsVoid(
+        data.buffers[0], data.offset, data.length,
+        [&](int64_t pos, int64_t len) { FoldValues(values + pos, len, &lo, &hi); });
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!(lo <= hi) || lo == 0 || hi == 0) return std::nullopt;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto lo_scalar, arrow::MakeScalar(array.type(), lo));
+  ARROW_ASSIGN_OR_RAISE(auto hi_scalar, arrow::MakeScalar(array.type(), hi));
+  return std::make_optional(std::make_pair(std::move(lo_scalar), std::move(hi_scalar)));
+}
+
+using Bounds = std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>;
+
+// FastMinMaxOf for the primitive types it handles; nullopt for the others.
+Result<std::optional<Bounds>> FastMinMax(const arrow::Array& array) {
+  switch (array.type_id()) {
+    case arrow::Type::INT8:
+      return FastMinMaxOf<int8_t>(array);
+    case arrow::Type::INT16:
+      return FastMinMaxOf<int16_t>(array);
+    case arrow::Type::INT32:
+    case arrow::Type::DATE32:
+    case arrow::Type::TIME32:
+      return FastMinMaxOf<int32_t>(array);
+    case arrow::Type::INT64:
+    case arrow::Type::TIMESTAMP:
+    case arrow::Type::TIME64:
+      return FastMinMaxOf<int64_t>(array);
+    case arrow::Type::FLOAT:
+      return FastMinMaxOf<float>(array);
+    case arrow::Type::DOUBLE:
+      return FastMinMaxOf<double>(array);
+    default:
+      return std::nullopt;
+  }
+}
+
+// (min, max) of the non-null values of a column that has some, as Arrow's MinMax computes
+// them; primitive numbers, dates and times in one pass of our own.
+Result<Bounds> ColumnMinMax(const std::shared_ptr<arrow::Array>& array, arrow::MemoryPool* pool) {
+  ARROW_ASSIGN_OR_RAISE(std::optional<Bounds> fast, FastMinMax(*array));
+  if (fast) return std::move(*fast);
+  return MinMaxOf(array, pool);
 }
 
 Result<std::shared_ptr<arrow::Array>> ArrayOf(
@@ -303,7 +393,7 @@ Status StatsCollector::Update(const std::vector<std::shared_ptr<arrow::Array>>& 
     if (modes_[i].kind == StatsMode::Kind::kNone) continue;
     null_counts_[i] += col->null_count();
     if (col->length() == col->null_count() || !KeepsBounds(i)) continue;
-    ARROW_ASSIGN_OR_RAISE(auto mm, MinMaxOf(col, pool_));
+    ARROW_ASSIGN_OR_RAISE(auto mm, ColumnMinMax(col, pool_));
     ARROW_RETURN_NOT_OK(Fold(i, mm.first, mm.second));
   }
   return Status::OK();

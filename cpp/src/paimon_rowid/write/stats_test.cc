@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <random>
+
 #include "arrow/api.h"
+#include "arrow/compute/api_aggregate.h"
 #include "arrow/compute/cast.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/exec/compute.h"
@@ -270,6 +275,67 @@ TEST(WrittenStatsTest, PruningWithTruncatedStatsKeepsMatchingFiles) {
   EXPECT_EQ(plan(Predicate::Op::kLessOrEqual, high), 3);
   EXPECT_EQ(plan(Predicate::Op::kGreaterThan, "abcdefghijklmnoq"), 1);
   EXPECT_EQ(plan(Predicate::Op::kEqual, "m"), 0);
+}
+
+// Numeric bounds are computed in one pass of our own; they must be what Arrow's MinMax
+// kernel gives, NaNs, infinities, nulls, signed zeros and sliced arrays included.
+TEST(StatsCollectorTest, NumericBoundsEqualArrowsMinMax) {
+  ASSERT_OK(EnsureComputeInitialized());
+  std::mt19937_64 rng(7);
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(), 0.0, -0.0};
+  const std::vector<std::shared_ptr<arrow::DataType>> types = {
+      arrow::int8(),    arrow::int16(),
+      arrow::int32(),   arrow::int64(),
+      arrow::float32(), arrow::float64(),
+      arrow::date32(),  arrow::timestamp(arrow::TimeUnit::MICRO)};
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 40);
+    const int null_share = static_cast<int>(rng() % 3);  // none, some, most
+    const int special_share = static_cast<int>(rng() % 3);
+    arrow::DoubleBuilder b;
+    for (int64_t i = 0; i < n + 3; ++i) {
+      if (null_share > 0 && static_cast<int>(rng() % 4) < null_share * 2 - 1) {
+        ASSERT_OK(b.AppendNull());
+      } else if (special_share > 0 && static_cast<int>(rng() % 4) < special_share * 2 - 1) {
+        ASSERT_OK(b.Append(specials[rng() % 5]));
+      } else {
+        ASSERT_OK(b.Append(static_cast<double>(static_cast<int64_t>(rng() % 200) - 100) / 4));
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(auto doubles, b.Finish());
+    auto sliced = doubles->Slice(static_cast<int64_t>(rng() % 3), n);
+    for (const auto& type : types) {
+      std::shared_ptr<arrow::Array> array = sliced;
+      if (!arrow::is_floating(type->id())) {
+        // Integers: drop the specials (NaN/inf do not cast) and keep the integral values.
+        arrow::Int64Builder ib;
+        const auto& d = static_cast<const arrow::DoubleArray&>(*sliced);
+        for (int64_t i = 0; i < d.length(); ++i) {
+          ASSERT_OK(d.IsNull(i) || !std::isfinite(d.Value(i))
+                        ? ib.AppendNull()
+                        : ib.Append(static_cast<int64_t>(d.Value(i) * 4) % 100));
+        }
+        ASSERT_OK_AND_ASSIGN(array, ib.Finish());
+        if (type->id() == arrow::Type::DATE32) {  // int64 does not cast to date32; int32 does
+          ASSERT_OK_AND_ASSIGN(array, arrow::compute::Cast(*array, arrow::int32()));
+        }
+      }
+      ASSERT_OK_AND_ASSIGN(array, arrow::compute::Cast(*array, type));
+      if (array->null_count() == array->length()) continue;
+      SCOPED_TRACE(type->ToString() + " " + array->ToString());
+      StatsCollector collector({type});
+      ASSERT_OK(collector.Update({array}));
+      ASSERT_OK_AND_ASSIGN(auto stats, collector.Finish());
+      ASSERT_OK_AND_ASSIGN(auto mm, arrow::compute::MinMax(array));
+      const auto& pair = mm.scalar_as<arrow::StructScalar>();
+      ASSERT_OK_AND_ASSIGN(auto min_row, EncodeBinaryRow({pair.value[0]}));
+      ASSERT_OK_AND_ASSIGN(auto max_row, EncodeBinaryRow({pair.value[1]}));
+      EXPECT_EQ(stats.min_values, min_row) << pair.value[0]->ToString();
+      EXPECT_EQ(stats.max_values, max_row) << pair.value[1]->ToString();
+    }
+  }
 }
 
 }  // namespace
