@@ -86,7 +86,7 @@ void SnapshotManager::AdvanceLatestHint(int64_t id) const {
   // Read without the Exists probe: a missing hint simply fails to read.
   auto text = io_->ReadText(path);
   std::optional<int64_t> current = text.ok() ? ParseHint(*text) : std::nullopt;
-  if (!current || *current < id) (void)io_->WriteFile(path, std::to_string(id));
+  if (!current || *current < id) (void)io_->WriteHint(path, std::to_string(id));
 }
 
 }  // namespace paimon_rowid

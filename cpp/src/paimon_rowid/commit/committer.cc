@@ -455,6 +455,8 @@ struct Committer::Attempt {
     Snapshot snap = BuildSnapshot(latest, new_id, latest_schema->id, lists, entries, next_row_id);
     snap.index_manifest = index_manifest;
 
+    // The metadata files of this attempt reach the disk before the snapshot naming them.
+    ARROW_RETURN_NOT_OK(table().file_io()->Sync(files));
     if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
     Status created =
         table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
@@ -591,9 +593,9 @@ struct Committer::Attempt {
     ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList(delta_metas, settings.manifest.codec,
                                                                settings.manifest.zstd_level));
     files.push_back(table().ManifestPath(lists.base_name));
-    ARROW_RETURN_NOT_OK(io->WriteFile(files.back(), base_bytes->ToString()));
+    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(files.back(), base_bytes->ToString()));
     files.push_back(table().ManifestPath(lists.delta_name));
-    ARROW_RETURN_NOT_OK(io->WriteFile(files.back(), delta_bytes->ToString()));
+    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(files.back(), delta_bytes->ToString()));
     lists.base_size = base_bytes->size();
     lists.delta_size = delta_bytes->size();
     FaultPoint("after_manifest_lists");
@@ -610,7 +612,7 @@ struct Committer::Attempt {
                                                           settings.manifest.zstd_level));
     std::string name = "index-manifest-" + RandomUuid() + "-0";
     files.push_back(table().ManifestPath(name));
-    ARROW_RETURN_NOT_OK(table().file_io()->WriteFile(files.back(), bytes->ToString()));
+    ARROW_RETURN_NOT_OK(table().file_io()->WriteFileUnsynced(files.back(), bytes->ToString()));
     return name;
   }
 

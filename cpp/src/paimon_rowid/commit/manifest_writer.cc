@@ -68,7 +68,7 @@ Result<ManifestFileMeta> WriteOne(const Table& table, const std::vector<Manifest
   meta.file_size = bytes->size();
   const std::string path = table.ManifestPath(meta.file_name);
   written->push_back(path);
-  ARROW_RETURN_NOT_OK(table.file_io()->WriteFile(path, bytes->ToString()));
+  ARROW_RETURN_NOT_OK(table.file_io()->WriteFileUnsynced(path, bytes->ToString()));
   return meta;
 }
 

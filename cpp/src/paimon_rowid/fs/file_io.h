@@ -85,6 +85,22 @@ class FileIO {
   /// Writes `path` (replacing any existing file) atomically: a temp file and a rename on a
   /// local filesystem, one PUT on an object store.
   virtual Status WriteFile(const std::string& path, std::string_view data) const = 0;
+  /// As WriteFile, for a file under a name no other writer uses (a commit attempt's manifests
+  /// and manifest lists), without waiting for the disk: nothing may name it before Sync has
+  /// returned for it. No reader opens such a file before a snapshot names it, so one torn by
+  /// a crash is an orphan. Locally its write-back starts at once; the default is WriteFile.
+  virtual Status WriteFileUnsynced(const std::string& path, std::string_view data) const {
+    return WriteFile(path, data);
+  }
+  /// Makes the files WriteFileUnsynced wrote durable. Locally one fsync each, the first of
+  /// which commits the journal for all of them (a commit pays one disk round trip for its
+  /// metadata, not one per file); nothing where a write is durable once it returns.
+  virtual Status Sync(const std::vector<std::string>& paths) const { return Status::OK(); }
+  /// As WriteFile, for a hint (LATEST, EARLIEST): readers check a hint and fall back to
+  /// listing when it is missing, stale or unreadable, so it need not survive a power loss.
+  virtual Status WriteHint(const std::string& path, std::string_view data) const {
+    return WriteFile(path, data);
+  }
 
   virtual Result<bool> Exists(const std::string& path) const = 0;
   virtual Result<bool> IsDirectory(const std::string& path) const = 0;

@@ -59,4 +59,29 @@ TEST(FileIOTest, WriteListDelete) {
   EXPECT_TRUE(io->List(JoinPath(dir.path(), "missing"))->empty());
 }
 
+TEST(FileIOTest, UnsyncedWritesSyncAndHintsLeaveOnlyTheirFiles) {
+  testing::TempDir dir;
+  auto io = FileIO::Local();
+  const std::string a = JoinPath(dir.path(), "manifest/manifest-a-0");
+  const std::string b = JoinPath(dir.path(), "manifest/manifest-list-b-0");
+  ASSERT_OK(io->WriteFileUnsynced(a, "first"));
+  ASSERT_OK(io->WriteFileUnsynced(b, std::string(1 << 20, 'x')));
+  ASSERT_OK(io->WriteFileUnsynced(a, "again"));  // a rewrite replaces
+  ASSERT_OK(io->Sync({a, b}));
+  EXPECT_EQ(*io->ReadText(a), "again");
+  EXPECT_EQ(*io->FileSize(b), 1 << 20);
+  ASSERT_OK_AND_ASSIGN(auto entries, io->List(JoinPath(dir.path(), "manifest")));
+  EXPECT_EQ(entries.size(), 2u);  // no temp files
+  // A file that is not there cannot be made durable: the commit must not go on.
+  EXPECT_RAISES(IOError, io->Sync({a, JoinPath(dir.path(), "manifest/missing")}));
+  EXPECT_OK(io->Sync({}));
+
+  const std::string hint = JoinPath(dir.path(), "snapshot/LATEST");
+  ASSERT_OK(io->WriteHint(hint, "7"));
+  ASSERT_OK(io->WriteHint(hint, "8"));
+  EXPECT_EQ(*io->ReadText(hint), "8");
+  ASSERT_OK_AND_ASSIGN(entries, io->List(JoinPath(dir.path(), "snapshot")));
+  EXPECT_EQ(entries.size(), 1u);
+}
+
 }  // namespace paimon_rowid

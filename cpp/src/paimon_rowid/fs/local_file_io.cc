@@ -22,31 +22,51 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
 
 std::string ParentOf(const std::string& path) { return fs::path(path).parent_path().string(); }
 
-// Writes `data` to a fresh hidden temp file next to `path` and fsyncs it. Returns its path.
-Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
-  fs::path p(path);
-  std::string tmp =
-      (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("cannot create", tmp);
+// Writes all of `data` to `fd`; false (errno set) on a failed write.
+bool WriteAll(int fd, std::string_view data) {
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      Status st = ErrnoStatus("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return st;
+      return false;
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  return true;
+}
+
+// Writes `data` to a fresh hidden temp file next to `path`, fsynced when `sync`. Returns its
+// path.
+Result<std::string> WriteTemp(const std::string& path, std::string_view data, bool sync) {
+  fs::path p(path);
+  std::string tmp =
+      (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", tmp);
+  if (!WriteAll(fd, data)) {
+    Status st = ErrnoStatus("cannot write", tmp);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
     Status st = ErrnoStatus("cannot sync", tmp);
     ::unlink(tmp.c_str());
     return st;
   }
   return tmp;
+}
+
+// Replaces `path` with `data` through a temp file and rename(2).
+Status ReplaceFile(const std::string& path, std::string_view data, bool sync) {
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data, sync));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status st = ErrnoStatus("cannot rename to", path);
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -81,7 +101,7 @@ Result<std::shared_ptr<arrow::io::OutputStream>> LocalFileIO::OpenOutput(
 
 Status LocalFileIO::WriteFileNoReplace(const std::string& path, std::string_view data) const {
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
-  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
+  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data, /*sync=*/true));
   // link(2) fails with EEXIST instead of replacing: the no-replace commit primitive.
   int rc = ::link(tmp.c_str(), path.c_str());
   int err = errno;
@@ -101,11 +121,46 @@ Status LocalFileIO::WriteFileNoReplace(const std::string& path, std::string_view
 
 Status LocalFileIO::WriteFile(const std::string& path, std::string_view data) const {
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
-  ARROW_ASSIGN_OR_RAISE(std::string tmp, WriteTemp(path, data));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status st = ErrnoStatus("cannot rename to", path);
-    ::unlink(tmp.c_str());
+  return ReplaceFile(path, data, /*sync=*/true);
+}
+
+Status LocalFileIO::WriteHint(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  return ReplaceFile(path, data, /*sync=*/false);
+}
+
+Status LocalFileIO::WriteFileUnsynced(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", path);
+  if (!WriteAll(fd, data)) {
+    Status st = ErrnoStatus("cannot write", path);
+    ::close(fd);
+    ::unlink(path.c_str());
     return st;
+  }
+  // Start the write-back now, so that Sync's first fsync finds every file of the batch on
+  // its way to the disk (best effort: Sync's fsync is what guarantees it).
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  if (::close(fd) != 0) {
+    Status st = ErrnoStatus("cannot write", path);
+    ::unlink(path.c_str());
+    return st;
+  }
+  return Status::OK();
+}
+
+Status LocalFileIO::Sync(const std::vector<std::string>& paths) const {
+  for (const auto& uri : paths) {
+    ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("cannot open", path);
+    if (::fsync(fd) != 0) {
+      Status st = ErrnoStatus("cannot sync", path);
+      ::close(fd);
+      return st;
+    }
+    ::close(fd);
   }
   return Status::OK();
 }

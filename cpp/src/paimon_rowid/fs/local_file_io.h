@@ -19,6 +19,9 @@ class LocalFileIO final : public FileIO {
       const std::string& path) const override;
   Status WriteFileNoReplace(const std::string& path, std::string_view data) const override;
   Status WriteFile(const std::string& path, std::string_view data) const override;
+  Status WriteFileUnsynced(const std::string& path, std::string_view data) const override;
+  Status Sync(const std::vector<std::string>& paths) const override;
+  Status WriteHint(const std::string& path, std::string_view data) const override;
   Result<bool> Exists(const std::string& path) const override;
   Result<bool> IsDirectory(const std::string& path) const override;
   Result<int64_t> FileSize(const std::string& path) const override;

@@ -175,7 +175,7 @@ class Expirer {
 
   Status WriteEarliest(int64_t id) {
     SnapshotManager snapshots(io_, table_->path());
-    return io_->WriteFile(snapshots.HintPath(SnapshotManager::kEarliestHint), std::to_string(id));
+    return io_->WriteHint(snapshots.HintPath(SnapshotManager::kEarliestHint), std::to_string(id));
   }
 
   std::shared_ptr<const Table> table_;
