@@ -7,10 +7,15 @@
 namespace paimon_rowid {
 
 std::vector<RowRange> SortAndMerge(std::vector<RowRange> ranges, bool merge_adjacent) {
-  std::sort(ranges.begin(), ranges.end(), [](const RowRange& a, const RowRange& b) {
+  auto before = [](const RowRange& a, const RowRange& b) {
     return a.from < b.from || (a.from == b.from && a.to < b.to);
-  });
+  };
+  // Callers often pass ranges in order already (ids of a sorted source, merged lists).
+  if (!std::is_sorted(ranges.begin(), ranges.end(), before)) {
+    std::sort(ranges.begin(), ranges.end(), before);
+  }
   std::vector<RowRange> out;
+  out.reserve(ranges.size());
   for (const auto& r : ranges) {
     if (!out.empty()) {
       RowRange& last = out.back();

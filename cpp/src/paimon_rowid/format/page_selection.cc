@@ -87,8 +87,12 @@ std::vector<RowRange> PageRows(const std::vector<int64_t>& first_rows, int64_t r
 }
 
 std::vector<RowRange> UnionRows(const std::vector<RowRange>& a, const std::vector<RowRange>& b) {
-  std::vector<RowRange> all(a);
-  all.insert(all.end(), b.begin(), b.end());
+  // Both are sorted: one linear merge, which SortAndMerge then finds in order.
+  std::vector<RowRange> all(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), all.begin(),
+             [](const RowRange& x, const RowRange& y) {
+               return x.from < y.from || (x.from == y.from && x.to < y.to);
+             });
   return SortAndMerge(std::move(all));
 }
 
