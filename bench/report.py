@@ -110,25 +110,59 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
+def _pair_key(pair: Dict[str, Any]) -> tuple:
+    return (pair.get("candidate"), pair.get("baseline"))
+
+
+def _merge_workloads(first: List[Dict[str, Any]],
+                     second: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """``second``'s workloads replace ``first``'s pair by pair (a re-run without the Ray
+    pairs keeps the earlier run's Ray rows); workloads only in ``second`` follow."""
+    later = {w["name"]: w for w in second}
+    out = []
+    for w in first:
+        again = later.pop(w["name"], None)
+        if again is None:
+            out.append(w)
+            continue
+        new_pairs = {_pair_key(p): p for p in again.get("pairs") or []}
+        pairs = [new_pairs.pop(_pair_key(p), p) for p in w.get("pairs") or []]
+        out.append({**again, "pairs": pairs + list(new_pairs.values())})
+    return out + [w for w in second if w["name"] in later]
+
+
 def merge(first: Dict[str, Any], second: Dict[str, Any]) -> Dict[str, Any]:
-    """Two runs of the same size as one report: ``second``'s workloads replace or follow
+    """Two runs of the same size as one report: ``second``'s workload pairs replace or follow
     ``first``'s; times add up; the machine and start are ``first``'s, load averages span."""
     if first["size"] != second["size"]:
         raise ValueError(f"cannot merge a {first['size']} run with a {second['size']} run")
-    names = {w["name"] for w in second["workloads"]}
     merged = dict(first)
-    merged["workloads"] = [w for w in first["workloads"] if w["name"] not in names] + \
-        second["workloads"]
+    merged["workloads"] = _merge_workloads(first["workloads"], second["workloads"])
     merged["elapsed_s"] = first["elapsed_s"] + second["elapsed_s"]
     merged["engines"] = {**second.get("engines", {}), **first.get("engines", {})}
     merged["machine"] = {**first["machine"],
                          "load_avg_end": second["machine"].get("load_avg_end")}
+    commits = first["machine"].get("git_commit", "").split(", ")
+    later = second["machine"].get("git_commit")
+    if later and later not in commits:  # each run's commit, first run first
+        merged["machine"]["git_commit"] = ", ".join(commits + [later])
+    merged["machine"]["git_dirty"] = bool(first["machine"].get("git_dirty")
+                                          or second["machine"].get("git_dirty"))
     merged["ok"] = first["ok"] and second["ok"]
     merged["runs"] = first.get("runs", 1) + second.get("runs", 1)
     merged["started"] = min(first["started"], second["started"])  # same format and zone
     merged["machine"]["load_avg_start"] = (first if first["started"] <= second["started"]
                                            else second)["machine"].get("load_avg_start")
     return merged
+
+
+def _commits_text(commits: str) -> str:
+    """'commit X', or for merged runs the first run's commit and the re-runs' in order."""
+    first, *later = commits.split(", ")
+    if not later:
+        return f"commit {first}"
+    return (f"commit {first} (first run), then {', '.join(later)} (re-runs; their rows replace "
+            f"the first run's)")
 
 
 def _goal_text(target: Dict[str, Any]) -> str:
@@ -200,7 +234,8 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         f"- **machine** {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, Linux "
         f"{m['kernel']}; load average {m['load_avg_start']} at start, "
         f"{m.get('load_avg_end')} at end",
-        f"- **code** commit {m['git_commit']}{' + uncommitted changes' if m['git_dirty'] else ''}"
+        f"- **code** {_commits_text(m['git_commit'])}"
+        f"{' + uncommitted changes' if m['git_dirty'] else ''}"
         f"; ours = {'the dev tree (`--dev`)' if results['dev'] else 'the installed package'}",
     ]
     for name, info in sorted(engines.items()):
