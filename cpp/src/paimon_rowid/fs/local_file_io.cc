@@ -36,25 +36,33 @@ bool WriteAll(int fd, std::string_view data) {
   return true;
 }
 
+enum class Flush { kNone, kStart, kWait };
+
+// Creates `path` (open(2) `flags` added to O_WRONLY | O_CREAT) holding `data`: with its
+// write-back started (kStart) or finished (kWait, fsync) before it is closed. A file that
+// fails is removed.
+Status WriteWhole(const std::string& path, int flags, std::string_view data, Flush flush) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+  if (fd < 0) return ErrnoStatus("cannot create", path);
+  bool ok = WriteAll(fd, data);
+  if (ok && flush == Flush::kStart) {
+    // Best effort: the batch's Sync is what guarantees durability.
+    (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  }
+  if (ok && flush == Flush::kWait) ok = ::fsync(fd) == 0;
+  Status st = ok ? Status::OK() : ErrnoStatus("cannot write", path);
+  if (::close(fd) != 0 && st.ok()) st = ErrnoStatus("cannot write", path);
+  if (!st.ok()) ::unlink(path.c_str());
+  return st;
+}
+
 // Writes `data` to a fresh hidden temp file next to `path`, fsynced when `sync`. Returns its
 // path.
 Result<std::string> WriteTemp(const std::string& path, std::string_view data, bool sync) {
   fs::path p(path);
   std::string tmp =
       (p.parent_path() / ("." + p.filename().string() + "." + RandomUuid() + ".tmp")).string();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("cannot create", tmp);
-  if (!WriteAll(fd, data)) {
-    Status st = ErrnoStatus("cannot write", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if ((sync && ::fsync(fd) != 0) || ::close(fd) != 0) {
-    Status st = ErrnoStatus("cannot sync", tmp);
-    ::unlink(tmp.c_str());
-    return st;
-  }
+  ARROW_RETURN_NOT_OK(WriteWhole(tmp, O_EXCL, data, sync ? Flush::kWait : Flush::kNone));
   return tmp;
 }
 
@@ -131,23 +139,9 @@ Status LocalFileIO::WriteHint(const std::string& path, std::string_view data) co
 
 Status LocalFileIO::WriteFileUnsynced(const std::string& path, std::string_view data) const {
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("cannot create", path);
-  if (!WriteAll(fd, data)) {
-    Status st = ErrnoStatus("cannot write", path);
-    ::close(fd);
-    ::unlink(path.c_str());
-    return st;
-  }
-  // Start the write-back now, so that Sync's first fsync finds every file of the batch on
-  // its way to the disk (best effort: Sync's fsync is what guarantees it).
-  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-  if (::close(fd) != 0) {
-    Status st = ErrnoStatus("cannot write", path);
-    ::unlink(path.c_str());
-    return st;
-  }
-  return Status::OK();
+  // Write-back starts now, so that Sync's first fsync finds every file of the batch on its
+  // way to the disk.
+  return WriteWhole(path, O_TRUNC, data, Flush::kStart);
 }
 
 Status LocalFileIO::Sync(const std::vector<std::string>& paths) const {
