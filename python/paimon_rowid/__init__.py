@@ -37,6 +37,7 @@ from .exceptions import (
 )
 from .joins import bucket_join, bucket_join_reader
 from .maintenance import expire_snapshots, remove_orphan_files
+from .manifest_cache import manifest_cache_stats, set_manifest_cache_capacity
 from .merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
 from .merge_into import merge_into
 from .predicate import Predicate, PredicateBuilder
@@ -70,4 +71,6 @@ __all__ = [
     "compact",
     # table maintenance: snapshot expiration and orphan-file cleaning
     "expire_snapshots", "remove_orphan_files",
+    # the process-wide cache of decoded manifests
+    "manifest_cache_stats", "set_manifest_cache_capacity",
 ]

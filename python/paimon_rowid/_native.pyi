@@ -152,6 +152,12 @@ def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
     """The output schema of read() as an "arrow_schema" PyCapsule."""
 
+def manifest_cache_stats() -> Dict[str, int]:
+    """The process-wide decoded-manifest cache: hits, misses, manifests, bytes, capacity."""
+
+def set_manifest_cache_capacity(bytes: int) -> None:
+    """Bytes the decoded-manifest cache may hold (0 disables it; shrinking evicts)."""
+
 def blob_descriptor_serialize(uri: str, offset: int, length: int) -> bytes:
     """Version-2 BlobDescriptor bytes (codec/blob_file.h)."""
 

@@ -16,6 +16,7 @@
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
@@ -270,6 +271,18 @@ NB_MODULE(_native, m) {
   RegisterRangePlan(m);
   RegisterCompact(m);
   RegisterMaint(m);
+
+  m.def("manifest_cache_stats", [] {
+    const ManifestCache::Stats s = ManifestCache::Default()->stats();
+    return std::map<std::string, int64_t>{{"hits", s.hits},
+                                          {"misses", s.misses},
+                                          {"manifests", s.manifests},
+                                          {"bytes", s.bytes},
+                                          {"capacity", ManifestCache::Default()->capacity()}};
+  });
+  m.def(
+      "set_manifest_cache_capacity",
+      [](int64_t bytes) { ManifestCache::Default()->SetCapacity(bytes); }, nb::arg("bytes"));
 
   m.def("read_schema", [](std::shared_ptr<Table> table, std::vector<std::string> fields) {
     auto schema = Unwrap(TableRead::OutputSchema(*table, fields));

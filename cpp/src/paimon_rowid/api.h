@@ -114,6 +114,7 @@
 
 // Scan and read.
 #include "paimon_rowid/read/table_read.h"
+#include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
 

@@ -6,6 +6,8 @@
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
+#include "paimon_rowid/scan/manifest_cache.h"
+#include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
 
@@ -257,6 +259,119 @@ TEST(CommitterTest, RecommitsWhenACheckThenRenameWriterReplacesOurSnapshot) {
 static std::vector<ManifestFileMeta> ListedManifests(const Table& table, const std::string& list) {
   return DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
       .ValueOrDie();
+}
+
+// The manifests of a snapshot's lists, base list first.
+std::vector<ManifestFileMeta> SnapshotManifests(const Table& table, const Snapshot& s) {
+  auto out = ListedManifests(table, s.base_manifest_list);
+  auto delta = ListedManifests(table, s.delta_manifest_list);
+  out.insert(out.end(), delta.begin(), delta.end());
+  return out;
+}
+
+TEST(ManifestCacheTest, SharesEntriesWhileTheBytesStayTheSame) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 4));
+  fx.Append(WriteFixture::Batch(4, 4));
+  const Table& table = *fx.table();
+  auto manifests = SnapshotManifests(table, *table.LatestSnapshot().ValueOrDie());
+  ASSERT_EQ(manifests.size(), 2u);
+  const std::string a = table.ManifestPath(manifests[0].file_name);
+  const std::string b = table.ManifestPath(manifests[1].file_name);
+  auto bytes_a = table.file_io()->ReadFile(a).ValueOrDie();
+  auto bytes_b = table.file_io()->ReadFile(b).ValueOrDie();
+
+  ManifestCache cache;
+  ASSERT_OK_AND_ASSIGN(auto first, cache.Decode(a, bytes_a));
+  EXPECT_EQ(*first, DecodeManifest(bytes_a).ValueOrDie());
+  // A fresh read of the same bytes is a hit: the same decoded entries.
+  auto again_bytes = table.file_io()->ReadFile(a).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto second, cache.Decode(a, again_bytes));
+  EXPECT_EQ(first.get(), second.get());
+  EXPECT_EQ(cache.stats().hits, 1);
+  EXPECT_EQ(cache.stats().misses, 1);
+  EXPECT_EQ(cache.stats().manifests, 1);
+
+  // Other bytes at the same path (the file was replaced) decode anew.
+  ASSERT_OK_AND_ASSIGN(auto replaced, cache.Decode(a, bytes_b));
+  EXPECT_NE(replaced.get(), first.get());
+  EXPECT_EQ(*replaced, DecodeManifest(bytes_b).ValueOrDie());
+  EXPECT_EQ(cache.stats().misses, 2);
+  EXPECT_EQ(cache.stats().manifests, 1);
+
+  // Corrupt bytes fail as an uncached decode does, and the cached bytes still hit.
+  std::string corrupt = bytes_b->ToString();
+  corrupt[corrupt.size() / 2] ^= 0x5a;
+  auto decoded_corrupt = DecodeManifest(arrow::Buffer::FromString(corrupt));
+  auto cached_corrupt = cache.Decode(a, arrow::Buffer::FromString(corrupt));
+  EXPECT_EQ(cached_corrupt.ok(), decoded_corrupt.ok());
+  if (!decoded_corrupt.ok()) {
+    EXPECT_EQ(cached_corrupt.status().code(), decoded_corrupt.status().code());
+  }
+  ASSERT_OK_AND_ASSIGN(auto after, cache.Decode(a, bytes_b));
+  if (decoded_corrupt.ok()) {
+    EXPECT_EQ(*after, DecodeManifest(bytes_b).ValueOrDie());
+  } else {
+    EXPECT_EQ(after.get(), replaced.get());
+  }
+}
+
+TEST(ManifestCacheTest, EvictsTheLeastRecentlyUsedBeyondItsCapacity) {
+  WriteFixture fx;
+  for (int64_t c = 0; c < 3; ++c) fx.Append(WriteFixture::Batch(c * 4, 4));
+  const Table& table = *fx.table();
+  auto manifests = SnapshotManifests(table, *table.LatestSnapshot().ValueOrDie());
+  ASSERT_EQ(manifests.size(), 3u);
+  std::vector<std::string> paths;
+  std::vector<std::shared_ptr<arrow::Buffer>> bytes;
+  for (const auto& m : manifests) {
+    paths.push_back(table.ManifestPath(m.file_name));
+    bytes.push_back(table.file_io()->ReadFile(paths.back()).ValueOrDie());
+  }
+  ManifestCache probe;
+  ASSERT_OK(probe.Decode(paths[0], bytes[0]).status());
+  const int64_t one = probe.stats().bytes;
+  ASSERT_GT(one, bytes[0]->size());  // the file's bytes and the decoded entries
+
+  ManifestCache cache(one * 2 + one / 2);  // room for two of the three
+  for (size_t i = 0; i < 3; ++i) ASSERT_OK(cache.Decode(paths[i], bytes[i]).status());
+  EXPECT_EQ(cache.stats().manifests, 2);
+  EXPECT_LE(cache.stats().bytes, cache.capacity());
+  ASSERT_OK(cache.Decode(paths[2], bytes[2]).status());  // kept: a hit
+  EXPECT_EQ(cache.stats().hits, 1);
+  ASSERT_OK(cache.Decode(paths[0], bytes[0]).status());  // evicted first: decoded again
+  EXPECT_EQ(cache.stats().misses, 4);
+
+  cache.SetCapacity(0);  // nothing held, nothing kept
+  EXPECT_EQ(cache.stats().manifests, 0);
+  EXPECT_EQ(cache.stats().bytes, 0);
+  ASSERT_OK(cache.Decode(paths[1], bytes[1]).status());
+  EXPECT_EQ(cache.stats().manifests, 0);
+}
+
+TEST(ManifestCacheTest, LiveEntriesAreDecodedOnceAndACorruptedManifestStillFails) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 4));
+  fx.Append(WriteFixture::Batch(4, 4));
+  const Table& table = *fx.table();
+  Snapshot s = *table.LatestSnapshot().ValueOrDie();
+  ManifestCache* cache = ManifestCache::Default();
+  ASSERT_OK_AND_ASSIGN(auto live, ReadLiveEntries(table, s, nullptr));
+  ASSERT_EQ(live.size(), 2u);
+  const auto before = cache->stats();
+  ASSERT_OK_AND_ASSIGN(auto again, ReadLiveEntries(table, s, nullptr));
+  EXPECT_EQ(again, live);
+  EXPECT_EQ(cache->stats().hits - before.hits, 2);
+  EXPECT_EQ(cache->stats().misses - before.misses, 0);
+
+  // Truncate one manifest: the read fails as it would without a cache.
+  const std::string path = table.ManifestPath(SnapshotManifests(table, s)[0].file_name);
+  std::string bytes = table.file_io()->ReadFile(path).ValueOrDie()->ToString();
+  ASSERT_OK(table.file_io()->WriteFile(path, bytes.substr(0, bytes.size() / 2)));
+  EXPECT_FALSE(ReadLiveEntries(table, s, nullptr).ok());
+  ASSERT_OK(table.file_io()->WriteFile(path, bytes));
+  ASSERT_OK_AND_ASSIGN(auto restored, ReadLiveEntries(table, s, nullptr));
+  EXPECT_EQ(restored, live);
 }
 
 TEST(ManifestMergeTest, SmallManifestsAreMergedOnceEnoughAccumulate) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/plan.h"
 
 namespace paimon_rowid {
@@ -148,10 +149,8 @@ Result<std::vector<ManifestEntry>> ReadDeltaEntries(const Table& table, const Sn
       auto data, table.file_io()->ReadFile(table.ManifestPath(snapshot.delta_manifest_list)));
   ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
   for (const auto& meta : metas) {
-    ARROW_ASSIGN_OR_RAISE(auto bytes,
-                          table.file_io()->ReadFile(table.ManifestPath(meta.file_name)));
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(bytes)));
-    for (auto& e : entries) out.push_back(std::move(e));
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(table, meta.file_name, meta.file_size));
+    out.insert(out.end(), entries->begin(), entries->end());
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
 #include "paimon_rowid/write/stats.h"
 
@@ -135,10 +136,9 @@ Result<std::vector<ManifestFileMeta>> MergeSmallManifests(const Table& table,
   std::vector<std::optional<ManifestEntry>> folded;
   std::unordered_map<std::string, size_t> added_at;
   for (size_t m = run_start; m < metas.size(); ++m) {
-    ARROW_ASSIGN_OR_RAISE(auto data,
-                          table.file_io()->ReadFile(table.ManifestPath(metas[m].file_name)));
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(data)));
-    for (auto& e : entries) {
+    ARROW_ASSIGN_OR_RAISE(auto entries,
+                          ReadManifestEntries(table, metas[m].file_name, metas[m].file_size));
+    for (const auto& e : *entries) {
       std::string key = FileIdentifier(e);
       if (e.kind == FileKind::kDelete) {
         auto it = added_at.find(key);
@@ -150,7 +150,7 @@ Result<std::vector<ManifestFileMeta>> MergeSmallManifests(const Table& table,
       } else {
         added_at[key] = folded.size();
       }
-      folded.push_back(std::move(e));
+      folded.push_back(e);
     }
   }
   std::vector<ManifestEntry> kept;

@@ -14,6 +14,7 @@
 #include "paimon_rowid/catalog/bucket_spec.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/scan/bucket_select.h"
+#include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -59,22 +60,6 @@ std::vector<WrittenField> WrittenFields(const DataFileMeta& file, const TableSch
 
 // ------------------------------------------------------------------------ planning steps
 
-// A manifest, whose size its manifest list records: on an object store one ranged GET (no
-// request for the size first).
-Result<std::shared_ptr<arrow::Buffer>> ReadManifestFile(const Table& table, const std::string& name,
-                                                        int64_t size) {
-  const std::string path = table.ManifestPath(name);
-  const std::string scheme = UriScheme(path);
-  if (size <= 0 || scheme.empty() || scheme == "file") return table.file_io()->ReadFile(path);
-  ARROW_ASSIGN_OR_RAISE(auto input, table.file_io()->OpenInputWithSize(path, size));
-  ARROW_ASSIGN_OR_RAISE(auto data, input->ReadAt(0, size));
-  if (data->size() != size) {
-    return Status::IOError("manifest '", path, "' holds ", data->size(),
-                           " bytes but its manifest list says ", size);
-  }
-  return data;
-}
-
 Status CheckReadable(const Table& table, const Snapshot& /*snapshot*/) {
   if (table.options().Contains(options::kVectorFileFormat)) {
     return Status::NotImplemented("table '", table.identifier().FullName(),
@@ -93,16 +78,18 @@ Result<std::vector<ManifestEntry>> ReadLiveEntries(const Table& table, const Sna
     ARROW_ASSIGN_OR_RAISE(auto metas, DecodeManifestList(std::move(data)));
     manifests.insert(manifests.end(), metas.begin(), metas.end());
   }
-  std::vector<std::optional<ManifestEntry>> ordered;
+  // Fold ADD and DELETE entries over the (shared, cached) decoded manifests, then copy out
+  // only the entries that stay live.
+  std::vector<SharedManifestEntries> decoded;
+  std::vector<const ManifestEntry*> ordered;
   std::unordered_map<std::string, size_t> index;
   for (const auto& meta : manifests) {
     if (row_ranges && meta.min_row_id && meta.max_row_id &&
         !AnyOverlap(*row_ranges, *meta.min_row_id, *meta.max_row_id)) {
       continue;
     }
-    ARROW_ASSIGN_OR_RAISE(auto data, ReadManifestFile(table, meta.file_name, meta.file_size));
-    ARROW_ASSIGN_OR_RAISE(auto entries, DecodeManifest(std::move(data)));
-    for (auto& e : entries) {
+    ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestEntries(table, meta.file_name, meta.file_size));
+    for (const auto& e : *entries) {
       if (row_ranges && e.file.first_row_id &&
           !AnyOverlap(*row_ranges, *e.file.first_row_id, e.file.last_row_id())) {
         continue;
@@ -110,21 +97,23 @@ Result<std::vector<ManifestEntry>> ReadLiveEntries(const Table& table, const Sna
       std::string key = FileIdentifier(e);
       auto it = index.find(key);
       if (e.kind == FileKind::kAdd) {
-        if (it != index.end() && ordered[it->second]) {
+        if (it != index.end() && ordered[it->second] != nullptr) {
           return Status::Invalid("file '", e.file.file_name, "' is added twice in snapshot ",
                                  snapshot.id);
         }
-        index[key] = ordered.size();
-        ordered.push_back(std::move(e));
+        index[std::move(key)] = ordered.size();
+        ordered.push_back(&e);
       } else if (it != index.end()) {
-        ordered[it->second].reset();
+        ordered[it->second] = nullptr;
         index.erase(it);
       }
     }
+    decoded.push_back(std::move(entries));
   }
   std::vector<ManifestEntry> live;
-  for (auto& e : ordered) {
-    if (e) live.push_back(std::move(*e));
+  live.reserve(index.size());
+  for (const ManifestEntry* e : ordered) {
+    if (e != nullptr) live.push_back(*e);
   }
   return live;
 }
