@@ -5,9 +5,12 @@
 #include <map>
 #include <set>
 
+#include "arrow/array.h"
 #include "arrow/builder.h"
+#include "arrow/util/bit_util.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/codec/blob_file_nested.h"
+#include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/object_store_input.h"
 
 namespace paimon_rowid {
@@ -15,8 +18,13 @@ namespace {
 
 // Requested entries closer than this are fetched with one read (the gap is read and dropped).
 constexpr int64_t kMaxCoalesceGap = 4 * 1024;
-// A coalesced read never grows beyond this (a single larger payload is read alone).
+// A coalesced read of an object never grows beyond this (a single larger payload is read alone).
 constexpr int64_t kMaxCoalescedRead = 16LL << 20;
+// The same for a local file: small enough to stay in the CPU's cache between the kernel's copy
+// and ours.
+constexpr int64_t kMaxLocalRead = 512 * 1024;
+// Payload bytes per parallel slice of a large BLOB column.
+constexpr int64_t kPayloadSliceBytes = 8LL << 20;
 
 struct OpenBlobFile {
   const BlobBunchFile* source = nullptr;
@@ -34,10 +42,92 @@ struct Resolved {
 // verified. Rows ascend, so within one file the entries ascend too; a read covers consecutive
 // requested rows of one file. Each row's whole entry (magic, payload, length, crc: 16 bytes
 // more than the payload, and adjacent entries touch) is read so that its CRC can be checked
-// before the payload is handed out. Reads land one at a time in one reused scratch buffer, so
-// the memory held besides the output is one read (at most kMaxCoalescedRead, or one larger
-// payload), not the whole batch's raw bytes; the scratch stays mapped, so pages are not
-// faulted in again for every read.
+// before the payload is handed out. Reads land in a reused scratch buffer, so the memory held
+// besides the output is one read per thread, not the batch's raw bytes. On a local file a
+// read stays small enough to be served from the CPU's cache when its payloads are copied out;
+// on an object store reads are large (each costs a request) and fetched ahead.
+struct PayloadReads {
+  struct Read {
+    int file;
+    int64_t offset;
+    int64_t length;
+    size_t first_row;  // the rows [first_row, end_row) of `resolved` it covers (nulls skipped)
+    size_t end_row;
+  };
+  std::vector<Read> reads;
+  std::vector<int> read_of;  // per resolved row: its read, -1 for nulls
+  int64_t total = 0;         // payload bytes of all non-null rows
+};
+
+Result<PayloadReads> PlanPayloadReads(const std::vector<OpenBlobFile>& open,
+                                      const std::vector<Resolved>& resolved) {
+  PayloadReads plan;
+  plan.read_of.assign(resolved.size(), -1);
+  for (size_t r = 0; r < resolved.size(); ++r) {
+    const Resolved& v = resolved[r];
+    if (v.file < 0) continue;
+    plan.total += v.entry.payload_length;
+    const int64_t start = v.entry.entry_offset();
+    const int64_t end = start + v.entry.entry_length();
+    if (!plan.reads.empty()) {
+      PayloadReads::Read& last = plan.reads.back();
+      const int64_t last_end = last.offset + last.length;
+      const int64_t max_read = format_internal::IsPrefetching(open[v.file].input.get())
+                                   ? kMaxCoalescedRead
+                                   : kMaxLocalRead;
+      if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
+          end - last.offset <= max_read) {
+        last.length = end - last.offset;
+        last.end_row = r + 1;
+        plan.read_of[r] = static_cast<int>(plan.reads.size()) - 1;
+        continue;
+      }
+    }
+    plan.reads.push_back({v.file, start, end - start, r, r + 1});
+    plan.read_of[r] = static_cast<int>(plan.reads.size()) - 1;
+  }
+  // On an object store the reads of each file are fetched concurrently, neighbours merged.
+  std::map<int, std::vector<arrow::io::ReadRange>> by_file;
+  for (const auto& read : plan.reads) by_file[read.file].push_back({read.offset, read.length});
+  for (const auto& [file, ranges] : by_file) {
+    if (ranges.size() > 1) {
+      ARROW_RETURN_NOT_OK(format_internal::Prefetch(open[file].input.get(), ranges));
+    }
+  }
+  return plan;
+}
+
+// Fetches `read` into `scratch` (allocated or grown as needed).
+Status LoadRead(const std::vector<OpenBlobFile>& open, const std::vector<BlobBunchFile>& files,
+                const PayloadReads::Read& read, arrow::MemoryPool* pool,
+                std::unique_ptr<arrow::ResizableBuffer>* scratch) {
+  if (!*scratch) {
+    ARROW_ASSIGN_OR_RAISE(*scratch, arrow::AllocateResizableBuffer(read.length, pool));
+  } else if ((*scratch)->size() < read.length) {
+    ARROW_RETURN_NOT_OK((*scratch)->Resize(read.length, /*shrink_to_fit=*/false));
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t got, open[read.file].input->ReadAt(read.offset, read.length,
+                                                                   (*scratch)->mutable_data()));
+  if (got != read.length) {
+    return Status::IOError("blob file '", files[read.file].path, "' is truncated: wanted ",
+                           read.length, " bytes at ", read.offset, ", got ", got);
+  }
+  return Status::OK();
+}
+
+// The verified payload of resolved row `v` inside its loaded read.
+Result<std::string_view> VerifiedPayload(const std::vector<BlobBunchFile>& files, const Resolved& v,
+                                         const PayloadReads::Read& read,
+                                         const arrow::Buffer& scratch) {
+  const std::string_view entry(
+      reinterpret_cast<const char*>(scratch.data()) + (v.entry.entry_offset() - read.offset),
+      static_cast<size_t>(v.entry.entry_length()));
+  ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files[v.file].path, v.entry.entry_offset(), v.row_id,
+                                      v.row_id - *files[v.file].meta->first_row_id));
+  return entry.substr(4, static_cast<size_t>(v.entry.payload_length));
+}
+
+// Row-by-row access to the payloads (nested BLOB columns), one read loaded at a time.
 class PayloadCursor {
  public:
   PayloadCursor(const std::vector<OpenBlobFile>& open, const std::vector<BlobBunchFile>& files,
@@ -46,125 +136,117 @@ class PayloadCursor {
 
   /// Plans the reads (and starts fetching them on an object store).
   Status Plan() {
-    read_of_.assign(resolved_.size(), -1);
-    for (size_t r = 0; r < resolved_.size(); ++r) {
-      const Resolved& v = resolved_[r];
-      if (v.file < 0) continue;
-      total_ += v.entry.payload_length;
-      const int64_t start = v.entry.entry_offset();
-      const int64_t end = start + v.entry.entry_length();
-      if (!reads_.empty()) {
-        Read& last = reads_.back();
-        const int64_t last_end = last.offset + last.length;
-        if (last.file == v.file && start >= last_end && start - last_end <= kMaxCoalesceGap &&
-            end - last.offset <= kMaxCoalescedRead) {
-          last.length = end - last.offset;
-          read_of_[r] = static_cast<int>(reads_.size()) - 1;
-          continue;
-        }
-      }
-      reads_.push_back({v.file, start, end - start});
-      read_of_[r] = static_cast<int>(reads_.size()) - 1;
-    }
-    // On an object store the reads of each file are fetched concurrently, neighbours merged.
-    std::map<int, std::vector<arrow::io::ReadRange>> by_file;
-    for (const Read& read : reads_) by_file[read.file].push_back({read.offset, read.length});
-    for (const auto& [file, ranges] : by_file) {
-      if (ranges.size() > 1) {
-        ARROW_RETURN_NOT_OK(format_internal::Prefetch(open_[file].input.get(), ranges));
-      }
-    }
+    ARROW_ASSIGN_OR_RAISE(plan_, PlanPayloadReads(open_, resolved_));
     return Status::OK();
   }
-
-  /// The payload bytes of all non-null rows.
-  int64_t total() const { return total_; }
 
   /// The verified payload of non-null row `r`, valid until the next call. Rows are asked in
   /// ascending order.
   Result<std::string_view> Payload(size_t r) {
-    const Resolved& v = resolved_[r];
-    const int k = read_of_[r];
-    if (k != loaded_) ARROW_RETURN_NOT_OK(Load(k));
-    const Read& read = reads_[k];
-    const std::string_view entry(
-        reinterpret_cast<const char*>(scratch_->data()) + (v.entry.entry_offset() - read.offset),
-        static_cast<size_t>(v.entry.entry_length()));
-    ARROW_RETURN_NOT_OK(VerifyBlobEntry(entry, files_[v.file].path, v.entry.entry_offset(),
-                                        v.row_id, v.row_id - *files_[v.file].meta->first_row_id));
-    return entry.substr(4, static_cast<size_t>(v.entry.payload_length));
+    const int k = plan_.read_of[r];
+    if (k != loaded_) {
+      ARROW_RETURN_NOT_OK(LoadRead(open_, files_, plan_.reads[k], pool_, &scratch_));
+      loaded_ = k;
+    }
+    return VerifiedPayload(files_, resolved_[r], plan_.reads[k], *scratch_);
   }
 
  private:
-  struct Read {
-    int file;
-    int64_t offset;
-    int64_t length;
-  };
-
-  Status Load(int k) {
-    const Read& read = reads_[k];
-    if (!scratch_) {
-      ARROW_ASSIGN_OR_RAISE(scratch_, arrow::AllocateResizableBuffer(read.length, pool_));
-    } else if (scratch_->size() < read.length) {
-      ARROW_RETURN_NOT_OK(scratch_->Resize(read.length, /*shrink_to_fit=*/false));
-    }
-    ARROW_ASSIGN_OR_RAISE(int64_t got, open_[read.file].input->ReadAt(read.offset, read.length,
-                                                                      scratch_->mutable_data()));
-    if (got != read.length) {
-      return Status::IOError("blob file '", files_[read.file].path, "' is truncated: wanted ",
-                             read.length, " bytes at ", read.offset, ", got ", got);
-    }
-    loaded_ = k;
-    return Status::OK();
-  }
-
   const std::vector<OpenBlobFile>& open_;
   const std::vector<BlobBunchFile>& files_;
   const std::vector<Resolved>& resolved_;
   arrow::MemoryPool* pool_;
-  std::vector<Read> reads_;
-  std::vector<int> read_of_;
-  int64_t total_ = 0;
+  PayloadReads plan_;
   std::unique_ptr<arrow::ResizableBuffer> scratch_;
   int loaded_ = -1;
 };
+
+Result<std::shared_ptr<arrow::Array>> BuildDescriptors(const std::vector<BlobBunchFile>& files,
+                                                       const std::vector<Resolved>& resolved,
+                                                       arrow::MemoryPool* pool) {
+  arrow::LargeBinaryBuilder builder(pool);
+  ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(resolved.size())));
+  for (const auto& r : resolved) {
+    if (r.file < 0) {
+      ARROW_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    BlobDescriptor d{files[r.file].path, r.entry.payload_offset, r.entry.payload_length};
+    ARROW_RETURN_NOT_OK(builder.Append(d.Serialize()));
+  }
+  std::shared_ptr<arrow::Array> out;
+  ARROW_RETURN_NOT_OK(builder.Finish(&out));
+  return out;
+}
+
+// A BLOB column's payloads as one LargeBinary array. The offsets follow from the entries'
+// lengths, so the output is allocated once and slices of consecutive reads fill disjoint parts
+// of it, in parallel on the executor when the batch is large (copying payloads into fresh
+// memory is bound by page faults and memory bandwidth, which one core does not saturate).
+Result<std::shared_ptr<arrow::Array>> BuildPayloads(const std::vector<OpenBlobFile>& open,
+                                                    const std::vector<BlobBunchFile>& files,
+                                                    const std::vector<Resolved>& resolved,
+                                                    arrow::MemoryPool* pool) {
+  ARROW_ASSIGN_OR_RAISE(PayloadReads plan, PlanPayloadReads(open, resolved));
+  const int64_t n = static_cast<int64_t>(resolved.size());
+  ARROW_ASSIGN_OR_RAISE(
+      auto offsets_buffer,
+      arrow::AllocateBuffer((n + 1) * static_cast<int64_t>(sizeof(int64_t)), pool));
+  auto* offsets = reinterpret_cast<int64_t*>(offsets_buffer->mutable_data());
+  std::shared_ptr<arrow::Buffer> validity;
+  int64_t nulls = 0;
+  for (const auto& v : resolved) nulls += v.file < 0 ? 1 : 0;
+  if (nulls > 0) {
+    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateEmptyBitmap(n, pool));
+  }
+  int64_t at = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    offsets[r] = at;
+    if (resolved[r].file < 0) continue;
+    if (validity) arrow::bit_util::SetBit(validity->mutable_data(), r);
+    at += resolved[r].entry.payload_length;
+  }
+  offsets[n] = at;
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data, arrow::AllocateBuffer(at, pool));
+  uint8_t* out = data->mutable_data();
+
+  // Slices of consecutive reads of about kPayloadSliceBytes each.
+  std::vector<size_t> slice_begin;
+  int64_t slice_bytes = 0;
+  for (size_t k = 0; k < plan.reads.size(); ++k) {
+    if (k == 0 || slice_bytes >= kPayloadSliceBytes) {
+      slice_begin.push_back(k);
+      slice_bytes = 0;
+    }
+    slice_bytes += plan.reads[k].length;
+  }
+  slice_begin.push_back(plan.reads.size());
+  const int64_t slices = static_cast<int64_t>(slice_begin.size()) - 1;
+  ARROW_RETURN_NOT_OK(Executor::Default()->ParallelFor(
+      slices, /*threads=*/slices > 1 ? 0 : 1, [&](int64_t s) -> Status {
+        std::unique_ptr<arrow::ResizableBuffer> scratch;
+        for (size_t k = slice_begin[s]; k < slice_begin[s + 1]; ++k) {
+          const PayloadReads::Read& read = plan.reads[k];
+          ARROW_RETURN_NOT_OK(LoadRead(open, files, read, pool, &scratch));
+          for (size_t r = read.first_row; r < read.end_row; ++r) {
+            if (resolved[r].file < 0) continue;
+            ARROW_ASSIGN_OR_RAISE(std::string_view payload,
+                                  VerifiedPayload(files, resolved[r], read, *scratch));
+            if (!payload.empty()) std::memcpy(out + offsets[r], payload.data(), payload.size());
+          }
+        }
+        return Status::OK();
+      }));
+  return std::make_shared<arrow::LargeBinaryArray>(n, std::move(offsets_buffer), std::move(data),
+                                                   std::move(validity), nulls);
+}
 
 Result<std::shared_ptr<arrow::Array>> BuildScalar(const std::vector<OpenBlobFile>& open,
                                                   const std::vector<BlobBunchFile>& files,
                                                   const std::vector<Resolved>& resolved,
                                                   bool as_descriptor, arrow::MemoryPool* pool) {
-  arrow::LargeBinaryBuilder builder(pool);
-  ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(resolved.size())));
-  if (as_descriptor) {
-    for (const auto& r : resolved) {
-      if (r.file < 0) {
-        ARROW_RETURN_NOT_OK(builder.AppendNull());
-        continue;
-      }
-      BlobDescriptor d{files[r.file].path, r.entry.payload_offset, r.entry.payload_length};
-      ARROW_RETURN_NOT_OK(builder.Append(d.Serialize()));
-    }
-    std::shared_ptr<arrow::Array> out;
-    ARROW_RETURN_NOT_OK(builder.Finish(&out));
-    return out;
-  }
-  PayloadCursor payloads(open, files, resolved, pool);
-  ARROW_RETURN_NOT_OK(payloads.Plan());
-  ARROW_RETURN_NOT_OK(builder.ReserveData(payloads.total()));
-  for (size_t r = 0; r < resolved.size(); ++r) {
-    if (resolved[r].file < 0) {
-      builder.UnsafeAppendNull();
-    } else {
-      static const uint8_t kEmpty = 0;
-      ARROW_ASSIGN_OR_RAISE(const std::string_view view, payloads.Payload(r));
-      builder.UnsafeAppend(view.empty() ? &kEmpty : reinterpret_cast<const uint8_t*>(view.data()),
-                           static_cast<int64_t>(view.size()));
-    }
-  }
-  std::shared_ptr<arrow::Array> out;
-  ARROW_RETURN_NOT_OK(builder.Finish(&out));
-  return out;
+  if (as_descriptor) return BuildDescriptors(files, resolved, pool);
+  return BuildPayloads(open, files, resolved, pool);
 }
 
 // ARRAY<BLOB> / MAP<K, BLOB>: each row's payload framing is parsed (from the fetched payload,

@@ -1,6 +1,7 @@
 #include "paimon_rowid/read/table_read.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -47,6 +48,54 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
       lengths[i] = list.value_length(i);
     }
   }
+  std::shared_ptr<arrow::Buffer> validity;
+  if (array->null_count() > 0) {
+    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length(), ctx->memory_pool()));
+    for (int64_t i = 0; i < array->length(); ++i) {
+      arrow::bit_util::SetBitTo(validity->mutable_data(), i, array->IsValid(i));
+    }
+  }
+  auto fixed_size = [&](std::shared_ptr<arrow::Array> flat) {
+    return std::make_shared<arrow::FixedSizeListArray>(
+        arrow::fixed_size_list(type.value_field(), size), array->length(), std::move(flat),
+        validity, array->null_count());
+  };
+  // Fixed-width values of the target type without nulls inside (a VECTOR's usual layout):
+  // each row's values are copied at once; a null row's slots are zeros marked null.
+  const int bit_width = values->type()->byte_width() > 0 ? values->type()->byte_width() * 8 : 0;
+  if (bit_width > 0 && values->null_count() == 0 && values->type()->Equals(*type.value_type()) &&
+      arrow::is_fixed_width(values->type_id()) && values->data()->buffers.size() == 2) {
+    const int64_t width = bit_width / 8;
+    const int64_t n = array->length();
+    const int64_t row_bytes = width * size;
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data,
+                          arrow::AllocateBuffer(n * row_bytes, ctx->memory_pool()));
+    std::shared_ptr<arrow::Buffer> value_validity;
+    if (array->null_count() > 0) {
+      ARROW_ASSIGN_OR_RAISE(value_validity, arrow::AllocateBitmap(n * size, ctx->memory_pool()));
+    }
+    const uint8_t* src = values->data()->buffers[1]->data() + values->offset() * width;
+    uint8_t* dst = data->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      const bool valid = array->IsValid(i);
+      if (valid && lengths[i] != size) {
+        return Status::Invalid("VECTOR column '", name, "' holds a value of length ", lengths[i],
+                               " where ", size, " is required");
+      }
+      if (valid) {
+        std::memcpy(dst + i * row_bytes, src + starts[i] * width, static_cast<size_t>(row_bytes));
+      } else {
+        std::memset(dst + i * row_bytes, 0, static_cast<size_t>(row_bytes));
+      }
+      if (value_validity) {
+        arrow::bit_util::SetBitsTo(value_validity->mutable_data(), i * size, size, valid);
+      }
+    }
+    auto flat =
+        arrow::MakeArray(arrow::ArrayData::Make(values->type(), n * size, {value_validity, data},
+                                                array->null_count() * static_cast<int64_t>(size)));
+    return fixed_size(std::move(flat));
+  }
   arrow::Int64Builder indices(ctx->memory_pool());
   ARROW_RETURN_NOT_OK(indices.Reserve(array->length() * size));
   for (int64_t i = 0; i < array->length(); ++i) {
@@ -67,16 +116,7 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
   if (!flat->type()->Equals(*type.value_type())) {
     ARROW_ASSIGN_OR_RAISE(flat, cp::Cast(*flat, type.value_type(), cp::CastOptions::Safe(), ctx));
   }
-  std::shared_ptr<arrow::Buffer> validity;
-  if (array->null_count() > 0) {
-    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length(), ctx->memory_pool()));
-    for (int64_t i = 0; i < array->length(); ++i) {
-      arrow::bit_util::SetBitTo(validity->mutable_data(), i, array->IsValid(i));
-    }
-  }
-  return std::make_shared<arrow::FixedSizeListArray>(
-      arrow::fixed_size_list(type.value_field(), size), array->length(), flat, validity,
-      array->null_count());
+  return fixed_size(std::move(flat));
 }
 
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(

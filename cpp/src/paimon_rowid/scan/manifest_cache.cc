@@ -34,8 +34,7 @@ int64_t EstimatedBytes(const std::vector<ManifestEntry>& entries) {
     const DataFileMeta& f = e.file;
     n += HeapBytes(e.partition) + HeapBytes(f.file_name) + HeapBytes(f.min_key) +
          HeapBytes(f.max_key) + HeapBytes(f.key_stats) + HeapBytes(f.value_stats) +
-         HeapBytes(f.extra_files) + HeapBytes(f.embedded_file_index) +
-         HeapBytes(f.external_path);
+         HeapBytes(f.extra_files) + HeapBytes(f.embedded_file_index) + HeapBytes(f.external_path);
     if (f.value_stats_cols) n += HeapBytes(*f.value_stats_cols);
     if (f.write_cols) n += HeapBytes(*f.write_cols);
     if (f.write_cols_sequences) n += static_cast<int64_t>(f.write_cols_sequences->capacity() * 8);
