@@ -426,7 +426,11 @@ def main(argv=None) -> int:
         return 0
     if args.workloads:
         wanted = set(args.workloads.split(","))
-        selected = [w for w in selected if w.name in wanted or w.group in wanted]
+        names = {w.name for w in selected}
+        # A workload's name selects that workload alone, even where a group shares it
+        # ("backfill" is both); other words select their group.
+        selected = [w for w in selected
+                    if w.name in wanted or (w.group in wanted and w.group not in names)]
         unknown = wanted - {w.name for w in selected} - {w.group for w in selected}
         if unknown:
             print(f"unknown workloads: {', '.join(sorted(unknown))}", file=sys.stderr)

@@ -476,6 +476,10 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     builder.disable_write_page_index();
   }
   if (options.write_page_checksum) builder.enable_page_checksum();
+  // No SizeStatistics (level histograms, unencoded byte-array sizes: on by default since Arrow
+  // 20): no Paimon reader uses them, and keeping the histograms costs a pass over every
+  // level of every list element.
+  builder.set_size_statistics_level(parquet::SizeStatisticsLevel::None);
   for (const auto& name : options.plain_columns) builder.disable_dictionary(name);
   // Dictionaries of floating-point columns almost always overflow and fall back to plain
   // encoding after the work is done (about a fifth of an update's CPU time): skip them.

@@ -1,5 +1,7 @@
 #include "paimon_rowid/write/input_types.h"
 
+#include <cstring>
+#include <limits>
 #include <set>
 
 #include "arrow/array.h"
@@ -7,6 +9,7 @@
 #include "arrow/compute/api_vector.h"
 #include "arrow/compute/cast.h"
 #include "arrow/compute/exec.h"
+#include "arrow/util/bitmap_ops.h"
 
 namespace paimon_rowid {
 
@@ -64,10 +67,69 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 namespace {
 
+// Whether every element of the non-null vectors is non-null (`elements`: the vectors' slice of
+// the child).
+bool NoNullElementsInValidVectors(const arrow::FixedSizeListArray& vectors,
+                                  const arrow::Array& elements) {
+  if (elements.null_count() == 0) return true;
+  if (vectors.null_count() == 0) return false;
+  const int64_t size = vectors.value_length();
+  const uint8_t* bits = elements.null_bitmap_data();
+  for (int64_t i = 0; i < vectors.length(); ++i) {
+    if (vectors.IsValid(i) &&
+        arrow::internal::CountSetBits(bits, elements.offset() + i * size, size) != size) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
                                                    arrow::MemoryPool* pool) {
   const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(array);
   const int32_t size = vectors.value_length();
+  auto list_type =
+      arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
+  const auto& child = *vectors.values();
+  const int byte_width = child.type()->byte_width();
+  // Fixed-width elements: the offsets are i * size over the non-null vectors, and the elements
+  // are the child's slice when no vector is null, else the non-null vectors' runs copied.
+  const int64_t first = vectors.data()->offset * static_cast<int64_t>(size);
+  const auto elements = child.Slice(first, vectors.length() * static_cast<int64_t>(size));
+  if (byte_width > 0 && arrow::is_fixed_width(child.type_id()) &&
+      child.data()->buffers.size() == 2 && NoNullElementsInValidVectors(vectors, *elements) &&
+      vectors.length() * static_cast<int64_t>(size) <= std::numeric_limits<int32_t>::max()) {
+    const int64_t n = vectors.length();
+    ARROW_ASSIGN_OR_RAISE(auto offsets_buffer,
+                          arrow::AllocateBuffer((n + 1) * sizeof(int32_t), pool));
+    auto* offsets = reinterpret_cast<int32_t*>(offsets_buffer->mutable_data());
+    std::shared_ptr<arrow::Array> values;
+    if (vectors.null_count() == 0) {
+      for (int64_t i = 0; i <= n; ++i) offsets[i] = static_cast<int32_t>(i * size);
+      values = elements;
+    } else {
+      const int64_t row_bytes = static_cast<int64_t>(size) * byte_width;
+      ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data,
+                            arrow::AllocateBuffer((n - vectors.null_count()) * row_bytes, pool));
+      const uint8_t* src = child.data()->buffers[1]->data() + (child.offset() + first) * byte_width;
+      uint8_t* dst = data->mutable_data();
+      int32_t at = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        offsets[i] = at;
+        if (!vectors.IsValid(i)) continue;
+        std::memcpy(dst + static_cast<int64_t>(at) * byte_width, src + i * row_bytes,
+                    static_cast<size_t>(row_bytes));
+        at += size;
+      }
+      offsets[n] = at;
+      values = arrow::MakeArray(arrow::ArrayData::Make(
+          child.type(), at, std::vector<std::shared_ptr<arrow::Buffer>>{nullptr, data}, 0));
+    }
+    return std::make_shared<arrow::ListArray>(
+        list_type, n, std::move(offsets_buffer), std::move(values),
+        vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
+        /*offset=*/0);
+  }
   arrow::Int32Builder offsets(pool);
   ARROW_RETURN_NOT_OK(offsets.Reserve(vectors.length() + 1));
   arrow::Int64Builder take(pool);
@@ -88,10 +150,8 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
                         arrow::compute::Take(*vectors.values(), *indices,
                                              arrow::compute::TakeOptions::Defaults(), &ctx));
   ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
-  auto type =
-      arrow::list(static_cast<const arrow::FixedSizeListType&>(*vectors.type()).value_field());
   return std::make_shared<arrow::ListArray>(
-      type, vectors.length(), offset_array->data()->buffers[1], values,
+      list_type, vectors.length(), offset_array->data()->buffers[1], values,
       vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
       /*offset=*/0);
 }
