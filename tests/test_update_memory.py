@@ -99,3 +99,53 @@ def test_bad_memory_budget_is_a_clear_error(warehouse):
         update_by_row_id("db.t", _stream([1]), {"warehouse": warehouse,
                                                  "paimon-rowid.update.memory-budget": "lots"},
                          update_cols=["s"])
+
+
+def test_routed_rows_do_not_keep_their_source_batches_alive(warehouse):
+    """A source whose _ROW_ID column comes from a batch read through the C data interface (a
+    backfill's input window, BLOB payloads and all) must not keep that batch alive until the
+    commit: the update keeps copies of the rows it routes, so memory stays at one batch."""
+    from paimon_rowid import CatalogFactory, Schema
+    from paimon_rowid.row_id_jobs import update_by_row_id
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    catalog.create_table("db.w", Schema.from_pyarrow_schema(
+        pa.schema([("id", pa.int64()), ("payload", pa.string()), ("x", pa.float64())]),
+        options=OPTS), False)
+    table = catalog.get_table("db.w")
+    rows, payload_bytes = 4000, 8 * 1024
+    builder = table.new_batch_write_builder()
+    write = builder.new_write()
+    write.write_arrow(pa.table({"id": pa.array(range(rows), pa.int64()),
+                                "payload": [str(i % 10) * payload_bytes for i in range(rows)],
+                                "x": [0.0] * rows}))
+    builder.new_commit().commit(write.prepare_commit())
+
+    read = table.new_read_builder().with_projection(["payload", "_ROW_ID"])
+    splits = []
+    from paimon_rowid import Range
+    for start in range(0, rows, 250):  # 16 windows of 250 rows (~2 MB of payload each)
+        splits += read.new_scan().with_row_ranges([Range(start, start + 249)]).plan().splits()
+    schema = pa.schema([("_ROW_ID", pa.int64()), ("x", pa.float64())])
+    peak = [0]
+
+    def batches():
+        for window in read.new_read().to_arrow_batch_reader(splits):
+            peak[0] = max(peak[0], pa.total_allocated_bytes())
+            yield pa.record_batch([window.column("_ROW_ID"),
+                                   pa.array([1.5] * window.num_rows)], schema=schema)
+
+    before = pa.total_allocated_bytes()
+    update_by_row_id("db.w", pa.RecordBatchReader.from_batches(schema, batches()),
+                     {"warehouse": warehouse}, update_cols=["x"])
+    window_bytes = 250 * payload_bytes
+    # Holding every window would reach rows * payload_bytes (~32 MB) above the start.
+    assert peak[0] - before < 4 * window_bytes, (peak[0] - before, window_bytes)
+    got = _read_x(catalog.get_table("db.w"))
+    assert got == [1.5] * rows
+
+
+def _read_x(table):
+    builder = table.new_read_builder().with_projection(["x", "_ROW_ID"])
+    out = builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("_ROW_ID")
+    return out.column("x").to_pylist()

@@ -41,6 +41,14 @@ Result<std::shared_ptr<arrow::Array>> InPositionOrder(const std::shared_ptr<arro
   return taken.make_array();
 }
 
+// A column's chunks as one array (the chunk itself when there is one).
+Result<std::shared_ptr<arrow::Array>> OneArray(const arrow::ChunkedArray& column,
+                                               arrow::MemoryPool* pool) {
+  if (column.num_chunks() == 1) return column.chunk(0);
+  if (column.num_chunks() == 0) return arrow::MakeEmptyArray(column.type(), pool);
+  return arrow::Concatenate(column.chunks(), pool);
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
@@ -294,8 +302,14 @@ Status RouteRows(const RowIdIndex* index, const std::string& target,
     }
   }
   if (runs.size() <= 64 || runs.size() * 8 <= static_cast<size_t>(n)) {
+    // Each run is copied out of the source batch: a slice would keep the whole batch alive,
+    // and a batch imported through the C data interface keeps everything exported with it
+    // (a backfill's _ROW_ID column holds its input window, BLOB payloads included, until the
+    // commit) while the memory budget sees only the slice.
     for (const auto& [g, span] : runs) {
-      ARROW_RETURN_NOT_OK(into->Append(g, conformed->Slice(span.first, span.second)));
+      ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateRecordBatches(
+                                           {conformed->Slice(span.first, span.second)}, pool));
+      ARROW_RETURN_NOT_OK(into->Append(g, std::move(rows)));
     }
   } else {
     // Interleaved owners: gather each owner's rows with one Take.
@@ -332,10 +346,14 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
                                                      std::vector<std::string>* written) const {
   const RowIdIndex::Group& group = index->groups()[g];
   const int64_t start = group.range.from;
+  // The routed rows stay in their chunks (spilled and in-memory batches): only the ids are
+  // made one array here; a value column is combined only where it must be one (a reorder or
+  // a splice), so a group whose every row is updated in row-id order streams to its file.
   ARROW_ASSIGN_OR_RAISE(auto source, routed->Load(g));
-  ARROW_ASSIGN_OR_RAISE(source, source->CombineChunks(pool));
   cp::ExecContext ctx(pool);
-  const auto& ids = static_cast<const arrow::Int64Array&>(*source->column(0)->chunk(0));
+  ARROW_ASSIGN_OR_RAISE(const std::shared_ptr<arrow::Array> id_array,
+                        OneArray(*source->column(0), pool));
+  const auto& ids = static_cast<const arrow::Int64Array&>(*id_array);
   const int64_t m = ids.length();
   // Order the updates by position; equal neighbours are duplicate ids.
   std::vector<int64_t> order(static_cast<size_t>(m));
@@ -396,8 +414,8 @@ Result<CommitMessage> RowIdUpdate::Impl::UpdateGroup(size_t g, const Reads& read
     std::vector<rowid_internal::BlobColumnUpdate> columns;
     for (size_t b = 0; b < blob_cols.size(); ++b) {
       const size_t c = blob_cols[b];
-      ARROW_ASSIGN_OR_RAISE(auto sorted,
-                            InPositionOrder(source->column(c + 1)->chunk(0), order_array, &ctx));
+      ARROW_ASSIGN_OR_RAISE(auto values, OneArray(*source->column(c + 1), pool));
+      ARROW_ASSIGN_OR_RAISE(auto sorted, InPositionOrder(values, order_array, &ctx));
       columns.push_back({table->schema().FieldByName(cols[c]), std::move(sorted), reads.blobs[b]});
     }
     ARROW_ASSIGN_OR_RAISE(auto blob_files,
@@ -432,23 +450,30 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   }
   std::vector<std::shared_ptr<arrow::Field>> out_fields;
   std::vector<std::string> names;
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> chunked;
   for (size_t p = 0; p < parquet_cols.size(); ++p) {
     const size_t c = parquet_cols[p];
     out_fields.push_back(update_schema->field(static_cast<int>(c) + 1));
     names.push_back(cols[c]);
-    ARROW_ASSIGN_OR_RAISE(auto sorted,
-                          InPositionOrder(source.column(c + 1)->chunk(0), order_array, &ctx));
+    if (!current && !order_array) {
+      // Every row of the group is updated, in row-id order: the source's chunks as they are.
+      chunked.push_back(source.column(static_cast<int>(c) + 1));
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto values, OneArray(*source.column(static_cast<int>(c) + 1), pool));
+    ARROW_ASSIGN_OR_RAISE(auto sorted, InPositionOrder(values, order_array, &ctx));
     if (!current) {
       // Every row of the group is updated: no need to read the current values.
-      columns.push_back(std::move(sorted));
+      chunked.push_back(std::make_shared<arrow::ChunkedArray>(std::move(sorted)));
       continue;
     }
     ARROW_ASSIGN_OR_RAISE(
         auto merged, rowid_internal::SpliceColumn(current->column(static_cast<int>(p)), positions,
                                                   sorted, pool));
-    columns.push_back(std::move(merged));
+    chunked.push_back(std::make_shared<arrow::ChunkedArray>(std::move(merged)));
   }
-  auto batch = arrow::RecordBatch::Make(arrow::schema(out_fields), n, std::move(columns));
+  current.reset();
+  auto rows = arrow::Table::Make(arrow::schema(out_fields), std::move(chunked), n);
   AppendWriterOptions writer_options;
   writer_options.pool = pool;
   // A fixed stem keeps this file's name what UpdateFilePaths derives.
@@ -456,7 +481,15 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   ARROW_ASSIGN_OR_RAISE(auto writer,
                         AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
                                                     start, writer_options));
-  Status st = writer->Write(batch);
+  // Batch by batch into the one file (rows already in order; the writer never rolls).
+  arrow::TableBatchReader batches(*rows);
+  Status st;
+  while (st.ok()) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    st = batches.ReadNext(&batch);
+    if (!st.ok() || !batch) break;
+    st = writer->Write(batch);
+  }
   auto paths = writer->written_paths();
   written->insert(written->end(), paths.begin(), paths.end());
   ARROW_RETURN_NOT_OK(st);
