@@ -361,6 +361,7 @@ TEST(ExpireTest, AnUpdatePlannedBeforeAnExpirationRebasesAndLands) {
 // snapshot readable, and the next expiration finishes the work.
 TEST(ExpireDeathTest, ACrashAnywhereLeavesTheRetainedSnapshotsReadable) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+  testing::ScopedTempRoot scratch;  // the killed children's tables are left in here
   for (const char* point :
        {"expire_after_data_files", "expire_after_manifests", "expire_after_snapshot_file"}) {
     SCOPED_TRACE(point);
