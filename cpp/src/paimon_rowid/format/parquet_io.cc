@@ -7,6 +7,7 @@
 #include "arrow/table.h"
 #include "paimon_rowid/format/object_store_input.h"
 #include "paimon_rowid/format/page_selection.h"
+#include "paimon_rowid/format/parquet_internal.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
@@ -22,17 +23,10 @@
 #include "parquet/types.h"
 
 namespace paimon_rowid {
-namespace {
+using format_internal::CatchParquet;
+using format_internal::CompressionFromName;
 
-// Parquet's lower layer throws; everything crossing this file's boundary is a Status.
-template <typename Fn>
-auto CatchParquet(const std::string& path, Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const std::exception& e) {
-    return Status::IOError("cannot read Parquet file '", path, "': ", e.what());
-  }
-}
+namespace {
 
 // A failure while decoding the pages of a file we validated the request for is damaged data
 // (a CRC mismatch, or e.g. a dictionary index out of bounds after a flip in a page header,
@@ -91,15 +85,6 @@ parquet::schema::NodePtr WithInt96Timestamps(const parquet::schema::NodePtr& nod
   return GroupNode::Make(group.name(), group.repetition(), children, logical, group.field_id());
 }
 
-Result<arrow::Compression::type> CompressionFromName(const std::string& name) {
-  if (name == "zstd") return arrow::Compression::ZSTD;
-  if (name == "snappy") return arrow::Compression::SNAPPY;
-  if (name == "gzip") return arrow::Compression::GZIP;
-  if (name == "lz4") return arrow::Compression::LZ4;
-  if (name == "none" || name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
-  return Status::Invalid("unsupported Parquet compression '", name, "'");
-}
-
 // On an object store: fetches the column chunks of `leaves` in the row groups `positions`
 // touch (all without `positions`) in a few concurrent requests (object_store_input.h).
 Status PrefetchChunks(arrow::io::RandomAccessFile* file, const parquet::FileMetaData& metadata,
@@ -135,15 +120,6 @@ Status PrefetchChunks(arrow::io::RandomAccessFile* file, const parquet::FileMeta
 }
 
 }  // namespace
-
-struct ParquetFileReader::Impl {
-  std::string path;
-  std::shared_ptr<arrow::io::RandomAccessFile> file;
-  std::unique_ptr<parquet::arrow::FileReader> reader;
-  std::shared_ptr<arrow::Schema> schema;
-  std::vector<int64_t> row_group_starts;  // first row of each row group, plus the total
-  arrow::MemoryPool* pool = arrow::default_memory_pool();
-};
 
 ParquetFileReader::ParquetFileReader() : impl_(std::make_unique<Impl>()) {}
 ParquetFileReader::~ParquetFileReader() = default;
@@ -456,9 +432,8 @@ struct ParquetFileWriter::Impl {
 ParquetFileWriter::ParquetFileWriter() : impl_(std::make_unique<Impl>()) {}
 ParquetFileWriter::~ParquetFileWriter() = default;
 
-Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
-    std::shared_ptr<arrow::io::OutputStream> sink, std::shared_ptr<arrow::Schema> schema,
-    const ParquetWriteOptions& options) {
+Result<format_internal::WriterSetup> format_internal::MakeWriterSetup(
+    const std::shared_ptr<arrow::Schema>& schema, const ParquetWriteOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto codec, CompressionFromName(options.compression));
   parquet::WriterProperties::Builder builder;
   builder.memory_pool(options.pool)
@@ -505,27 +480,38 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   // (Arrow's FileWriter in buffered mode); our own executor is a separate pool, so a write
   // running on it never waits on itself.
   arrow_builder.set_use_threads(options.encode_columns_in_parallel);
-  auto arrow_props = arrow_builder.build();
-  std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
-  out->impl_->sink = sink;
+  WriterSetup setup;
+  setup.arrow_properties = arrow_builder.build();
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
     // Java names the message type "paimon_schema"; Arrow's converter names it "schema".
     // Convert, switch nanosecond timestamps to INT96, then re-root the columns under Java's
     // name.
-    auto props = builder.build();
+    setup.properties = builder.build();
     std::shared_ptr<parquet::SchemaDescriptor> converted;
-    ARROW_RETURN_NOT_OK(
-        parquet::arrow::ToParquetSchema(schema.get(), *props, *arrow_props, &converted));
+    ARROW_RETURN_NOT_OK(parquet::arrow::ToParquetSchema(schema.get(), *setup.properties,
+                                                        *setup.arrow_properties, &converted));
     const auto* root = converted->group_node();
     parquet::schema::NodeVector columns;
     for (int i = 0; i < root->field_count(); ++i) {
       columns.push_back(WithInt96Timestamps(root->field(i)));
     }
-    auto paimon_root = std::static_pointer_cast<parquet::schema::GroupNode>(
+    setup.root = std::static_pointer_cast<parquet::schema::GroupNode>(
         parquet::schema::GroupNode::Make("paimon_schema", parquet::Repetition::REQUIRED, columns));
-    auto file_writer = parquet::ParquetFileWriter::Open(sink, paimon_root, props);
+    return Status::OK();
+  }));
+  return setup;
+}
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
+    std::shared_ptr<arrow::io::OutputStream> sink, std::shared_ptr<arrow::Schema> schema,
+    const ParquetWriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto setup, format_internal::MakeWriterSetup(schema, options));
+  std::unique_ptr<ParquetFileWriter> out(new ParquetFileWriter());
+  out->impl_->sink = sink;
+  ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
+    auto file_writer = parquet::ParquetFileWriter::Open(sink, setup.root, setup.properties);
     return parquet::arrow::FileWriter::Make(options.pool, std::move(file_writer), schema,
-                                            arrow_props, &out->impl_->writer);
+                                            setup.arrow_properties, &out->impl_->writer);
   }));
   return out;
 }

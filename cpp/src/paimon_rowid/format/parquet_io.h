@@ -95,6 +95,7 @@ class ParquetFileReader {
                                              ParquetReadStats* stats = nullptr) const;
 
  private:
+  friend class ParquetPageSplice;  // copies pages out of the file (page_splice.h)
   ParquetFileReader();
   struct Impl;
   std::unique_ptr<Impl> impl_;
