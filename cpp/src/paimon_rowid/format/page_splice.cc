@@ -170,6 +170,7 @@ struct ParquetPageSplice::Impl {
   parquet::SchemaDescriptor parquet_schema;
   int64_t num_rows = -1;
   struct ColumnPlan {
+    bool whole = false;  // every row re-encoded: nothing of the source is copied
     std::shared_ptr<arrow::Buffer> chunk;
     std::vector<Page> pages;
     std::vector<RowRange> rewritten;
@@ -177,7 +178,8 @@ struct ParquetPageSplice::Impl {
   };
   std::vector<ColumnPlan> columns;
 
-  // Plans one column; false when it cannot be spliced or splicing would not pay.
+  // Plans copying one column's unchanged pages; false when its chunk cannot be copied or
+  // copying would not pay (then it may still be re-encoded whole, see Plan).
   Result<bool> PlanColumn(size_t c, const Column& column, ColumnPlan* plan);
   // The pages of `values` (the new rows `rows` of column c) encoded by our writer, with their
   // bytes in `*bytes`; first rows are file positions.
@@ -217,10 +219,26 @@ Result<std::unique_ptr<ParquetPageSplice>> ParquetPageSplice::Plan(
   // Flat columns only: one leaf per field.
   if (impl->parquet_schema.num_columns() != impl->schema->num_fields()) return nullptr;
   impl->columns.resize(columns.size());
+  bool copies = false;
   for (size_t c = 0; c < columns.size(); ++c) {
-    ARROW_ASSIGN_OR_RAISE(bool spliced, impl->PlanColumn(c, columns[c], &impl->columns[c]));
-    if (!spliced) return nullptr;
+    Impl::ColumnPlan& plan = impl->columns[c];
+    ARROW_ASSIGN_OR_RAISE(bool copied, impl->PlanColumn(c, columns[c], &plan));
+    copies = copies || copied;
+    if (copied) continue;
+    // A column whose pages cannot be copied is re-encoded whole, if the file's statistics
+    // can still be merged from its new pages' (fixed-width values).
+    plan = Impl::ColumnPlan();
+    plan.whole = true;
+    if (!SplicedPhysicalType(impl->parquet_schema.Column(static_cast<int>(c))->physical_type())) {
+      return nullptr;
+    }
+    const int64_t rows = columns[c].source->num_rows();
+    if (impl->num_rows >= 0 && rows != impl->num_rows) return nullptr;
+    impl->num_rows = rows;
+    plan.rewritten.push_back({0, rows - 1});
   }
+  // Nothing copied: the whole write is as good.
+  if (!copies || impl->num_rows <= 0) return nullptr;
   return out;
 }
 
@@ -336,9 +354,10 @@ Result<std::vector<Page>> ParquetPageSplice::Impl::Encode(
                            schema->field(c)->name(), "' are ", values->length(), " values of ",
                            values->type()->ToString());
   }
-  // One row group, PLAIN pages (a dictionary page of their own could not join the chunk's).
+  // One row group. PLAIN pages among copied ones (a dictionary page of their own could not
+  // join the chunk's); a column re-encoded whole is written as any new file's.
   ParquetWriteOptions options_one = options;
-  options_one.plain_columns = {schema->field(c)->name()};
+  if (!columns[c].whole) options_one.plain_columns = {schema->field(c)->name()};
   options_one.row_group_size_rows = std::max<int64_t>(1, rows.count());
   options_one.write_page_index = true;
   options_one.encode_columns_in_parallel = false;
@@ -357,11 +376,15 @@ Result<std::vector<Page>> ParquetPageSplice::Impl::Encode(
     auto group_index = index ? index->RowGroup(0) : nullptr;
     auto column_index = group_index ? group_index->GetColumnIndex(0) : nullptr;
     auto offset_index = group_index ? group_index->GetOffsetIndex(0) : nullptr;
-    if (metadata->num_row_groups() != 1 || chunk->has_dictionary_page() || !column_index ||
-        !offset_index) {
+    if (metadata->num_row_groups() != 1 || (chunk->has_dictionary_page() && !columns[c].whole) ||
+        !column_index || !offset_index) {
       return Status::Invalid("internal: re-encoded pages without their page index");
     }
-    const int64_t start = chunk->data_page_offset();
+    int64_t start = chunk->data_page_offset();
+    if (chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0 &&
+        chunk->dictionary_page_offset() < start) {
+      start = chunk->dictionary_page_offset();
+    }
     *bytes = arrow::SliceBuffer(file, start, chunk->total_compressed_size());
     auto walked = WalkPages(**bytes, start, offset_index->page_locations(), rows.count());
     if (!walked || !AttachStats(*column_index, &*walked)) {
@@ -444,6 +467,11 @@ Status ParquetPageSplice::Write(
         }
         return Status::OK();
       };
+      if (plan.whole) {
+        for (const Page& fresh : encoded[c][0]) {
+          ARROW_RETURN_NOT_OK(append(fresh, encoded_bytes[c][0]->data() + fresh.offset));
+        }
+      }
       size_t run = 0;
       for (const Page& page : plan.pages) {
         if (!page.changed) {

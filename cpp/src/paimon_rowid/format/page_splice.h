@@ -37,13 +37,14 @@ class ParquetPageSplice {
   };
 
   /// Plans a file of `schema`'s fields (one per column, in order, field ids in their
-  /// metadata as for ParquetFileWriter) written with `options`. nullptr when the file must be
-  /// written whole instead: a column whose chunk cannot be copied (nested or variable-width
-  /// type, a type or nullability that differs from the new file's, another codec, more than
-  /// one row group, no page index or no null counts in it, encrypted) or where splicing
-  /// would not pay (a single page, or half of the pages or more to re-encode). Reads each
-  /// source's page index and the column chunk's bytes (kept until Write). IOError for an
-  /// unreadable source.
+  /// metadata as for ParquetFileWriter) written with `options`. A column's unchanged pages are
+  /// copied when its chunk allows it: a flat fixed-width column of the same type, nullability
+  /// and codec as the new file's, in a file of one row group with a page index holding null
+  /// counts, not encrypted, of two pages or more, at most half of them changed. A column that
+  /// does not is re-encoded whole (one run of every row) if it is fixed-width. nullptr when
+  /// the file must be written whole instead: no column has a page to copy, or a column is
+  /// neither copied nor fixed-width. Reads each source's page index and the copied chunks'
+  /// bytes (kept until Write). IOError for an unreadable source.
   static Result<std::unique_ptr<ParquetPageSplice>> Plan(std::shared_ptr<arrow::Schema> schema,
                                                          const ParquetWriteOptions& options,
                                                          std::vector<Column> columns);

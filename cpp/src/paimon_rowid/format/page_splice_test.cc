@@ -188,9 +188,9 @@ TEST(PageSpliceTest, LeavesWholeWritesToWhatItCannotSplice) {
                        ParquetPageSplice::Plan(Schema(), snappy, BothColumns(source.get(), few)));
   EXPECT_EQ(codec, nullptr);
 
-  // Another type (the table's column widened since).
+  // Other types (the table's columns changed since).
   auto wider =
-      arrow::schema({arrow::field("x", arrow::float64()), arrow::field("v", arrow::int32())});
+      arrow::schema({arrow::field("x", arrow::float32()), arrow::field("v", arrow::int32())});
   ASSERT_OK_AND_ASSIGN(
       auto typed, ParquetPageSplice::Plan(wider, SmallPages(), BothColumns(source.get(), few)));
   EXPECT_EQ(typed, nullptr);
@@ -220,6 +220,43 @@ TEST(PageSpliceTest, LeavesWholeWritesToWhatItCannotSplice) {
   ASSERT_OK_AND_ASSIGN(
       auto str, ParquetPageSplice::Plan(strings_schema, SmallPages(), {{text.get(), "s", few}}));
   EXPECT_EQ(str, nullptr);
+}
+
+TEST(PageSpliceTest, AColumnThatCannotBeCopiedIsReencodedWholeNextToACopiedOne) {
+  testing::TempDir dir;
+  auto base = Base();
+  auto source = Open(WriteWhole(dir.path() + "/base.parquet", *base, SmallPages()));
+  // v from a file of one page: nothing of it to copy.
+  ParquetWriteOptions big = SmallPages();
+  big.data_page_size_bytes = 1 << 20;
+  big.write_batch_size = 1 << 20;
+  auto one_page = Open(WriteWhole(dir.path() + "/one.parquet", *base, big));
+  const std::vector<int64_t> positions{7, 8, 9};
+  ASSERT_OK_AND_ASSIGN(auto splice, ParquetPageSplice::Plan(Schema(), SmallPages(),
+                                                            {{source.get(), "x", positions},
+                                                             {one_page.get(), "v", positions}}));
+  ASSERT_NE(splice, nullptr);
+  ASSERT_EQ(splice->rewritten_rows(1).size(), 1u);
+  EXPECT_EQ(splice->rewritten_rows(1)[0].count(), kRows);
+  EXPECT_TRUE(splice->copied_pages(1).empty());
+  EXPECT_FALSE(splice->copied_pages(0).empty());
+  auto want = Changed(*base, positions);
+  const std::string out_path = dir.path() + "/spliced.parquet";
+  ASSERT_OK(WriteSpliced(splice.get(), *want, out_path));
+  ASSERT_OK_AND_ASSIGN(auto table, Open(out_path)->Read({"x", "v"}, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto combined, table->CombineChunksToBatch());
+  EXPECT_TRUE(combined->Equals(*want));
+  auto footer = Footer(out_path);
+  auto expected = Footer(WriteWhole(dir.path() + "/whole.parquet", *want, SmallPages()));
+  for (int c = 0; c < 2; ++c) {
+    auto got = footer->RowGroup(0)->ColumnChunk(c)->statistics();
+    auto exp = expected->RowGroup(0)->ColumnChunk(c)->statistics();
+    EXPECT_EQ(got->null_count(), exp->null_count());
+    EXPECT_EQ(got->EncodeMin(), exp->EncodeMin());
+    EXPECT_EQ(got->EncodeMax(), exp->EncodeMax());
+  }
+  // The whole column keeps a dictionary, as any new file's would.
+  EXPECT_TRUE(footer->RowGroup(0)->ColumnChunk(1)->has_dictionary_page());
 }
 
 TEST(PageSpliceTest, WrongNewValuesAreInvalidAndWriteNothing) {

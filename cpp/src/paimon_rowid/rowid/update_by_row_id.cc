@@ -16,6 +16,7 @@
 #include "paimon_rowid/rowid/read_by_row_id.h"
 #include "paimon_rowid/rowid/rebase_internal.h"
 #include "paimon_rowid/rowid/routed_source.h"
+#include "paimon_rowid/rowid/update_splice_internal.h"
 #include "paimon_rowid/write/append_writer.h"
 #include "paimon_rowid/write/input_types.h"
 
@@ -436,7 +437,32 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   const int64_t n = group.range.count();
   const int64_t m = static_cast<int64_t>(positions.size());
   cp::ExecContext ctx(pool);
-  std::vector<std::shared_ptr<arrow::Array>> columns;
+  std::vector<std::string> names;
+  for (size_t c : parquet_cols) names.push_back(cols[c]);
+  AppendWriterOptions writer_options;
+  writer_options.pool = pool;
+  // A fixed stem keeps this file's name what UpdateFilePaths derives.
+  ARROW_ASSIGN_OR_RAISE(auto named, table->Copy({{AppendWriter::kFileStemOption, stem}}));
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
+                                                    start, writer_options));
+  if (m < n && rowid_internal::MaySplice(positions, n)) {
+    // Few pages change: copy the others (format/page_splice.h).
+    std::vector<std::shared_ptr<arrow::Array>> sorted_values;
+    for (size_t c : parquet_cols) {
+      ARROW_ASSIGN_OR_RAISE(auto values, OneArray(*source.column(static_cast<int>(c) + 1), pool));
+      ARROW_ASSIGN_OR_RAISE(auto sorted, InPositionOrder(values, order_array, &ctx));
+      sorted_values.push_back(std::move(sorted));
+    }
+    auto spliced = rowid_internal::WriteSplicedPart(table, *index, g, names, sorted_values,
+                                                    positions, writer.get(), pool);
+    if (!spliced.ok() || *spliced) {
+      auto paths = writer->written_paths();
+      written->insert(written->end(), paths.begin(), paths.end());
+      ARROW_RETURN_NOT_OK(spliced.status());
+      return writer->PrepareCommit();
+    }
+  }
   std::shared_ptr<arrow::RecordBatch> current;
   if (m < n) {
     DataSplit split = index->SplitOf(g);
@@ -449,12 +475,10 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
     }
   }
   std::vector<std::shared_ptr<arrow::Field>> out_fields;
-  std::vector<std::string> names;
   std::vector<std::shared_ptr<arrow::ChunkedArray>> chunked;
   for (size_t p = 0; p < parquet_cols.size(); ++p) {
     const size_t c = parquet_cols[p];
     out_fields.push_back(update_schema->field(static_cast<int>(c) + 1));
-    names.push_back(cols[c]);
     if (!current && !order_array) {
       // Every row of the group is updated, in row-id order: the source's chunks as they are.
       chunked.push_back(source.column(static_cast<int>(c) + 1));
@@ -474,13 +498,6 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   }
   current.reset();
   auto rows = arrow::Table::Make(arrow::schema(out_fields), std::move(chunked), n);
-  AppendWriterOptions writer_options;
-  writer_options.pool = pool;
-  // A fixed stem keeps this file's name what UpdateFilePaths derives.
-  ARROW_ASSIGN_OR_RAISE(auto named, table->Copy({{AppendWriter::kFileStemOption, stem}}));
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
-                                                    start, writer_options));
   // Batch by batch into the one file (rows already in order; the writer never rolls).
   arrow::TableBatchReader batches(*rows);
   Status st;

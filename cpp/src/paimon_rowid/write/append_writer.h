@@ -49,6 +49,7 @@
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/format/page_splice.h"
 #include "paimon_rowid/meta/commit_message.h"
 
 namespace paimon_rowid {
@@ -108,6 +109,18 @@ class AppendWriter {
   Status Write(const std::shared_ptr<arrow::RecordBatch>& batch);
   /// Appends every batch of `reader` (same error contract as Write).
   Status WriteAll(arrow::RecordBatchReader* reader);
+
+  /// A MakeForRowIds writer whose columns are all kept in Parquet: plans its one file as the
+  /// files holding the columns' current values with only the pages of changed rows re-encoded
+  /// (format/page_splice.h), one source column per write column, in order. nullptr when the
+  /// file must be written whole, with Write.
+  Result<std::unique_ptr<ParquetPageSplice>> PlanSplice(
+      std::vector<ParquetPageSplice::Column> columns) const;
+  /// Writes the file `splice` (from PlanSplice) plans, instead of Write: `values` as
+  /// ParquetPageSplice::Write takes them. The file's value stats fold the copied pages'
+  /// bounds and the new values. Same error contract as Write; once per writer.
+  Status WriteSplice(ParquetPageSplice* splice,
+                     const std::vector<std::vector<std::shared_ptr<arrow::Array>>>& values);
 
   /// Closes all files and returns one message per partition (first-seen order). Only once.
   Result<std::vector<CommitMessage>> PrepareCommit();

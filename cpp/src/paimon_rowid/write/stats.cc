@@ -388,15 +388,30 @@ Status StatsCollector::Update(const std::vector<std::shared_ptr<arrow::Array>>& 
   if (columns.size() != types_.size() || modes_.size() != types_.size()) {
     return Status::Invalid("stats: column count mismatch");
   }
-  for (size_t i = 0; i < columns.size(); ++i) {
-    const auto& col = columns[i];
-    if (modes_[i].kind == StatsMode::Kind::kNone) continue;
-    null_counts_[i] += col->null_count();
-    if (col->length() == col->null_count() || !KeepsBounds(i)) continue;
-    ARROW_ASSIGN_OR_RAISE(auto mm, ColumnMinMax(col, pool_));
-    ARROW_RETURN_NOT_OK(Fold(i, mm.first, mm.second));
-  }
+  for (size_t i = 0; i < columns.size(); ++i) ARROW_RETURN_NOT_OK(UpdateColumn(i, columns[i]));
   return Status::OK();
+}
+
+Status StatsCollector::UpdateColumn(size_t i, const std::shared_ptr<arrow::Array>& col) {
+  if (i >= types_.size() || modes_.size() != types_.size()) {
+    return Status::Invalid("stats: column count mismatch");
+  }
+  if (modes_[i].kind == StatsMode::Kind::kNone) return Status::OK();
+  null_counts_[i] += col->null_count();
+  if (col->length() == col->null_count() || !KeepsBounds(i)) return Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto mm, ColumnMinMax(col, pool_));
+  return Fold(i, mm.first, mm.second);
+}
+
+Status StatsCollector::UpdateBounds(size_t i, const std::shared_ptr<arrow::Scalar>& min,
+                                    const std::shared_ptr<arrow::Scalar>& max, int64_t null_count) {
+  if (i >= types_.size() || modes_.size() != types_.size()) {
+    return Status::Invalid("stats: column count mismatch");
+  }
+  if (modes_[i].kind == StatsMode::Kind::kNone) return Status::OK();
+  null_counts_[i] += null_count;
+  if (!min || !max || !min->is_valid || !max->is_valid || !KeepsBounds(i)) return Status::OK();
+  return Fold(i, min, max);
 }
 
 Status StatsCollector::UpdateScalars(const std::vector<std::shared_ptr<arrow::Scalar>>& values) {

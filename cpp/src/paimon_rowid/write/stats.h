@@ -86,6 +86,13 @@ class StatsCollector {
 
   /// Folds one chunk of each column in (`columns[i]` has type `types[i]`).
   Status Update(const std::vector<std::shared_ptr<arrow::Array>>& columns);
+  /// Folds one chunk of column `i` in.
+  Status UpdateColumn(size_t i, const std::shared_ptr<arrow::Array>& column);
+  /// Folds known bounds of some rows of column `i` in: their `null_count` and, unless they
+  /// are all NULL (null `min`/`max`), their least and greatest non-null values (scalars of
+  /// the column's type), as a Parquet page index gives them.
+  Status UpdateBounds(size_t i, const std::shared_ptr<arrow::Scalar>& min,
+                      const std::shared_ptr<arrow::Scalar>& max, int64_t null_count);
   /// Folds single values in (partition values), one scalar per column.
   Status UpdateScalars(const std::vector<std::shared_ptr<arrow::Scalar>>& values);
 
