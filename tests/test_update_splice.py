@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -116,3 +117,29 @@ def test_java_reads_a_spliced_file(java, oracle, warehouse):
     rows = sorted(zip(dump.column("id"), dump.column("x"), dump.column("n")))
     assert [r[1] for r in rows] == expected.column("x").to_pylist()
     assert [r[2] for r in rows] == expected.column("n").to_pylist()
+
+
+def test_a_damaged_page_the_splice_would_copy_fails_the_update(warehouse):
+    """Copied pages are not decoded, so their CRCs are checked: an update must not carry a
+    damaged page of our file into its own, and it leaves nothing behind."""
+    from paimon_rowid.row_id_jobs import update_by_row_id
+    from test_checksums import parquet_pages
+
+    table = ours.create_table(warehouse, "t", SCHEMA, DE)
+    ours.write(table, _base())
+    (base_file,) = _parquet_files(warehouse)
+    pages = [p for p in parquet_pages(Path(base_file)) if p.column == "x" and p.kind == 0]
+    assert len(pages) > 4 and all(p.has_crc for p in pages)
+    victim = pages[-1]  # far from the updated rows
+    with open(base_file, "r+b") as f:
+        f.seek(victim.body[0] + 3)
+        byte = f.read(1)
+        f.seek(victim.body[0] + 3)
+        f.write(bytes([byte[0] ^ 0x5A]))
+    snapshots = sorted(os.listdir(os.path.join(warehouse, "db.db", "t", "snapshot")))
+    # The splice's own check (a whole rewrite would fail later, decoding the page).
+    with pytest.raises(OSError, match=r"CRC checksum verification failed for the page at"):
+        update_by_row_id("db.t", _update(1_000, 500, 1.0), {"warehouse": warehouse},
+                         update_cols=["x", "n"])
+    assert sorted(os.listdir(os.path.join(warehouse, "db.db", "t", "snapshot"))) == snapshots
+    assert _parquet_files(warehouse) == {base_file}

@@ -165,6 +165,13 @@ Result<PageHeaderInfo> ParsePageHeader(const uint8_t* data, int64_t size) {
       case 3:
         has_compressed = type == kI32;
         return ReadI32(&in, type, &info.compressed_size);
+      case 4: {
+        int32_t crc = 0;
+        ARROW_RETURN_NOT_OK(ReadI32(&in, type, &crc));
+        info.has_crc = type == kI32;
+        info.crc = static_cast<uint32_t>(crc);
+        return Status::OK();
+      }
       case 5:  // DataPageHeader: 1 num_values, 2 encoding
       case 7:  // DictionaryPageHeader: 1 num_values, 2 encoding
         if (type != kStruct) return in.SkipValue(type);

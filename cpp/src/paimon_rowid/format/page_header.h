@@ -19,6 +19,8 @@ struct PageHeaderInfo {
   int32_t num_values = -1;        // data and dictionary pages
   int32_t num_rows = -1;          // V2 data pages only
   int32_t encoding = -1;          // parquet::Encoding::type of the values
+  bool has_crc = false;           // the optional CRC32 of the compressed body
+  uint32_t crc = 0;
 };
 
 /// Parses the page header at the start of `data` (`size` bytes available, at least the whole

@@ -5,6 +5,7 @@
 
 #include "arrow/io/memory.h"
 #include "arrow/record_batch.h"
+#include "arrow/util/crc32.h"
 #include "paimon_rowid/format/page_header.h"
 #include "paimon_rowid/format/page_selection.h"
 #include "paimon_rowid/format/parquet_internal.h"
@@ -315,6 +316,20 @@ Result<bool> ParquetPageSplice::Impl::PlanColumn(size_t c, const Column& column,
     if (!pages || !AttachStats(*column_index, &*pages)) return Status::OK();
     plan->pages = std::move(*pages);
 
+    // Copied pages are not decoded, so their CRCs (where the writer left one) are checked
+    // here: damage the whole write would have met while decoding must not be copied along.
+    size_t data_page = 0;
+    for (const Page& page : plan->pages) {
+      bool copied = true;
+      if (!page.is_dictionary()) copied = !changed[data_page++];
+      if (!copied || !page.header.has_crc) continue;
+      const uint8_t* body = plan->chunk->data() + page.offset + page.header.header_size;
+      if (arrow::internal::crc32(0, body, page.header.compressed_size) != page.header.crc) {
+        return Status::IOError("cannot read Parquet file '", source->path,
+                               "': CRC checksum verification failed for the page at offset ",
+                               start + page.offset);
+      }
+    }
     ARROW_ASSIGN_OR_RAISE(auto segments, column.source->ColumnSegments(column.name, nullptr));
     if (!segments || segments->size() != locations.size()) return Status::OK();
     size_t p = 0;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "arrow/api.h"
 #include "arrow/io/file.h"
 #include "arrow/io/memory.h"
@@ -257,6 +259,29 @@ TEST(PageSpliceTest, AColumnThatCannotBeCopiedIsReencodedWholeNextToACopiedOne) 
   }
   // The whole column keeps a dictionary, as any new file's would.
   EXPECT_TRUE(footer->RowGroup(0)->ColumnChunk(1)->has_dictionary_page());
+}
+
+TEST(PageSpliceTest, ACopiedPageFailingItsCrcIsAnIOError) {
+  testing::TempDir dir;
+  auto base = Base();
+  const std::string path = WriteWhole(dir.path() + "/base.parquet", *base, SmallPages());
+  // Flip the last byte of x's chunk: the body of its last page, far from the changed rows.
+  auto x = Footer(path)->RowGroup(0)->ColumnChunk(0);
+  const int64_t last = x->data_page_offset() + x->total_compressed_size() - 1;
+  {
+    std::FILE* f = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, last, SEEK_SET);
+    const int byte = std::fgetc(f);
+    std::fseek(f, last, SEEK_SET);
+    std::fputc(byte ^ 0x5a, f);
+    std::fclose(f);
+  }
+  auto source = Open(path);
+  auto planned = ParquetPageSplice::Plan(Schema(), SmallPages(), BothColumns(source.get(), {10}));
+  ASSERT_TRUE(planned.status().IsIOError()) << planned.status().ToString();
+  EXPECT_NE(planned.status().message().find(path), std::string::npos);
+  EXPECT_NE(planned.status().message().find("CRC"), std::string::npos);
 }
 
 TEST(PageSpliceTest, WrongNewValuesAreInvalidAndWriteNothing) {
