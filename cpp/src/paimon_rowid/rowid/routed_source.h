@@ -23,6 +23,8 @@
 
 namespace paimon_rowid {
 
+class RowIdIndex;
+
 class RoutedSource {
  public:
   /// `budget` is the number of bytes of rows held in memory before spilling (<= 0: never
@@ -82,5 +84,13 @@ class RoutedSource {
   int64_t peak_memory_bytes_ = 0;
   int64_t spilled_rows_ = 0;
 };
+
+/// Routes the rows of `conformed` (column 0: the int64 _ROW_ID, non-null; then the update
+/// columns) to the groups of `index` that own them, copying each run out of the batch (a
+/// slice would keep the whole batch alive), then spills `into` if it is over its budget.
+/// Invalid for a table without rows (`target` names it) and for ids no group owns.
+Status RouteRows(const RowIdIndex* index, const std::string& target,
+                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
+                 arrow::MemoryPool* pool);
 
 }  // namespace paimon_rowid

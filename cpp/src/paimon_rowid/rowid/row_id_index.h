@@ -26,6 +26,10 @@
 
 namespace paimon_rowid {
 
+/// What Route's errors say of ids no group owns when they came from a plan.
+inline constexpr const char* kStaleRowIdContext =
+    "planner snapshot is stale or matched rows come from a different table.";
+
 class RowIdIndex {
  public:
   struct Group {

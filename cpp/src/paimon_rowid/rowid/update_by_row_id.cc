@@ -25,13 +25,7 @@ namespace cp = arrow::compute;
 
 namespace {
 
-constexpr const char* kStaleContext =
-    "planner snapshot is stale or matched rows come from a different table.";
-
-// Routes the cast rows of `conformed` to the groups of `index` that own them.
-Status RouteRows(const RowIdIndex* index, const std::string& target,
-                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
-                 arrow::MemoryPool* pool);
+constexpr const char* kStaleContext = kStaleRowIdContext;
 
 // `values` in the order `order` gives; `values` itself when `order` is null.
 Result<std::shared_ptr<arrow::Array>> InPositionOrder(const std::shared_ptr<arrow::Array>& values,
@@ -279,57 +273,6 @@ Status RowIdUpdate::Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
   impl_->rows += conformed->num_rows();
   return Status::OK();
 }
-
-namespace {
-
-Status RouteRows(const RowIdIndex* index, const std::string& target,
-                 const std::shared_ptr<arrow::RecordBatch>& conformed, RoutedSource* into,
-                 arrow::MemoryPool* pool) {
-  if (!index || index->groups().empty()) {
-    return Status::Invalid("target '", target,
-                           "' has no rows; every _ROW_ID in the source is foreign.");
-  }
-  const auto& ids = static_cast<const arrow::Int64Array&>(*conformed->column(0));
-  ARROW_ASSIGN_OR_RAISE(auto owners, index->Route(ids, kStaleContext));
-  // Cut the batch into runs of one owner; sources sorted by row id give few, long runs.
-  const int64_t n = conformed->num_rows();
-  std::vector<std::vector<int64_t>> scattered;  // owner -> row indices, for unsorted input
-  int64_t run_start = 0;
-  std::vector<std::pair<int32_t, std::pair<int64_t, int64_t>>> runs;
-  for (int64_t i = 1; i <= n; ++i) {
-    if (i == n || owners[i] != owners[run_start]) {
-      runs.push_back({owners[run_start], {run_start, i - run_start}});
-      run_start = i;
-    }
-  }
-  if (runs.size() <= 64 || runs.size() * 8 <= static_cast<size_t>(n)) {
-    // Each run is copied out of the source batch: a slice would keep the whole batch alive,
-    // and a batch imported through the C data interface keeps everything exported with it
-    // (a backfill's _ROW_ID column holds its input window, BLOB payloads included, until the
-    // commit) while the memory budget sees only the slice.
-    for (const auto& [g, span] : runs) {
-      ARROW_ASSIGN_OR_RAISE(auto rows, arrow::ConcatenateRecordBatches(
-                                           {conformed->Slice(span.first, span.second)}, pool));
-      ARROW_RETURN_NOT_OK(into->Append(g, std::move(rows)));
-    }
-  } else {
-    // Interleaved owners: gather each owner's rows with one Take.
-    std::map<int32_t, std::vector<int64_t>> rows_of;
-    cp::ExecContext ctx(pool);
-    for (int64_t i = 0; i < n; ++i) rows_of[owners[i]].push_back(i);
-    for (auto& [g, rows] : rows_of) {
-      arrow::Int64Builder b(pool);
-      ARROW_RETURN_NOT_OK(b.AppendValues(rows));
-      ARROW_ASSIGN_OR_RAISE(auto indices, b.Finish());
-      ARROW_ASSIGN_OR_RAISE(auto taken,
-                            cp::Take(conformed, indices, cp::TakeOptions::Defaults(), &ctx));
-      ARROW_RETURN_NOT_OK(into->Append(g, taken.record_batch()));
-    }
-  }
-  return into->SpillIfOverBudget();
-}
-
-}  // namespace
 
 Status RowIdUpdate::AddAll(arrow::RecordBatchReader* reader) {
   // The source's columns are checked even when it yields no batch.
