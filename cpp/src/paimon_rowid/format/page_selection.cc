@@ -15,6 +15,7 @@
 #include "arrow/io/memory.h"
 #include "arrow/memory_pool.h"
 #include "paimon_rowid/exec/compute.h"
+#include "paimon_rowid/format/parquet_internal.h"
 #include "paimon_rowid/format/sparse_byte_array.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
@@ -94,17 +95,6 @@ std::vector<RowRange> UnionRows(const std::vector<RowRange>& a, const std::vecto
                return x.from < y.from || (x.from == y.from && x.to < y.to);
              });
   return SortAndMerge(std::move(all));
-}
-
-// The start of a column chunk, as Arrow computes it: some writers store 0 for "no
-// dictionary page".
-int64_t ChunkStart(const parquet::ColumnChunkMetaData& col) {
-  int64_t start = col.data_page_offset();
-  if (col.has_dictionary_page() && col.dictionary_page_offset() > 0 &&
-      col.dictionary_page_offset() < start) {
-    start = col.dictionary_page_offset();
-  }
-  return start;
 }
 
 // An offset index we can rely on: pages in file order inside the chunk, rows ascending from

@@ -305,11 +305,7 @@ Result<bool> ParquetPageSplice::Impl::PlanColumn(size_t c, const Column& column,
     }
     if (changed_pages == 0 || changed_pages * 2 > locations.size()) return Status::OK();
 
-    int64_t start = chunk->data_page_offset();
-    if (chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0 &&
-        chunk->dictionary_page_offset() < start) {
-      start = chunk->dictionary_page_offset();
-    }
+    const int64_t start = format_internal::ChunkStart(*chunk);
     ARROW_ASSIGN_OR_RAISE(plan->chunk, source->file->ReadAt(start, chunk->total_compressed_size()));
     if (plan->chunk->size() != chunk->total_compressed_size()) return Status::OK();
     auto pages = WalkPages(*plan->chunk, start, locations, rows);
@@ -395,11 +391,7 @@ Result<std::vector<Page>> ParquetPageSplice::Impl::Encode(
         !column_index || !offset_index) {
       return Status::Invalid("internal: re-encoded pages without their page index");
     }
-    int64_t start = chunk->data_page_offset();
-    if (chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0 &&
-        chunk->dictionary_page_offset() < start) {
-      start = chunk->dictionary_page_offset();
-    }
+    const int64_t start = format_internal::ChunkStart(*chunk);
     *bytes = arrow::SliceBuffer(file, start, chunk->total_compressed_size());
     auto walked = WalkPages(**bytes, start, offset_index->page_locations(), rows.count());
     if (!walked || !AttachStats(*column_index, &*walked)) {

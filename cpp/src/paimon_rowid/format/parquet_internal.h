@@ -13,6 +13,7 @@
 #include "paimon_rowid/common/status.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "parquet/arrow/reader.h"
+#include "parquet/metadata.h"
 #include "parquet/properties.h"
 #include "parquet/schema.h"
 
@@ -46,6 +47,17 @@ inline Result<arrow::Compression::type> CompressionFromName(const std::string& n
   if (name == "lz4") return arrow::Compression::LZ4;
   if (name == "none" || name == "uncompressed") return arrow::Compression::UNCOMPRESSED;
   return Status::Invalid("unsupported Parquet compression '", name, "'");
+}
+
+/// The first byte of a column chunk, as Arrow computes it: some writers store 0 for "no
+/// dictionary page".
+inline int64_t ChunkStart(const parquet::ColumnChunkMetaData& col) {
+  int64_t start = col.data_page_offset();
+  if (col.has_dictionary_page() && col.dictionary_page_offset() > 0 &&
+      col.dictionary_page_offset() < start) {
+    start = col.dictionary_page_offset();
+  }
+  return start;
 }
 
 /// What every Parquet file we write is written with: Parquet's and Arrow's writer properties

@@ -104,11 +104,7 @@ Status PrefetchChunks(arrow::io::RandomAccessFile* file, const parquet::FileMeta
     auto group = metadata.RowGroup(rg);
     for (int leaf : leaves) {
       auto chunk = group->ColumnChunk(leaf);
-      int64_t start = chunk->data_page_offset();
-      if (chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0 &&
-          chunk->dictionary_page_offset() < start) {
-        start = chunk->dictionary_page_offset();
-      }
+      const int64_t start = format_internal::ChunkStart(*chunk);
       const int64_t length = chunk->total_compressed_size();
       // A wide chunk is left to page selection, which fetches only the pages it needs.
       if (start < 0 || length <= 0 || length > format_internal::kPrefetchChunkBytes) continue;
