@@ -326,8 +326,13 @@ Result<bool> ParquetPageSplice::Impl::PlanColumn(size_t c, const Column& column,
                                start + page.offset);
       }
     }
-    ARROW_ASSIGN_OR_RAISE(auto segments, column.source->ColumnSegments(column.name, nullptr));
-    if (!segments || segments->size() != locations.size()) return Status::OK();
+    std::vector<ParquetFileReader::Segment> bounds;  // per data page, from the index read above
+    if (!format_internal::AppendPageSegments(group_index.get(), leaf, in, *schema->field(c)->type(),
+                                             0, rows, source->pool, &bounds) ||
+        bounds.size() != locations.size()) {
+      return Status::OK();
+    }
+    const auto* segments = &bounds;
     size_t p = 0;
     for (auto& page : plan->pages) {
       if (page.is_dictionary()) continue;

@@ -14,6 +14,7 @@
 #include "paimon_rowid/format/parquet_io.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/properties.h"
 #include "parquet/schema.h"
 
@@ -59,6 +60,16 @@ inline int64_t ChunkStart(const parquet::ColumnChunkMetaData& col) {
   }
   return start;
 }
+
+/// Appends the pages of one column chunk (leaf `column` of the row group `index` reads, its
+/// rows [first_row, first_row + rows) of the file) to `out` from the chunk's page index:
+/// rows, bounds as scalars of `type` (the column's type in the reader's Arrow schema) and
+/// null counts. false, appending nothing, when the index is missing or does not describe
+/// pages starting at row 0 in ascending row order.
+bool AppendPageSegments(parquet::RowGroupPageIndexReader* index, int column,
+                        const parquet::ColumnDescriptor* descr, const arrow::DataType& type,
+                        int64_t first_row, int64_t rows, arrow::MemoryPool* pool,
+                        std::vector<ParquetFileReader::Segment>* out);
 
 /// What every Parquet file we write is written with: Parquet's and Arrow's writer properties
 /// for `options`, and the Parquet schema of `schema` (root "paimon_schema", like Java's;

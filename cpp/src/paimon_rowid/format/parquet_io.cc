@@ -229,12 +229,13 @@ void SetBounds(const parquet::Statistics& stats, const arrow::DataType& type,
   out->max = std::move(hi);
 }
 
-// The pages of one chunk from its page index, or false when the index is missing or does not
-// describe pages starting at row 0 in ascending row order.
-bool AppendPageSegments(parquet::RowGroupPageIndexReader* index, int column,
-                        const parquet::ColumnDescriptor* descr, const arrow::DataType& type,
-                        int64_t first_row, int64_t rows, arrow::MemoryPool* pool,
-                        std::vector<ParquetFileReader::Segment>* out) {
+}  // namespace
+
+bool format_internal::AppendPageSegments(parquet::RowGroupPageIndexReader* index, int column,
+                                         const parquet::ColumnDescriptor* descr,
+                                         const arrow::DataType& type, int64_t first_row,
+                                         int64_t rows, arrow::MemoryPool* pool,
+                                         std::vector<ParquetFileReader::Segment>* out) {
   if (index == nullptr) return false;
   auto column_index = index->GetColumnIndex(column);
   auto offset_index = index->GetOffsetIndex(column);
@@ -272,8 +273,6 @@ bool AppendPageSegments(parquet::RowGroupPageIndexReader* index, int column,
   out->insert(out->end(), segments.begin(), segments.end());
   return true;
 }
-
-}  // namespace
 
 Result<std::optional<std::vector<ParquetFileReader::Segment>>> ParquetFileReader::ColumnSegments(
     const std::string& name, const std::vector<RowRange>* positions) const {
@@ -325,8 +324,8 @@ Result<std::optional<std::vector<ParquetFileReader::Segment>>> ParquetFileReader
       const int64_t rows = starts[rg + 1] - starts[rg];
       auto chunk = metadata->RowGroup(rg)->ColumnChunk(column);
       if (page_index != nullptr && chunk->GetColumnIndexLocation().has_value() &&
-          AppendPageSegments(page_index->RowGroup(rg).get(), column, descr, *type, starts[rg], rows,
-                             impl_->pool, &segments)) {
+          format_internal::AppendPageSegments(page_index->RowGroup(rg).get(), column, descr, *type,
+                                              starts[rg], rows, impl_->pool, &segments)) {
         continue;
       }
       Segment segment;
