@@ -144,7 +144,6 @@ Status RouteRows(const RowIdIndex* index, const std::string& target,
   ARROW_ASSIGN_OR_RAISE(auto owners, index->Route(ids, kStaleRowIdContext));
   // Cut the batch into runs of one owner; sources sorted by row id give few, long runs.
   const int64_t n = conformed->num_rows();
-  std::vector<std::vector<int64_t>> scattered;  // owner -> row indices, for unsorted input
   int64_t run_start = 0;
   std::vector<std::pair<int32_t, std::pair<int64_t, int64_t>>> runs;
   for (int64_t i = 1; i <= n; ++i) {
