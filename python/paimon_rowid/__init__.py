@@ -7,14 +7,16 @@ embedded (no Ray), with ``pypaimon.ray``'s signatures (``paimon_rowid.ray`` runs
 ``backfill`` computes a derived column in one call, resumable and incremental (beyond pypaimon);
 ``range_join`` joins two tables clustered by the join key without a shuffle;
 ``expire_snapshots`` and ``remove_orphan_files`` keep a table's storage bounded. The
-native engine (``paimon_rowid._native``) is loaded on first use, so the pure-Python parts
-(Schema, Range, PredicateBuilder) import without it.
+native engine (``paimon_rowid._native``) is loaded with the package when it is built, so a
+process's first call does not pay for loading it; without it the pure-Python parts (Schema,
+Range, PredicateBuilder) still import, and the first native call raises the ImportError.
 """
 # pyarrow.fs registers Arrow's S3 shutdown to run at interpreter exit, before modules are torn
 # down; the engine's object-store FileIO shares that libarrow (C++'s own exit hook would run
 # too late in a Python process).
 import pyarrow.fs as _pyarrow_fs  # noqa: F401
 
+from . import _lib
 from .backfill_job import (
     BackfillError,
     BackfillProgress,
@@ -74,3 +76,11 @@ __all__ = [
     # the process-wide cache of decoded manifests
     "manifest_cache_stats", "set_manifest_cache_capacity",
 ]
+
+# Loaded now rather than by the first catalog or table call: the dynamic loader's work
+# (~10 ms of symbol resolution across Arrow's and Parquet's libraries) then belongs to the
+# import, not to a process's first operation. A missing module is reported by that call.
+try:
+    _lib.native()
+except ImportError:
+    pass
