@@ -305,6 +305,14 @@ Result<bool> ParquetPageSplice::Impl::PlanColumn(size_t c, const Column& column,
     }
     if (changed_pages == 0 || changed_pages * 2 > locations.size()) return Status::OK();
 
+    // Each data page's rows, bounds and null counts, from the index read above; checked before
+    // the chunk is read, so that a chunk that cannot be spliced costs no I/O.
+    std::vector<ParquetFileReader::Segment> bounds;
+    if (!format_internal::AppendPageSegments(group_index.get(), leaf, in, *schema->field(c)->type(),
+                                             0, rows, source->pool, &bounds) ||
+        bounds.size() != locations.size()) {
+      return Status::OK();
+    }
     const int64_t start = format_internal::ChunkStart(*chunk);
     ARROW_ASSIGN_OR_RAISE(plan->chunk, source->file->ReadAt(start, chunk->total_compressed_size()));
     if (plan->chunk->size() != chunk->total_compressed_size()) return Status::OK();
@@ -326,17 +334,10 @@ Result<bool> ParquetPageSplice::Impl::PlanColumn(size_t c, const Column& column,
                                start + page.offset);
       }
     }
-    std::vector<ParquetFileReader::Segment> bounds;  // per data page, from the index read above
-    if (!format_internal::AppendPageSegments(group_index.get(), leaf, in, *schema->field(c)->type(),
-                                             0, rows, source->pool, &bounds) ||
-        bounds.size() != locations.size()) {
-      return Status::OK();
-    }
-    const auto* segments = &bounds;
     size_t p = 0;
     for (auto& page : plan->pages) {
       if (page.is_dictionary()) continue;
-      const auto& segment = (*segments)[p];
+      const auto& segment = bounds[p];
       if (segment.rows.from != page.first_row || segment.rows.count() != page.rows) {
         return Status::OK();
       }
