@@ -26,7 +26,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from seed_backfill import (  # noqa: E402  (the seed's table and model)
+import seed_backfill  # noqa: E402  (the seed's table, model and Ray start)
+from seed_backfill import (  # noqa: E402
     CATALOG_OPTIONS,
     EMBEDDING_DIM,
     TARGET,
@@ -53,16 +54,8 @@ def job(args, **extra):
 def start_ray(address=None):
     import logging
 
-    import ray
-    import ray.data
-    if address:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
-    else:
-        print(f"starting a local Ray {ray.__version__} (2 CPUs)...", flush=True)
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+    ray = seed_backfill.start_ray(address)
     logging.getLogger("ray.data").setLevel(logging.ERROR)  # our progress lines, not its logs
-    ray.data.DataContext.get_current().enable_progress_bars = False
     return ray
 
 

@@ -20,7 +20,9 @@ Run: ``python examples/locator_pipeline.py --warehouse /tmp/wh [--rows N] [--inc
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import sys
 import time
 
 import pyarrow as pa
@@ -98,10 +100,11 @@ def run_embedded(options) -> dict:
 
 
 def run_ray(options) -> dict:
-    import ray
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from seed_backfill import start_ray  # a private local Ray, never a stale one
 
     from paimon_rowid import ray as pray
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray = start_ray()
     try:
         joined = pray.bucket_join("db.locator", "db.incoming", options, on="image_key")
         located = joined.materialize()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import time
 
 import numpy as np
@@ -24,6 +25,26 @@ from paimon_rowid.ray import process_row_id_ranges, update_by_row_id
 TARGET = "database_name.images"
 EMBEDDING_DIM = 64
 CATALOG_OPTIONS: dict = {}
+
+
+def start_ray(address=None):
+    """Starts Ray for the examples: joins the cluster at ``address`` (or ``$RAY_ADDRESS``) when
+    one is named, else starts a private local Ray with 2 CPUs. Never a bare ``ray.init()``: that
+    joins whatever cluster ``/tmp/ray/ray_current_cluster`` names, even one another process
+    started and left running, and then refuses ``num_cpus``."""
+    import ray
+    import ray.data
+    address = address or os.environ.get("RAY_ADDRESS")
+    if address:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    else:
+        print(f"starting a local Ray {ray.__version__} (2 CPUs)...", flush=True)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    # One progress line per batch instead of Ray Data's per-operator bars and logs.
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    return ray
 
 
 def load_model():
@@ -137,13 +158,7 @@ def main() -> None:
     args = parser.parse_args()
     CATALOG_OPTIONS["warehouse"] = args.warehouse
     create_images_table(args.rows)
-    import ray
-    import ray.data
-    print(f"starting a local Ray {ray.__version__} (2 CPUs)...", flush=True)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    # One progress line per batch below instead of Ray Data's per-operator bars and logs.
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    start_ray()
 
     from paimon_rowid.row_id_ranges import plan_row_id_ranges
     total = sum(r.count() for r in plan_row_id_ranges(

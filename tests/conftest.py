@@ -129,10 +129,13 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture(scope="session")
 def ray_session():
-    """One local Ray (2 CPUs) per pytest session, shared by the Ray test files."""
+    """One local Ray (2 CPUs) per pytest session, shared by the Ray test files. Always a new,
+    private one (``address="local"``): a bare ``ray.init()`` joins whatever cluster
+    ``/tmp/ray/ray_current_cluster`` names, e.g. a ``cluster_utils.Cluster`` another test run
+    on this machine has up, and then refuses ``num_cpus``."""
     ray = pytest.importorskip("ray")
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
                  configure_logging=False)
     yield ray
     ray.shutdown()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -17,8 +19,8 @@ pytestmark = pytest.mark.native
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _run(args, tmp_path, timeout):
-    env = dict(os.environ)
+def _run(args, tmp_path, timeout, env=None):
+    env = dict(os.environ if env is None else env)
     import paimon_rowid
     package_root = os.path.dirname(os.path.dirname(paimon_rowid.__file__))
     env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
@@ -40,12 +42,29 @@ def test_demo_backfill_and_rerun(tmp_path):
     assert "backfill: 0 commit(s)" in again.stdout
 
 
+@pytest.fixture
+def stale_ray_env():
+    """The environment of a machine where another process left a Ray cluster's address in
+    ``ray_current_cluster`` (as ``ray start`` and ``cluster_utils.Cluster`` do): a bare
+    ``ray.init(num_cpus=2)`` joins that address and raises ValueError. The examples must start
+    their own local Ray regardless. A short directory: Ray's socket paths live under it."""
+    temp = tempfile.mkdtemp(prefix="rt", dir="/tmp")
+    os.makedirs(os.path.join(temp, "ray"))
+    with open(os.path.join(temp, "ray", "ray_current_cluster"), "w") as f:
+        f.write("127.0.0.1:9")  # nothing listens there
+    env = dict(os.environ, RAY_TMPDIR=temp)
+    env.pop("RAY_ADDRESS", None)
+    yield env
+    shutil.rmtree(temp, ignore_errors=True)
+
+
 @pytest.mark.ray
-def test_seed_backfill_on_ray(tmp_path):
+def test_seed_backfill_on_ray(tmp_path, stale_ray_env):
     pytest.importorskip("ray")
     wh = str(tmp_path / "wh")
     run = _run([os.path.join(ROOT, "examples", "seed_backfill.py"), "--warehouse", wh,
-                "--rows", "400", "--rows-per-commit", "200"], tmp_path, 600)  # 2 batches
+                "--rows", "400", "--rows-per-commit", "200"], tmp_path, 600,
+               env=stale_ray_env)  # 2 batches
     assert run.returncode == 0, run.stderr[-3000:]
     assert "rows still without an embedding: 0" in run.stdout
 
@@ -87,8 +106,9 @@ def test_locator_pipeline_embedded(tmp_path):
 
 
 @pytest.mark.ray
-def test_locator_pipeline_on_ray(tmp_path):
+def test_locator_pipeline_on_ray(tmp_path, stale_ray_env):
     pytest.importorskip("ray")
     _check_locator_pipeline(_run([os.path.join(ROOT, "examples", "locator_pipeline.py"),
                                   "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
-                                  "--incoming", "1500", "--ray"], tmp_path, 600), 1500)
+                                  "--incoming", "1500", "--ray"], tmp_path, 600,
+                                 env=stale_ray_env), 1500)
