@@ -98,7 +98,8 @@ def make_fake(calls):
         calls.append(("plan", predicate, row_ranges))
         return Plan([FakeSplit([0, 1], row_ranges), FakeSplit([2, 3])])
 
-    def read(table, splits, read_fields, predicate, limit, threads=1):
+    def read(table, splits, read_fields, predicate, limit, threads=1, whole=False):
+        # A stream capsule also for ``whole``: _arrow.whole_table reads one like a stream.
         calls.append(("read", list(read_fields), predicate, limit, threads))
         rows = sorted(r for s in splits for r in s.rows)
         data = DATA.take(pa.array(rows, pa.int64())).select(list(read_fields))

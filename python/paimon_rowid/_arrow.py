@@ -12,7 +12,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 
 import pyarrow as pa
 
-__all__ = ["CapsuleStream", "CapsuleSchema", "stream_reader", "capsule_schema",
+__all__ = ["CapsuleStream", "CapsuleSchema", "stream_reader", "whole_table", "capsule_schema",
            "literal_array", "to_record_batch_reader", "UserStream"]
 
 
@@ -46,6 +46,19 @@ class CapsuleSchema:
 def stream_reader(capsule: Any) -> pa.RecordBatchReader:
     """Wraps a native stream capsule as a ``pyarrow.RecordBatchReader`` (no copy; lazy)."""
     return pa.RecordBatchReader.from_stream(CapsuleStream(capsule))
+
+
+def whole_table(result: Any) -> pa.Table:
+    """The table of a native whole-result export (``ExportColumns`` in python/src/common.h):
+    a (schema capsule, [one ChunkedArray stream capsule per column]) tuple, whose columns
+    each own their memory (dropping the payload column frees it even while ``_ROW_ID`` is
+    kept), or a stream capsule (no columns, or the read failed: reading it raises the error
+    as a stream read would)."""
+    if not isinstance(result, tuple):
+        return stream_reader(result).read_all()
+    schema_capsule, columns = result
+    return pa.Table.from_arrays([pa.ChunkedArray._import_from_c_capsule(c) for c in columns],
+                                schema=capsule_schema(schema_capsule))
 
 
 def capsule_schema(capsule: Any) -> pa.Schema:

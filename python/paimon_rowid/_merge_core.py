@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _merge_condition as conditions
-from ._arrow import UserStream, stream_reader
+from ._arrow import UserStream, whole_table
 from ._lib import native
 from ._merge_plan import (
     DEDUPLICATE,
@@ -344,7 +344,7 @@ def _fetch_target(pinned: Any, ids: np.ndarray, columns: List[str]) -> pa.Table:
     index = native().RowIdIndex.build(pinned._native, snapshot.id)
     capsule = native().read_by_row_id(pinned._native, pa.table({ROW_ID: wanted}).to_reader(),
                                       ROW_ID, columns, index, 0)
-    got = stream_reader(capsule).read_all().sort_by(ROW_ID)
+    got = whole_table(capsule).sort_by(ROW_ID)
     got_ids = got.column(ROW_ID).to_numpy()
     if len(got_ids) != len(wanted):
         raise RuntimeError(f"merge_into read {len(got_ids)} of {len(wanted)} matched target rows "

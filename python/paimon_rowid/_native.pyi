@@ -143,10 +143,12 @@ def arrow_type_of(type_json: str) -> Any:
     (pyarrow: ``pa.field(obj).type``). ValueError when the type is malformed."""
 
 def read(table: Table, splits: Sequence[Split], read_fields: Sequence[str],
-         predicate: Optional[Predicate], limit: Optional[int], threads: int = 1) -> Any:
+         predicate: Optional[Predicate], limit: Optional[int], threads: int = 1,
+         whole: bool = False) -> Any:
     """Reads the splits with the given output fields (table fields and _ROW_ID /
     _SEQUENCE_NUMBER, in that order) and returns a PyCapsule holding an ArrowArrayStream
-    ("arrow_array_stream"). Rows not matching the predicate are removed exactly. ``threads``
+    ("arrow_array_stream"), or with ``whole`` the drained result column by column (see
+    ``_arrow.whole_table``). Rows not matching the predicate are removed exactly. ``threads``
     file groups are read at once (0 = one per core; 1 = on the consumer's thread)."""
 
 def read_schema(table: Table, read_fields: Sequence[str]) -> Any:
@@ -276,7 +278,7 @@ def delete_files(table: Table, paths: List[str]) -> int:
 
 def read_by_row_id(table: Table, source: Any, row_id_col: str, projection: List[str],
                    index: RowIdIndex, threads: int = 0) -> Any:
-    """An "arrow_array_stream" capsule of (*projection, _ROW_ID)."""
+    """(*projection, _ROW_ID), drained, column by column (see ``_arrow.whole_table``)."""
 
 def read_by_row_id_schema(table: Table, projection: List[str]) -> Any: ...
 

@@ -11,7 +11,7 @@ from typing import Any, Iterator, List, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import stream_reader
+from ._arrow import stream_reader, whole_table
 from ._lib import native
 from .predicate import Predicate, PredicateBuilder
 from .scan import Split, TableScan
@@ -140,13 +140,15 @@ class TableRead:
     def to_arrow(self, splits: Sequence[Split]) -> pa.Table:
         """All rows as one table (typed and empty when there are none). Materialises the
         result in memory; file groups are read on one thread per core, in order."""
-        return self._reader(splits, threads=0).read_all()
+        return whole_table(self._native_read(splits, threads=0, whole=True))
 
     def _reader(self, splits: Sequence[Split], threads: int) -> pa.RecordBatchReader:
+        return stream_reader(self._native_read(splits, threads, whole=False))
+
+    def _native_read(self, splits: Sequence[Split], threads: int, whole: bool) -> Any:
         predicate = None if self._predicate is None else self._predicate.to_native()
-        capsule = native().read(self._table._native, self._native_splits(splits),
-                                self._read_fields, predicate, self._limit, threads)
-        return stream_reader(capsule)
+        return native().read(self._table._native, self._native_splits(splits),
+                             self._read_fields, predicate, self._limit, threads, whole)
 
     def output_schema(self) -> pa.Schema:
         """The Arrow schema every read of this TableRead produces."""

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import pyarrow as pa
 
 from . import _job_checks as jobs
-from ._arrow import source_stream, stream_reader
+from ._arrow import source_stream, whole_table
 from ._lib import native
 
 __all__ = ["update_by_row_id", "read_by_row_id"]
@@ -108,5 +108,5 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
     index = native().RowIdIndex.build(table._native, snapshot.id)
     capsule = stream.call(lambda reader: native().read_by_row_id(
         table._native, reader, row_id_col, projection, index, _threads(num_partitions)))
-    result = stream.call(lambda _: stream_reader(capsule).read_all())
+    result = stream.call(lambda _: whole_table(capsule))
     return result if result.num_rows else schema.empty_table()

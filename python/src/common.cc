@@ -6,6 +6,7 @@
 
 #include "arrow/array.h"
 #include "arrow/c/bridge.h"
+#include "arrow/chunked_array.h"
 
 namespace paimon_rowid::python {
 namespace {
@@ -45,6 +46,19 @@ void ReleaseArrayCapsule(PyObject* capsule) {
   if (array->release != nullptr) array->release(array);
   delete array;
 }
+
+// A stream whose first read fails with `status`: a failed drain replayed through the C stream.
+class FailedReader : public arrow::RecordBatchReader {
+ public:
+  FailedReader(std::shared_ptr<arrow::Schema> schema, Status status)
+      : schema_(std::move(schema)), status_(std::move(status)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
+  Status ReadNext(std::shared_ptr<arrow::RecordBatch>*) override { return status_; }
+
+ private:
+  std::shared_ptr<arrow::Schema> schema_;
+  Status status_;
+};
 
 template <typename T>
 T* CapsulePointer(nb::handle capsule, const char* name) {
@@ -109,6 +123,38 @@ nb::object ExportStreamCapsule(std::shared_ptr<arrow::RecordBatchReader> reader)
     RaiseStatus(st);
   }
   return nb::steal(PyCapsule_New(stream, "arrow_array_stream", ReleaseStreamCapsule));
+}
+
+nb::object ExportColumns(std::shared_ptr<arrow::RecordBatchReader> reader) {
+  std::shared_ptr<arrow::Schema> schema = reader->schema();
+  if (schema->num_fields() == 0) return ExportStreamCapsule(std::move(reader));
+  Result<arrow::RecordBatchVector> batches;
+  {
+    nb::gil_scoped_release release;
+    batches = reader->ToRecordBatches();
+    reader.reset();
+  }
+  if (!batches.ok()) {
+    return ExportStreamCapsule(std::make_shared<FailedReader>(schema, batches.status()));
+  }
+  std::vector<arrow::ArrayVector> chunks(schema->num_fields());
+  for (const auto& batch : *batches) {
+    for (int i = 0; i < batch->num_columns(); ++i) chunks[i].push_back(batch->column(i));
+  }
+  batches->clear();  // from here on each column alone owns its arrays
+  nb::list columns;
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    auto column =
+        std::make_shared<arrow::ChunkedArray>(std::move(chunks[i]), schema->field(i)->type());
+    auto* stream = new ArrowArrayStream();
+    Status st = arrow::ExportChunkedArray(std::move(column), stream);
+    if (!st.ok()) {
+      delete stream;
+      RaiseStatus(st);
+    }
+    columns.append(nb::steal(PyCapsule_New(stream, "arrow_array_stream", ReleaseStreamCapsule)));
+  }
+  return nb::make_tuple(ExportSchemaCapsule(*schema), columns);
 }
 
 nb::object ExportSchemaCapsule(const arrow::Schema& schema) {

@@ -50,6 +50,14 @@ void RegisterErrorClasses(nb::dict classes);
 
 /// An "arrow_array_stream" capsule owning a stream exported from `reader`.
 nb::object ExportStreamCapsule(std::shared_ptr<arrow::RecordBatchReader> reader);
+/// A whole result for Python, column by column: drains `reader` without the GIL and returns
+/// (schema capsule, [one "arrow_array_stream" capsule per column, a ChunkedArray]). Each
+/// column is exported on its own so that its memory is freed as soon as Python drops that
+/// column: an imported stream ties all the columns of a batch to one release, so a caller
+/// keeping only `_ROW_ID` of a result would keep its BLOB payloads alive. When reading fails,
+/// or the result has no columns, returns a stream capsule instead (ExportStreamCapsule) that
+/// replays the error or the rows, so errors reach Python exactly as through a stream.
+nb::object ExportColumns(std::shared_ptr<arrow::RecordBatchReader> reader);
 /// An "arrow_schema" capsule.
 nb::object ExportSchemaCapsule(const arrow::Schema& schema);
 /// An "arrow_schema" capsule describing one data type (pyarrow: pa.field(obj).type).

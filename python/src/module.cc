@@ -248,7 +248,7 @@ NB_MODULE(_native, m) {
       "read",
       [](std::shared_ptr<Table> table, std::vector<std::shared_ptr<DataSplit>> splits,
          std::vector<std::string> fields, nb::object predicate, std::optional<int64_t> limit,
-         int threads) {
+         int threads, bool whole) {
         ReadOptions options;
         options.fields = std::move(fields);
         options.predicate = ConvertPredicate(predicate);
@@ -258,10 +258,10 @@ NB_MODULE(_native, m) {
         std::vector<DataSplit> owned;
         for (const auto& s : splits) owned.push_back(*s);
         auto reader = Unwrap(read->Read(std::move(owned)));
-        return ExportStreamCapsule(std::move(reader));
+        return whole ? ExportColumns(std::move(reader)) : ExportStreamCapsule(std::move(reader));
       },
       nb::arg("table"), nb::arg("splits"), nb::arg("read_fields"), nb::arg("predicate").none(),
-      nb::arg("limit").none(), nb::arg("threads") = 1);
+      nb::arg("limit").none(), nb::arg("threads") = 1, nb::arg("whole") = false);
 
   RegisterWrite(m);
   RegisterRowId(m);

@@ -300,7 +300,7 @@ void RegisterRowId(nb::module_& m) {
           ARROW_ASSIGN_OR_RAISE(auto read, RowIdRead::Make(table, projection, index));
           return read->Read(ids, threads);
         });
-        return ExportStreamCapsule(std::move(stream));
+        return ExportColumns(std::move(stream));
       },
       nb::arg("table"), nb::arg("source"), nb::arg("row_id_col"), nb::arg("projection"),
       nb::arg("index"), nb::arg("threads") = 0);

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _job_checks as jobs
-from .._arrow import stream_reader
+from .._arrow import whole_table
 from .._lib import native
 from ._compat import read_datasource
 from ._row_id_routing import (
@@ -135,7 +135,7 @@ class _ReadBucket:
             table = table.copy(self._dynamic)
         capsule = native().read_by_row_id(table._native, pa.table({jobs.ROW_ID: ids}),
                                           jobs.ROW_ID, self._projection, index, threads)
-        return stream_reader(capsule).read_all()
+        return whole_table(capsule)
 
 
 def _make_local_read_source(parts: List[pa.Array], error: Optional[BaseException],
