@@ -10,6 +10,7 @@
 #include "arrow/util/bit_util.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/codec/blob_file_nested.h"
+#include "paimon_rowid/common/huge_pages.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/object_store_input.h"
 
@@ -209,6 +210,7 @@ Result<std::shared_ptr<arrow::Array>> BuildPayloads(const std::vector<OpenBlobFi
   offsets[n] = at;
   ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data, arrow::AllocateBuffer(at, pool));
   uint8_t* out = data->mutable_data();
+  AdviseHugePages(out, at);  // filled at memory speed: page faults would cost more than copying
 
   // Slices of consecutive reads of about kPayloadSliceBytes each.
   std::vector<size_t> slice_begin;
