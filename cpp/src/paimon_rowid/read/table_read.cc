@@ -7,6 +7,7 @@
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
+#include "paimon_rowid/common/huge_pages.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/parquet_io.h"
@@ -70,6 +71,7 @@ Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arro
     const int64_t row_bytes = width * size;
     ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data,
                           arrow::AllocateBuffer(n * row_bytes, ctx->memory_pool()));
+    AdviseHugePages(data->mutable_data(), n * row_bytes);  // written whole at memory speed
     std::shared_ptr<arrow::Buffer> value_validity;
     if (array->null_count() > 0) {
       ARROW_ASSIGN_OR_RAISE(value_validity, arrow::AllocateBitmap(n * size, ctx->memory_pool()));
@@ -127,14 +129,19 @@ Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
   if (type->id() == arrow::Type::FIXED_SIZE_LIST &&
       (column->type()->id() == arrow::Type::LIST ||
        column->type()->id() == arrow::Type::LARGE_LIST)) {
-    arrow::ArrayVector chunks;
-    for (const auto& chunk : column->chunks()) {
-      ARROW_ASSIGN_OR_RAISE(
-          auto converted,
-          ListToFixedSize(chunk, static_cast<const arrow::FixedSizeListType&>(*type), name, ctx));
-      chunks.push_back(std::move(converted));
+    // One conversion of the joined lists (cheap: null rows are offsets only) gives the group
+    // one fixed-size array, written once, instead of one per row group that the batch's
+    // assembly would then copy again into one.
+    std::shared_ptr<arrow::Array> lists;
+    if (column->num_chunks() == 1) {
+      lists = column->chunk(0);
+    } else {
+      ARROW_ASSIGN_OR_RAISE(lists, arrow::Concatenate(column->chunks(), ctx->memory_pool()));
     }
-    return std::make_shared<arrow::ChunkedArray>(std::move(chunks), type);
+    ARROW_ASSIGN_OR_RAISE(
+        auto converted,
+        ListToFixedSize(lists, static_cast<const arrow::FixedSizeListType&>(*type), name, ctx));
+    return std::make_shared<arrow::ChunkedArray>(std::move(converted));
   }
   auto safe = cp::Cast(column, type, cp::CastOptions::Safe(), ctx);
   if (safe.ok()) return safe->chunked_array();
@@ -467,6 +474,8 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::Assemble(
           array = it->second->chunk(0);
         } else {
           ARROW_ASSIGN_OR_RAISE(array, arrow::Concatenate(it->second->chunks(), options_.pool));
+          // A filtered read assembles the predicate's columns twice: join them only once.
+          it->second = std::make_shared<arrow::ChunkedArray>(array);
         }
       }
     }
