@@ -17,6 +17,7 @@
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_internal.h"
 #include "paimon_rowid/format/sparse_byte_array.h"
+#include "paimon_rowid/format/sparse_pages.h"
 #include "parquet/arrow/reader.h"
 #include "parquet/arrow/schema.h"
 #include "parquet/column_reader.h"
@@ -550,17 +551,30 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
     const auto& leaves = field_leaves[fi];
     std::vector<std::shared_ptr<arrow::Array>> chunks;
     const auto& field_type = in.manifest->schema_fields[field].field->type();
-    const bool sparse_candidate =
-        leaves.size() == 1 &&
-        IsSparseByteArrayColumn(*md->schema()->Column(leaves.front()), *field_type);
+    const parquet::ColumnDescriptor& descr = *md->schema()->Column(leaves.front());
+    const bool sparse_candidate = leaves.size() == 1 && IsSparseByteArrayColumn(descr, *field_type);
     for (int g : groups) {
       const LeafPlan& plan = plans.at({g, leaves.front()});
-      // Few wanted rows among many decoded ones: gather them without building the rest.
+      // Few wanted rows among many decoded ones: gather them without building the rest,
+      // from the decompressed pages (sparse_pages.h) when the chunk's encodings allow it.
       const int64_t decoded_rows =
           plan.mode == LeafMode::kFilter ? plan.rows : CountRows(plan.kept);
-      const bool sparse = sparse_candidate && CountRows(wanted[g]) * kSparseRatio <= decoded_rows;
+      const bool few = CountRows(wanted[g]) * kSparseRatio <= decoded_rows;
+      const bool from_pages =
+          few && leaves.size() == 1 &&
+          IsSparsePageColumn(descr, *md->RowGroup(g)->ColumnChunk(leaves.front()), *field_type);
+      const bool sparse = from_pages || (few && sparse_candidate);
       std::shared_ptr<arrow::ChunkedArray> decoded;
-      if (sparse) {
+      if (from_pages) {
+        auto pages = reader->parquet_reader()->RowGroup(g)->GetColumnPageReader(leaves.front());
+        ARROW_ASSIGN_OR_RAISE(auto gathered, GatherSparsePages(pages.get(), descr, plan.kept,
+                                                               wanted[g], field_type, in.pool));
+        chunks.push_back(std::move(gathered));
+        if (stats != nullptr) {
+          ++stats->chunks_sparse;
+          ++stats->chunks_from_pages;
+        }
+      } else if (sparse) {
         auto column_reader = reader->parquet_reader()->RowGroup(g)->Column(leaves.front());
         ARROW_ASSIGN_OR_RAISE(auto gathered, ReadSparseByteArray(column_reader.get(), plan.kept,
                                                                  wanted[g], field_type, in.pool));

@@ -51,7 +51,8 @@ struct ParquetReadStats {
   int64_t chunks_by_index = 0;         // column chunks read through the offset index
   int64_t chunks_by_filter = 0;        // column chunks read with the row-counting page filter
   int64_t chunks_whole = 0;            // column chunks decoded whole
-  int64_t chunks_sparse = 0;           // string/binary chunks gathered value by value
+  int64_t chunks_sparse = 0;           // chunks gathered value by value (either way below)
+  int64_t chunks_from_pages = 0;       // of those, gathered from decompressed pages
   int64_t bytes_fetched_by_index = 0;  // bytes read for the index route (pages + dictionary)
 };
 

@@ -493,7 +493,7 @@ std::shared_ptr<arrow::Table> RandomTable(const std::shared_ptr<arrow::Schema>& 
   return arrow::Table::Make(schema, columns, n);
 }
 
-enum class Writer { kOurs, kNoIndexV1, kNoIndexV2, kNoIndexPlain };
+enum class Writer { kOurs, kNoIndexV1, kNoIndexV2, kNoIndexPlain, kNoIndexFallback };
 
 std::string WriteTable(const std::string& path, const arrow::Table& table, Writer writer,
                        int64_t rows_per_group) {
@@ -522,6 +522,8 @@ std::string WriteTable(const std::string& path, const arrow::Table& table, Write
       ->max_row_group_length(rows_per_group);
   if (writer == Writer::kNoIndexV2) props.data_page_version(parquet::ParquetDataPageVersion::V2);
   if (writer == Writer::kNoIndexPlain) props.disable_dictionary();
+  // Dictionaries overflow within the chunk: dictionary-encoded pages, then PLAIN ones.
+  if (writer == Writer::kNoIndexFallback) props.dictionary_pagesize_limit(512);
   EXPECT_OK(parquet::arrow::WriteTable(table, arrow::default_memory_pool(), sink, rows_per_group,
                                        props.build()));
   EXPECT_OK(sink->Close());
@@ -642,12 +644,16 @@ TEST(ParquetIOPageSelectionTest, NoIndexV1Pages) {
   EXPECT_GT(stats.chunks_by_filter, 0);
   EXPECT_GT(stats.chunks_whole, 0);   // nested columns without an index
   EXPECT_GT(stats.chunks_sparse, 0);  // the string column: few rows per decoded page
+  // Flat INT32/INT64/FLOAT/DOUBLE/DATE and string chunks: gathered from their pages.
+  EXPECT_GE(stats.chunks_from_pages, 8);
   EXPECT_LT(stats.data_pages_decoded, stats.data_pages_total);
   CheckCase({Writer::kNoIndexV1, 5000, 1200}, 5, nullptr);
 }
 
 TEST(ParquetIOPageSelectionTest, NoIndexV2Pages) {
-  CheckCase({Writer::kNoIndexV2, 6000, 6000}, 6, nullptr);
+  ParquetReadStats stats;
+  CheckCase({Writer::kNoIndexV2, 6000, 6000}, 6, &stats);
+  EXPECT_GE(stats.chunks_from_pages, 8);
   CheckCase({Writer::kNoIndexV2, 4000, 1500}, 7, nullptr);
 }
 
@@ -655,6 +661,14 @@ TEST(ParquetIOPageSelectionTest, NoIndexPlainEncoding) {
   ParquetReadStats stats;
   CheckCase({Writer::kNoIndexPlain, 5000, 5000}, 8, &stats);
   EXPECT_GT(stats.chunks_sparse, 0);  // PLAIN strings gathered value by value
+  EXPECT_GT(stats.chunks_from_pages, 0);
+}
+
+TEST(ParquetIOPageSelectionTest, NoIndexDictionaryFallback) {
+  ParquetReadStats stats;
+  CheckCase({Writer::kNoIndexFallback, 6000, 6000}, 9, &stats);
+  EXPECT_GT(stats.chunks_from_pages, 0);
+  CheckCase({Writer::kNoIndexFallback, 4000, 1300}, 10, nullptr);
 }
 
 TEST(ParquetIOPageSelectionTest, ManySeeds) {
