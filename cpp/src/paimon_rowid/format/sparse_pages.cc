@@ -132,10 +132,11 @@ class HybridRuns {
 };
 
 // A chunk's dictionary: its PLAIN-encoded values, copied out of the page reader's buffer
-// (which the next page reuses), with the start of every BYTE_ARRAY value.
+// (which the next page reuses) into the read's pool (which reuses memory a fresh
+// allocation would first have to fault in), with the start of every BYTE_ARRAY value.
 struct Dictionary {
   bool present = false;
-  std::vector<uint8_t> bytes;
+  std::unique_ptr<arrow::Buffer> bytes;
   int64_t count = 0;
   std::vector<uint32_t> starts;  // BYTE_ARRAY: offset of value i's length prefix
 };
@@ -170,12 +171,12 @@ class PageValues {
                     error);
       }
       if (width_ > 0) {
-        *ptr = dict_->bytes.data() + static_cast<size_t>(index) * static_cast<size_t>(width_);
+        *ptr = dict_->bytes->data() + static_cast<size_t>(index) * static_cast<size_t>(width_);
         *len = static_cast<uint32_t>(width_);
       } else {
         const uint32_t start = dict_->starts[index];
-        *len = LoadLE32(dict_->bytes.data() + start);
-        *ptr = dict_->bytes.data() + start + 4;
+        *len = LoadLE32(dict_->bytes->data() + start);
+        *ptr = dict_->bytes->data() + start + 4;
       }
       return true;
     }
@@ -312,7 +313,7 @@ bool NoLogicalType(const parquet::ColumnDescriptor& descr) {
 }
 
 Status LoadDictionary(const parquet::DictionaryPage& page, int width, const std::string& column,
-                      Dictionary* dict) {
+                      arrow::MemoryPool* pool, Dictionary* dict) {
   if (page.encoding() != parquet::Encoding::PLAIN &&
       page.encoding() != parquet::Encoding::PLAIN_DICTIONARY) {
     return Status::IOError("column '", column, "': dictionary page of unsupported encoding ",
@@ -327,7 +328,9 @@ Status LoadDictionary(const parquet::DictionaryPage& page, int width, const std:
   }
   dict->present = true;
   dict->count = count;
-  dict->bytes.assign(data, data + (width > 0 ? count * width : size));
+  const int64_t length = width > 0 ? count * width : size;
+  ARROW_ASSIGN_OR_RAISE(dict->bytes, arrow::AllocateBuffer(length, pool));
+  std::memcpy(dict->bytes->mutable_data(), data, static_cast<size_t>(length));
   dict->starts.clear();
   if (width == 0) {
     dict->starts.reserve(static_cast<size_t>(count));
@@ -413,8 +416,8 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
       return Status::IOError("column '", column, "': its pages end before row ", row);
     }
     if (page->type() == parquet::PageType::DICTIONARY_PAGE) {
-      ARROW_RETURN_NOT_OK(
-          LoadDictionary(static_cast<const parquet::DictionaryPage&>(*page), width, column, &dict));
+      ARROW_RETURN_NOT_OK(LoadDictionary(static_cast<const parquet::DictionaryPage&>(*page), width,
+                                         column, pool, &dict));
       continue;
     }
     const bool v2 = page->type() == parquet::PageType::DATA_PAGE_V2;
