@@ -14,21 +14,6 @@ namespace {
 
 using paimon_rowid::RowRange;
 
-class Pages : public parquet::PageReader {
- public:
-  explicit Pages(std::deque<std::shared_ptr<parquet::Page>> pages) : pages_(std::move(pages)) {}
-  std::shared_ptr<parquet::Page> NextPage() override {
-    if (pages_.empty()) return nullptr;
-    auto page = pages_.front();
-    pages_.pop_front();
-    return page;
-  }
-  void set_max_page_header_size(uint32_t) override {}
-
- private:
-  std::deque<std::shared_ptr<parquet::Page>> pages_;
-};
-
 // The next `n` bytes of the input (fewer at its end) as an owned buffer: ASan then catches a
 // read past the end of any page.
 std::shared_ptr<arrow::Buffer> Take(paimon_rowid::fuzz::Input* in, size_t n) {
@@ -98,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     count += to - row + 1;
     row = to + 1;
   }
-  Pages reader(std::move(pages));
+  format_internal::PageListReader reader(std::move(pages));
   auto got = format_internal::GatherSparsePages(&reader, *schema.Column(0), {{0, total - 1}},
                                                 wanted, kTypes[kind], arrow::default_memory_pool());
   if (!got.ok()) return 0;

@@ -19,6 +19,7 @@
 // Internal to format/ (parquet headers).
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -47,5 +48,23 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
     parquet::PageReader* pages, const parquet::ColumnDescriptor& descr,
     const std::vector<RowRange>& kept, const std::vector<RowRange>& wanted,
     const std::shared_ptr<arrow::DataType>& type, arrow::MemoryPool* pool);
+
+/// A page reader over pages already in memory, handed out in order (tests and fuzzing build
+/// pages by hand).
+class PageListReader : public parquet::PageReader {
+ public:
+  explicit PageListReader(std::deque<std::shared_ptr<parquet::Page>> pages)
+      : pages_(std::move(pages)) {}
+  std::shared_ptr<parquet::Page> NextPage() override {
+    if (pages_.empty()) return nullptr;
+    auto page = std::move(pages_.front());
+    pages_.pop_front();
+    return page;
+  }
+  void set_max_page_header_size(uint32_t) override {}
+
+ private:
+  std::deque<std::shared_ptr<parquet::Page>> pages_;
+};
 
 }  // namespace paimon_rowid::format_internal

@@ -75,21 +75,6 @@ std::shared_ptr<arrow::Buffer> ToBuffer(const Bytes& bytes) {
   return arrow::Buffer::FromString(std::string(bytes.begin(), bytes.end()));
 }
 
-class Pages : public parquet::PageReader {
- public:
-  explicit Pages(std::deque<std::shared_ptr<parquet::Page>> pages) : pages_(std::move(pages)) {}
-  std::shared_ptr<parquet::Page> NextPage() override {
-    if (pages_.empty()) return nullptr;
-    auto page = pages_.front();
-    pages_.pop_front();
-    return page;
-  }
-  void set_max_page_header_size(uint32_t) override {}
-
- private:
-  std::deque<std::shared_ptr<parquet::Page>> pages_;
-};
-
 struct Column {
   parquet::SchemaDescriptor schema;
   const parquet::ColumnDescriptor* descr() const { return schema.Column(0); }
@@ -148,7 +133,7 @@ Result<std::shared_ptr<arrow::Array>> Gather(const Column& column,
                                              const std::vector<RowRange>& kept,
                                              const std::vector<RowRange>& wanted,
                                              const std::shared_ptr<arrow::DataType>& type) {
-  Pages reader(std::move(pages));
+  PageListReader reader(std::move(pages));
   return GatherSparsePages(&reader, *column.descr(), kept, wanted, type,
                            arrow::default_memory_pool());
 }
