@@ -4,6 +4,9 @@ integration), and the package never parses bytes or walks directories itself (C+
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Set
 
@@ -131,3 +134,14 @@ def test_maintenance_is_exported_at_the_top_level():
     assert paimon_rowid.remove_orphan_files is maintenance.remove_orphan_files
     for name in ("expire_snapshots", "remove_orphan_files"):
         assert name in paimon_rowid.__all__
+
+
+def test_import_loads_no_optional_heavy_modules():
+    """``import paimon_rowid`` stays light: DataFusion (and the pandas it imports, ~0.25 s)
+    load on the first conditional merge, not with the package."""
+    code = ("import sys, paimon_rowid; "
+            "print(sorted(m for m in ('datafusion', 'pandas', 'ray') if m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]", f"import paimon_rowid loaded {out}"

@@ -16,11 +16,10 @@ from typing import Any, List, Optional, Set
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_datafusion: Any
-try:  # optional: only conditional merges need it
-    import datafusion as _datafusion
-except ImportError:  # pragma: no cover - exercised by the missing-extra test via monkeypatch
-    _datafusion = None
+# Optional, and imported on first use only: DataFusion pulls in pandas, about a quarter of a
+# second that every `import paimon_rowid` would otherwise pay for conditional merges alone.
+_NOT_LOADED: Any = object()
+_datafusion: Any = _NOT_LOADED  # the module once loaded; None when it is not installed
 
 _REF = re.compile(r"\b([st])\.(\w+)\b")
 _STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
@@ -28,8 +27,15 @@ _STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
 
 def require_engine() -> Any:
     """The datafusion module, or the ImportError pypaimon raises."""
+    global _datafusion
     if sys.version_info[:2] < (3, 10):
         raise ImportError("merge_into condition expressions require Python 3.10 or newer")
+    if _datafusion is _NOT_LOADED:
+        try:
+            import datafusion
+            _datafusion = datafusion
+        except ImportError:
+            _datafusion = None
     if _datafusion is None:
         raise ImportError("merge_into condition expressions require DataFusion. Install it "
                           "with: pip install 'paimon-rowid[sql]' (or: pip install datafusion)")
