@@ -16,7 +16,10 @@ def bars(results: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
     out = []
     for w in results["workloads"]:
         for pair in w.get("pairs") or []:
-            target = (pair.get("target", w.get("target")) or {}).get("speedup") or 0.0
+            # No verdict for a pair the run judged against no target (see report._rows).
+            judged = "target" in pair or "target_met" in pair
+            target = ((pair.get("target", w.get("target")) if judged else None)
+                      or {}).get("speedup") or 0.0
             if pair.get("status") not in ("ok", "mismatch") or not pair.get("speedup"):
                 continue
             label = f"{w['name']}  ({pair['candidate']} vs {pair['baseline']})"

@@ -86,7 +86,10 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
             cand, base = pair["sides"][pair["candidate"]], pair["sides"][pair["baseline"]]
             speed = pair["speedup"]
             goal = "–"
-            pair_target = pair.get("target", target)
+            # A pair judged against no target (e.g. ours-ray vs pypaimon-rust-ray where the
+            # workload sets no Ray-peer target) records neither key: no verdict for it.
+            judged = "target" in pair or "target_met" in pair
+            pair_target = pair.get("target", target) if judged else None
             if pair_target is not None:
                 goal = _goal_text(pair_target) + (
                     " **pass**" if pair.get("target_met") else " **miss**")

@@ -50,3 +50,34 @@ def test_a_rerun_replaces_pairs_one_by_one_and_keeps_the_others():
         "commit aaaa111 (first run), then bbbb222")
     # The first run's inputs are left as they were.
     assert [p["median"] for p in first["workloads"][0]["pairs"]] == [1.0, 1.0]
+
+
+def test_a_pair_judged_against_no_target_shows_no_verdict():
+    def side(median):
+        return {"median_s": median, "peak_rss": 1 << 20, "rchar": 0, "wchar": 0}
+
+    def pair(baseline, **verdict):
+        return {"candidate": "ours-ray", "baseline": baseline, "status": "ok", "match": True,
+                "speedup": 6.0, "ratio": 1 / 6, "rounds": 3,
+                "sides": {"ours-ray": side(1.0), baseline: side(6.0)}, **verdict}
+
+    target = {"speedup": 5.0, "source": "x", "metric": None, "limit": None, "limit_text": ""}
+    results = _run("aaaa111", "2026-12-02 10:00:00 UTC", [
+        {"name": "read", "title": "read", "target": target, "pairs": [
+            pair("pypaimon-ray", target=target, target_met=True),
+            pair("pypaimon-rust-ray")]}])
+    results["rounds"] = 3
+    goals = [row[5] for row in report._rows(results)]
+    assert goals[0].endswith("**pass**")
+    assert goals[1] == "–"  # no Ray-peer target: neither pass nor miss
+
+
+def test_the_chart_colours_a_pair_without_target_as_met():
+    from bench import chart
+    target = {"speedup": 5.0}
+    results = {"workloads": [{"name": "read", "target": target, "pairs": [
+        {"candidate": "ours-ray", "baseline": "pypaimon-ray", "status": "ok", "speedup": 3.0,
+         "target": target, "target_met": False},
+        {"candidate": "ours-ray", "baseline": "pypaimon-rust-ray", "status": "ok",
+         "speedup": 3.0}]}]}
+    assert [(b[2], b[3]) for b in chart.bars(results)] == [(5.0, False), (0.0, True)]
