@@ -10,16 +10,15 @@ import json
 import sys
 from typing import Any, Dict, List, Tuple
 
+from bench.report import pair_target_of
+
 
 def bars(results: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
     """(label, speed-up, target or 0, met) per measured pair, in the report's order."""
     out = []
     for w in results["workloads"]:
         for pair in w.get("pairs") or []:
-            # No verdict for a pair the run judged against no target (see report._rows).
-            judged = "target" in pair or "target_met" in pair
-            target = ((pair.get("target", w.get("target")) if judged else None)
-                      or {}).get("speedup") or 0.0
+            target = (pair_target_of(pair, w.get("target")) or {}).get("speedup") or 0.0
             if pair.get("status") not in ("ok", "mismatch") or not pair.get("speedup"):
                 continue
             label = f"{w['name']}  ({pair['candidate']} vs {pair['baseline']})"

@@ -71,6 +71,16 @@ def _bytes(v: Optional[float]) -> str:
     return f"{int(v)} B"
 
 
+def pair_target_of(pair: Dict[str, Any], workload_target: Optional[Dict[str, Any]]
+                   ) -> Optional[Dict[str, Any]]:
+    """The target a pair was judged against: its own, else (runs that recorded none per pair)
+    the workload's; None when the run judged it against none (e.g. ours-ray vs
+    pypaimon-rust-ray where the workload sets no Ray-peer target: neither key recorded)."""
+    if "target" not in pair and "target_met" not in pair:
+        return None
+    return pair.get("target", workload_target)
+
+
 def _rows(results: Dict[str, Any]) -> List[List[str]]:
     rows = []
     for w in results["workloads"]:
@@ -86,10 +96,7 @@ def _rows(results: Dict[str, Any]) -> List[List[str]]:
             cand, base = pair["sides"][pair["candidate"]], pair["sides"][pair["baseline"]]
             speed = pair["speedup"]
             goal = "–"
-            # A pair judged against no target (e.g. ours-ray vs pypaimon-rust-ray where the
-            # workload sets no Ray-peer target) records neither key: no verdict for it.
-            judged = "target" in pair or "target_met" in pair
-            pair_target = pair.get("target", target) if judged else None
+            pair_target = pair_target_of(pair, target)
             if pair_target is not None:
                 goal = _goal_text(pair_target) + (
                     " **pass**" if pair.get("target_met") else " **miss**")
