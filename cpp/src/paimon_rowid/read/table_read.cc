@@ -350,22 +350,34 @@ Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit
 
 Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(
     const DataSplit& split, const FileGroup& group, std::optional<int64_t> max_rows) const {
+  GroupFileReaders files(*table_, split, options_.pool);
+  return ReadGroupWith(split, group, max_rows, &files);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroup(const DataSplit& split,
+                                                                 const FileGroup& group,
+                                                                 GroupFileReaders* files) const {
+  return ReadGroupWith(split, group, std::nullopt, files);
+}
+
+Result<std::shared_ptr<arrow::RecordBatch>> TableRead::ReadGroupWith(
+    const DataSplit& split, const FileGroup& group, std::optional<int64_t> max_rows,
+    GroupFileReaders* files) const {
   ARROW_ASSIGN_OR_RAISE(auto plan,
                         PlanGroupRead(table_->schema(), needed_fields_, group, split.row_ranges,
                                       [this](int64_t id) { return schemas_->Get(id); }));
   if (!plan) return nullptr;
   ARROW_RETURN_NOT_OK(ApplyDeletionVector(split, group, &*plan));
   if (plan->num_rows == 0) return nullptr;
-  GroupFileReaders files(*table_, split, options_.pool);
   if (options_.predicate && !predicate_reads_blob_) {
-    ARROW_ASSIGN_OR_RAISE(auto columns, ReadFiltered(split, group, &*plan, &files));
+    ARROW_ASSIGN_OR_RAISE(auto columns, ReadFiltered(split, group, &*plan, files));
     if (!columns) return nullptr;
     ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, needed_schema_, &*columns));
     return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
                                /*predicate_applied=*/true);
   }
   ARROW_ASSIGN_OR_RAISE(auto columns,
-                        ReadSupplies(*plan, /*only=*/nullptr, plan->selection, &files));
+                        ReadSupplies(*plan, /*only=*/nullptr, plan->selection, files));
   ARROW_ASSIGN_OR_RAISE(auto batch, Assemble(split, group, *plan, needed_schema_, &columns));
   return FilterAndFetchBlobs(split, *plan, std::move(batch), max_rows,
                              /*predicate_applied=*/false);

@@ -88,6 +88,13 @@ class TableRead {
                                                         const FileGroup& group,
                                                         std::optional<int64_t> max_rows) const;
 
+  /// As ReadGroup(split, group), through `files`: readers the caller opened for `split`
+  /// (GroupFileReaders of the same split and group), so that a file the caller already
+  /// looked into (e.g. an update planning a page splice) is not opened twice.
+  Result<std::shared_ptr<arrow::RecordBatch>> ReadGroup(const DataSplit& split,
+                                                        const FileGroup& group,
+                                                        GroupFileReaders* files) const;
+
   /// The Arrow schema of the given output fields of `table` (pypaimon's types).
   static Result<std::shared_ptr<arrow::Schema>> OutputSchema(
       const Table& table, const std::vector<std::string>& fields);
@@ -95,6 +102,10 @@ class TableRead {
  private:
   TableRead() = default;
 
+  Result<std::shared_ptr<arrow::RecordBatch>> ReadGroupWith(const DataSplit& split,
+                                                            const FileGroup& group,
+                                                            std::optional<int64_t> max_rows,
+                                                            GroupFileReaders* files) const;
   // The phases of ReadGroup after planning (PlanGroupRead, read/group_plan.h):
   // drop the rows the group anchor's deletion vector deletes from the selection;
   Status ApplyDeletionVector(const DataSplit& split, const FileGroup& group,

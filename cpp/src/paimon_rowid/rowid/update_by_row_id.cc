@@ -10,6 +10,7 @@
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
+#include "paimon_rowid/read/stats_filter.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/rowid/blob_update_internal.h"
 #include "paimon_rowid/rowid/column_splice.h"
@@ -389,6 +390,12 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   ARROW_ASSIGN_OR_RAISE(auto writer,
                         AppendWriter::MakeForRowIds(named, names, group.partition, group.bucket_dir,
                                                     start, writer_options));
+  // The partial file covers the whole group, deleted rows included (they stay deleted). One
+  // set of readers for the splice's plan and the whole read: a refused splice (e.g. a changed
+  // dictionary-encoded chunk) leaves its files open for the read, not opened twice.
+  DataSplit split = index->SplitOf(g);
+  split.deletion_files.clear();
+  GroupFileReaders files(*table, split, pool);
   if (m < n && rowid_internal::MaySplice(positions, n)) {
     // Few pages change: copy the others (format/page_splice.h).
     std::vector<std::shared_ptr<arrow::Array>> sorted_values;
@@ -398,7 +405,7 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
       sorted_values.push_back(std::move(sorted));
     }
     auto spliced = rowid_internal::WriteSplicedPart(table, *index, g, names, sorted_values,
-                                                    positions, writer.get(), pool);
+                                                    positions, &files, writer.get(), pool);
     if (!spliced.ok() || *spliced) {
       auto paths = writer->written_paths();
       written->insert(written->end(), paths.begin(), paths.end());
@@ -408,10 +415,7 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   }
   std::shared_ptr<arrow::RecordBatch> current;
   if (m < n) {
-    DataSplit split = index->SplitOf(g);
-    // The partial file covers the whole group, deleted rows included (they stay deleted).
-    split.deletion_files.clear();
-    ARROW_ASSIGN_OR_RAISE(current, reads.parquet->ReadGroup(split, group.files));
+    ARROW_ASSIGN_OR_RAISE(current, reads.parquet->ReadGroup(split, group.files, &files));
     if (!current || current->num_rows() != n) {
       return Status::IOError("could not read the current values of rows [", start, ", ",
                              start + n - 1, "]");

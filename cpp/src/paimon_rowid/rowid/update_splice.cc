@@ -19,8 +19,8 @@ bool MaySplice(const std::vector<int64_t>& positions, int64_t n) {
 Result<bool> WriteSplicedPart(const std::shared_ptr<const Table>& table, const RowIdIndex& index,
                               size_t g, const std::vector<std::string>& columns,
                               const std::vector<std::shared_ptr<arrow::Array>>& values,
-                              const std::vector<int64_t>& positions, AppendWriter* writer,
-                              arrow::MemoryPool* pool) {
+                              const std::vector<int64_t>& positions, GroupFileReaders* files,
+                              AppendWriter* writer, arrow::MemoryPool* pool) {
   const RowIdIndex::Group& group = index.groups()[g];
   // Which file holds each column's current values (the newest holding it, as a read
   // resolves them). Anything the plan refuses is left to the whole write, which reports it.
@@ -28,9 +28,6 @@ Result<bool> WriteSplicedPart(const std::shared_ptr<const Table>& table, const R
   auto plan = PlanGroupRead(table->schema(), columns, group.files, std::nullopt,
                             [&](int64_t id) { return schemas.Get(id); });
   if (!plan.ok() || !plan->has_value()) return false;
-  DataSplit split = index.SplitOf(g);
-  split.deletion_files.clear();  // deleted rows keep their values
-  GroupFileReaders files(*table, split, pool);
   std::vector<ParquetPageSplice::Column> sources;
   for (const auto& name : columns) {
     const DataFileMeta* file = nullptr;
@@ -45,7 +42,7 @@ Result<bool> WriteSplicedPart(const std::shared_ptr<const Table>& table, const R
     }
     // A column no file holds yet (added since) reads as NULL: nothing to copy.
     if (file == nullptr) return false;
-    ARROW_ASSIGN_OR_RAISE(ParquetFileReader * reader, files.Get(*file));
+    ARROW_ASSIGN_OR_RAISE(ParquetFileReader * reader, files->Get(*file));
     sources.push_back({reader, in_file, positions});
   }
   ARROW_ASSIGN_OR_RAISE(auto splice, writer->PlanSplice(sources));

@@ -11,6 +11,7 @@
 #include "arrow/array.h"
 #include "arrow/memory_pool.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/read/stats_filter.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/write/append_writer.h"
 
@@ -22,13 +23,14 @@ bool MaySplice(const std::vector<int64_t>& positions, int64_t n);
 
 /// Writes group `g`'s partial file of `columns` with `writer` (a fresh MakeForRowIds writer
 /// of those columns) as a splice: `values[c]` are column c's new values in position order,
-/// one per entry of `positions`. false, with nothing written, when the group's files do not
-/// allow a splice or it would not pay: then write the file whole. Errors are the reads' and
-/// the writer's.
+/// one per entry of `positions`. `files` are the readers of the group's split (deleted rows
+/// included); the caller reuses them for the whole write when the splice is refused. false,
+/// with nothing written, when the group's files do not allow a splice or it would not pay:
+/// then write the file whole. Errors are the reads' and the writer's.
 Result<bool> WriteSplicedPart(const std::shared_ptr<const Table>& table, const RowIdIndex& index,
                               size_t g, const std::vector<std::string>& columns,
                               const std::vector<std::shared_ptr<arrow::Array>>& values,
-                              const std::vector<int64_t>& positions, AppendWriter* writer,
-                              arrow::MemoryPool* pool);
+                              const std::vector<int64_t>& positions, GroupFileReaders* files,
+                              AppendWriter* writer, arrow::MemoryPool* pool);
 
 }  // namespace paimon_rowid::rowid_internal
