@@ -415,7 +415,7 @@ def main(argv=None) -> int:
         results = runs[0]
         for extra in runs[1:]:
             results = report.merge(results, extra)
-        Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
+        report.write_markdown(args.markdown, report.markdown(results, registry.workloads()))
         chart = _chart_path(args)
         if chart and args.peer == "on":
             peer_python, why = peers.ensure_peer_venv()
@@ -475,7 +475,7 @@ def main(argv=None) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
     if args.markdown:
-        Path(args.markdown).write_text(report.markdown(results, registry.workloads()))
+        report.write_markdown(args.markdown, report.markdown(results, registry.workloads()))
     chart = _chart_path(args)
     if chart and peer_python is not None:
         _draw_chart(peer_python, results, chart)

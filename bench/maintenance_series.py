@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import sys
@@ -302,16 +301,6 @@ def section(result: Dict[str, Any], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_section(path: Path, text: str) -> None:
-    content = path.read_text() if path.exists() else ""
-    pattern = re.compile(rf"^{re.escape(SECTION)}.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(content):
-        content = pattern.sub(lambda _m: text + "\n", content, count=1).rstrip("\n") + "\n"
-    else:
-        content = content.rstrip("\n") + "\n\n" + text
-    path.write_text(content)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.maintenance_series",
                                      description=__doc__.split("\n\n")[0])
@@ -347,7 +336,7 @@ def main(argv=None) -> int:
     print("\n" + text)
     print(f"JSON: {out}")
     if args.results:
-        replace_section(Path(args.results), text)
+        report.replace_section(args.results, SECTION, text)
         print(f"section written to {args.results}")
     if not args.keep:
         for name in ("wh-compacted", "wh-control"):

@@ -3,12 +3,54 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import subprocess
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from bench.runner import REPO
 
 LATER: List = []  # (number, title, what) of issue-7 workloads not built yet
+# A report section whose heading ends so was measured by a separate tool (maintenance_series,
+# s3_io) or by hand for an issue: regenerating the report keeps it.
+KEPT_HEADING_END = "not regenerated)"
+
+
+def _sections(text: str) -> List[str]:
+    """``text`` cut before every ``## `` heading: the part before the first, then each section."""
+    return re.split(r"(?m)^(?=## )", text)
+
+
+def write_markdown(path, text: str) -> None:
+    """Writes the regenerated report ``text`` to ``path``, followed by the sections of the file
+    it replaces whose heading ends with KEPT_HEADING_END (measured separately, so a re-run of
+    the paired workloads must not drop them), unless ``text`` has a section of that heading."""
+    path = Path(path)
+    old = path.read_text() if path.exists() else ""
+    out = text.rstrip("\n") + "\n"
+    headings = {s.splitlines()[0] for s in _sections(out)[1:]}
+    for section in _sections(old)[1:]:
+        heading = section.splitlines()[0]
+        if heading.rstrip().endswith(KEPT_HEADING_END) and heading not in headings:
+            out += "\n" + section.rstrip("\n") + "\n"
+    path.write_text(out)
+
+
+def replace_section(path, heading_prefix: str, text: str) -> None:
+    """Replaces, in the report at ``path``, the section whose heading starts with
+    ``heading_prefix`` by ``text`` (a whole section, heading included); appends it when there
+    is none."""
+    path = Path(path)
+    sections = _sections(path.read_text() if path.exists() else "")
+    body = text.rstrip("\n") + "\n"
+    for i, section in enumerate(sections[1:], start=1):
+        if section.startswith(heading_prefix):
+            sections[i] = body + ("\n" if i + 1 < len(sections) else "")
+            break
+    else:
+        sections[-1] = sections[-1].rstrip("\n") + "\n\n" if "".join(sections).strip() else ""
+        sections.append(body)
+    path.write_text("".join(sections))
 
 
 def load_avg() -> Optional[List[float]]:

@@ -25,7 +25,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -346,16 +345,6 @@ def section(results: List[Dict[str, Any]], command: str) -> str:
     return "\n".join(lines)
 
 
-def replace_section(path: Path, text: str) -> None:
-    content = path.read_text() if path.exists() else ""
-    pattern = re.compile(rf"^{re.escape(SECTION)}.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(content):
-        content = pattern.sub(lambda _m: text + "\n", content, count=1)
-    else:
-        content = content.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(content)
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.worker:
@@ -376,7 +365,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     text = section(results, command)
     print("\n" + text)
     if args.results:
-        replace_section(Path(args.results), text)
+        from bench import report
+        report.replace_section(args.results, SECTION, text)
         print(f"section written to {args.results}")
     return 0
 

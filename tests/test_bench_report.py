@@ -81,3 +81,29 @@ def test_the_chart_colours_a_pair_without_target_as_met():
         {"candidate": "ours-ray", "baseline": "pypaimon-rust-ray", "status": "ok",
          "speedup": 3.0}]}]}
     assert [(b[2], b[3]) for b in chart.bars(results)] == [(5.0, False), (0.0, True)]
+
+
+KEPT = "## Object-store reads (issue 14; `bench/s3_io.py`, measured separately, not regenerated)"
+
+
+def test_regenerating_the_report_keeps_the_separately_measured_sections(tmp_path):
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# old\n\n| old table |\n\n## Workloads\n\n- old list\n\n"
+                    f"{KEPT}\n\nrequests: 3\n\n## Skipped\n\n- nothing\n")
+    report.write_markdown(path, "# new\n\n| new table |\n\n## Workloads\n\n- new list\n")
+    assert path.read_text() == ("# new\n\n| new table |\n\n## Workloads\n\n- new list\n\n"
+                                f"{KEPT}\n\nrequests: 3\n")
+    # A report that has the section itself is written as it is, and nothing is duplicated.
+    report.write_markdown(path, f"# newer\n\n{KEPT}\n\nrequests: 4\n")
+    assert path.read_text() == f"# newer\n\n{KEPT}\n\nrequests: 4\n"
+
+
+def test_replace_section_replaces_in_place_or_appends(tmp_path):
+    path = tmp_path / "RESULTS.md"
+    report.replace_section(path, "## Object-store reads", f"{KEPT}\n\nrequests: 1\n")
+    assert path.read_text() == f"{KEPT}\n\nrequests: 1\n"
+    path.write_text(f"# report\n\n## A\n\na\n\n{KEPT}\n\nrequests: 1\n\n## B\n\nb\n")
+    report.replace_section(path, "## Object-store reads", f"{KEPT}\n\nrequests: 2\n")
+    assert path.read_text() == f"# report\n\n## A\n\na\n\n{KEPT}\n\nrequests: 2\n\n## B\n\nb\n"
+    report.replace_section(path, "## Maintenance", "## Maintenance: 2 commits\n\nfine\n")
+    assert path.read_text().endswith("## B\n\nb\n\n## Maintenance: 2 commits\n\nfine\n")
