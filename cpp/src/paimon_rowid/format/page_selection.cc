@@ -434,13 +434,12 @@ void PlanField(const parquet::FileMetaData& md, int row_group, const std::vector
   whole();
 }
 
-// Positions, among the decoded rows `kept`, of the wanted rows (both row-group relative,
+// Where each range of `wanted` starts among the decoded rows `kept` (both row-group relative,
 // sorted and merged; every wanted row is kept).
-Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& kept,
-                                                  const std::vector<RowRange>& wanted,
-                                                  bool* identity, arrow::MemoryPool* pool) {
-  arrow::Int64Builder builder(pool);
-  ARROW_RETURN_NOT_OK(builder.Reserve(CountRows(wanted)));
+Result<std::vector<int64_t>> DecodedStarts(const std::vector<RowRange>& kept,
+                                           const std::vector<RowRange>& wanted) {
+  std::vector<int64_t> starts;
+  starts.reserve(wanted.size());
   size_t span = 0;
   int64_t span_base = 0;  // decoded rows before kept[span]
   for (const auto& r : wanted) {
@@ -451,11 +450,34 @@ Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& k
     if (span == kept.size() || kept[span].from > r.from || kept[span].to < r.to) {
       return Status::UnknownError("page selection lost rows [", r.from, ", ", r.to, "]");
     }
-    for (int64_t row = r.from; row <= r.to; ++row) {
-      builder.UnsafeAppend(span_base + (row - kept[span].from));
-    }
+    starts.push_back(span_base + (r.from - kept[span].from));
   }
-  *identity = CountRows(wanted) == CountRows(kept);
+  return starts;
+}
+
+// When the wanted rows are one run of consecutive decoded rows (a range scan's survivors, or
+// ranges whose gaps no kept page holds) covering at least half of them, its first decoded
+// row; a slice of the decoded column then replaces the take (no copy, and the rest of the
+// decoded pages is small enough to keep alive with it).
+std::optional<int64_t> ContiguousRun(const std::vector<RowRange>& wanted,
+                                     const std::vector<int64_t>& starts, int64_t decoded_rows) {
+  if (wanted.empty()) return std::nullopt;
+  for (size_t i = 1; i < wanted.size(); ++i) {
+    if (starts[i] != starts[i - 1] + wanted[i - 1].count()) return std::nullopt;
+  }
+  if (CountRows(wanted) * 2 < decoded_rows) return std::nullopt;
+  return starts.front();
+}
+
+// The take indices of the wanted rows among the decoded ones.
+Result<std::shared_ptr<arrow::Array>> TakeIndices(const std::vector<RowRange>& wanted,
+                                                  const std::vector<int64_t>& starts,
+                                                  arrow::MemoryPool* pool) {
+  arrow::Int64Builder builder(pool);
+  ARROW_RETURN_NOT_OK(builder.Reserve(CountRows(wanted)));
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    for (int64_t k = 0; k < wanted[i].count(); ++k) builder.UnsafeAppend(starts[i] + k);
+  }
   return builder.Finish();
 }
 
@@ -621,8 +643,14 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
         chunks.insert(chunks.end(), decoded->chunks().begin(), decoded->chunks().end());
         continue;
       }
-      bool identity = false;
-      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(plan.kept, wanted[g], &identity, in.pool));
+      ARROW_ASSIGN_OR_RAISE(auto starts, DecodedStarts(plan.kept, wanted[g]));
+      if (auto first = ContiguousRun(wanted[g], starts, decoded->length())) {
+        auto sliced = decoded->Slice(*first, CountRows(wanted[g]));
+        chunks.insert(chunks.end(), sliced->chunks().begin(), sliced->chunks().end());
+        if (stats != nullptr) ++stats->chunks_sliced;
+        continue;
+      }
+      ARROW_ASSIGN_OR_RAISE(auto indices, TakeIndices(wanted[g], starts, in.pool));
       ARROW_ASSIGN_OR_RAISE(arrow::Datum taken,
                             arrow::compute::Take(arrow::Datum(decoded), arrow::Datum(indices),
                                                  arrow::compute::TakeOptions::Defaults(), &ctx));

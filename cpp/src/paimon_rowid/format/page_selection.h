@@ -19,7 +19,7 @@
 //    pages on row boundaries): the whole column chunk is decoded, as before.
 //
 // The decoded rows are then mapped back to the selection and taken out with one Take per
-// row group and column.
+// row group and column, or sliced out (no copy) when the wanted rows are one run of them.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +53,7 @@ struct ParquetReadStats {
   int64_t chunks_whole = 0;            // column chunks decoded whole
   int64_t chunks_sparse = 0;           // chunks gathered value by value (either way below)
   int64_t chunks_from_pages = 0;       // of those, gathered from decompressed pages
+  int64_t chunks_sliced = 0;           // decoded chunks whose wanted rows were one run (sliced)
   int64_t bytes_fetched_by_index = 0;  // bytes read for the index route (pages + dictionary)
 };
 
