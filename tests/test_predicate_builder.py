@@ -152,3 +152,43 @@ class TestRowRangesFromPredicates:
         assert row_ranges_of(p) == [Range(0, 4), Range(9, 9)]
         assert row_ranges_of(pb.or_predicates([pb.equal("_ROW_ID", 1),
                                                pb.equal("i", 1)])) is None
+
+
+# The literal arrays of the common types are built from their buffers (no pyarrow conversion
+# of Python objects, which imports pandas); they must equal what pa.array builds.
+@pytest.mark.parametrize("arrow_type,values", [
+    (pa.int8(), [-128, 0, 127, None]), (pa.int16(), [-(2 ** 15), 2 ** 15 - 1]),
+    (pa.int32(), [None, -(2 ** 31), 2 ** 31 - 1]), (pa.int64(), [-(2 ** 63), 0, 2 ** 63 - 1]),
+    (pa.uint8(), [0, 255]), (pa.uint16(), [65535]), (pa.uint32(), [2 ** 32 - 1, None]),
+    (pa.uint64(), [2 ** 64 - 1]), (pa.float32(), [0.1, -1.5, float("inf"), None]),
+    (pa.float64(), [0.1, float("-inf"), 1e300, None]), (pa.bool_(), [True, False, None, True]),
+    (pa.date32(), [datetime.date(1970, 1, 1), datetime.date(1969, 12, 31), None,
+                   datetime.date(9999, 12, 31)]),
+    (pa.string(), ["", "abc", None, "żółw 🐢"]), (pa.large_string(), ["x", None]),
+    (pa.binary(), [b"\x00\x01", b"", None]), (pa.large_binary(), [b"y"]),
+    (pa.int64(), []), (pa.string(), [None, None]),
+    (pa.int32(), [1] * 9 + [None] * 9),  # validity bitmap over more than one byte
+])
+def test_literal_arrays_equal_what_pyarrow_builds(arrow_type, values):
+    from paimon_rowid._arrow import literal_array
+    built = literal_array(values, arrow_type, "c")
+    built.validate(full=True)
+    assert built.equals(pa.array(values, type=arrow_type))
+
+
+@pytest.mark.parametrize("arrow_type,value", [
+    (pa.int8(), 128), (pa.uint8(), -1), (pa.int64(), 2 ** 63), (pa.int32(), "7"),
+    (pa.int32(), True), (pa.string(), b"bytes"), (pa.binary(), "text"),
+    (pa.string(), "\ud800"), (pa.date32(), "2024-01-01"),
+])
+def test_literals_outside_the_fast_path_keep_pyarrows_verdict(arrow_type, value):
+    """Values the buffer path does not take go to pa.array: what it refuses is a ValueError
+    naming the field, what it accepts comes out as it builds it."""
+    from paimon_rowid._arrow import literal_array
+    try:
+        expected = pa.array([value], type=arrow_type)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        with pytest.raises(ValueError, match="field 'c'"):
+            literal_array([value], arrow_type, "c")
+    else:
+        assert literal_array([value], arrow_type, "c").equals(expected)
