@@ -168,7 +168,12 @@ class TestRowRangesFromPredicates:
     (pa.binary(), [b"\x00\x01", b"", None]), (pa.large_binary(), [b"y"]),
     (pa.int64(), []), (pa.string(), [None, None]),
     (pa.int32(), [1] * 9 + [None] * 9),  # validity bitmap over more than one byte
-])
+] + [(pa.timestamp(unit, tz=tz), [
+    datetime.datetime(2024, 5, 1, 1, 2, 3, 456789), datetime.datetime(2024, 5, 1), None,
+    datetime.datetime(1969, 12, 31, 23, 59, 59, 999999),  # sub-unit digits of a negative tick
+    datetime.datetime(1900, 3, 1, 12, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))),
+    datetime.datetime(2024, 3, 31, 2, 30, tzinfo=datetime.timezone.utc)])
+    for unit in ("s", "ms", "us", "ns") for tz in (None, "UTC", "Asia/Shanghai")])
 def test_literal_arrays_equal_what_pyarrow_builds(arrow_type, values):
     from paimon_rowid._arrow import literal_array
     built = literal_array(values, arrow_type, "c")
@@ -179,6 +184,7 @@ def test_literal_arrays_equal_what_pyarrow_builds(arrow_type, values):
 @pytest.mark.parametrize("arrow_type,value", [
     (pa.int8(), 128), (pa.uint8(), -1), (pa.int64(), 2 ** 63), (pa.int32(), "7"),
     (pa.int32(), True), (pa.string(), b"bytes"), (pa.binary(), "text"),
+    (pa.timestamp("us"), 1_700_000_000), (pa.timestamp("ns"), "2024-01-01"),
     (pa.string(), "\ud800"), (pa.date32(), "2024-01-01"),
 ])
 def test_literals_outside_the_fast_path_keep_pyarrows_verdict(arrow_type, value):
