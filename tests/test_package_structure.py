@@ -155,6 +155,7 @@ def test_a_filtered_scan_loads_no_pandas(tmp_path):
 
     import pyarrow as pa
 
+    import paimon_rowid
     from paimon_rowid import CatalogFactory, Schema
     catalog = CatalogFactory.create({"warehouse": str(tmp_path)})
     catalog.create_database("db", True)
@@ -176,7 +177,9 @@ read.with_filter(p.and_predicates([p.between("k", 0, 9), p.is_in("s", ["a", None
 rows = read.new_read().to_arrow(read.new_scan().plan().splits()).num_rows
 print(rows, "pandas" in sys.modules)
 """
-    env = dict(os.environ, PYTHONPATH=str(PACKAGE.parent))
+    # The package this test imported (the source tree in development, the installed one in
+    # CI), which has the native module.
+    env = dict(os.environ, PYTHONPATH=str(Path(paimon_rowid.__file__).resolve().parents[1]))
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "1 False"
