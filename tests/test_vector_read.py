@@ -81,3 +81,32 @@ def test_row_ranges_with_filter(table):
     ids = [i for i in list(range(10, 1201)) + list(range(2500, 2601)) if i % 3 == 0]
     assert got.column("id").to_pylist() == ids
     assert got.column("v").to_pylist() == _expected(ids)
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_null_vectors_take_no_memory(tmp_path):
+    """A column of NULL embeddings (not computed yet) read back: its fixed-size list keeps 64
+    placeholder floats per row, 51 MB here, which must not become resident memory."""
+    rows, dim = 200_000, 64
+    vector = pa.list_(pa.float32(), dim)
+    schema = pa.schema([("id", pa.int64()), ("e", vector)])
+    t = ours.create_table(str(tmp_path / "wh"), "t", schema, DE | {"file.block-size": "128 mb"})
+    ours.write(t, pa.table({"id": pa.array(range(rows), pa.int64()),
+                            "e": pa.nulls(rows, vector)}, schema=schema))
+    builder = t.new_read_builder().with_projection(["e"])
+    splits = builder.new_scan().plan().splits()
+    before = _resident_bytes()
+    got = builder.new_read().to_arrow(splits)
+    grown = _resident_bytes() - before
+    column = got.column("e")
+    assert column.null_count == rows and len(column) == rows
+    placeholders = sum(chunk.values.nbytes for chunk in column.chunks)
+    assert placeholders >= rows * dim * 4
+    assert grown < placeholders // 4, (grown, placeholders)
+    flat = column.chunk(0).values
+    assert flat.null_count == len(flat) and pa.compute.sum(flat.fill_null(0)).as_py() == 0

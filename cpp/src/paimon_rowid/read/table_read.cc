@@ -1,18 +1,17 @@
 #include "paimon_rowid/read/table_read.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
-#include "paimon_rowid/common/huge_pages.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
+#include "paimon_rowid/read/vector_column.h"
 #include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid {
@@ -23,104 +22,8 @@ namespace {
 // Casts a column read from a file to the table's type. Files from other writers may use
 // other physical representations (INT96 / NANOS timestamps, FLBA decimals, binary for
 // large_binary): a safe cast first, then an unsafe one for lossy-but-intended conversions
-// such as nanosecond timestamps read into microsecond columns.
-// list -> fixed_size_list (VECTOR): Arrow's cast rejects null slots (their length is 0), so
-// null rows get `size` null placeholder values; a non-null row of another length is an error.
-Result<std::shared_ptr<arrow::Array>> ListToFixedSize(const std::shared_ptr<arrow::Array>& array,
-                                                      const arrow::FixedSizeListType& type,
-                                                      const std::string& name,
-                                                      cp::ExecContext* ctx) {
-  const int32_t size = type.list_size();
-  std::shared_ptr<arrow::Array> values;
-  std::vector<int64_t> starts(static_cast<size_t>(array->length()));
-  std::vector<int64_t> lengths(static_cast<size_t>(array->length()));
-  if (array->type_id() == arrow::Type::LIST) {
-    const auto& list = static_cast<const arrow::ListArray&>(*array);
-    values = list.values();
-    for (int64_t i = 0; i < list.length(); ++i) {
-      starts[i] = list.value_offset(i);
-      lengths[i] = list.value_length(i);
-    }
-  } else {
-    const auto& list = static_cast<const arrow::LargeListArray&>(*array);
-    values = list.values();
-    for (int64_t i = 0; i < list.length(); ++i) {
-      starts[i] = list.value_offset(i);
-      lengths[i] = list.value_length(i);
-    }
-  }
-  std::shared_ptr<arrow::Buffer> validity;
-  if (array->null_count() > 0) {
-    ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateBitmap(array->length(), ctx->memory_pool()));
-    for (int64_t i = 0; i < array->length(); ++i) {
-      arrow::bit_util::SetBitTo(validity->mutable_data(), i, array->IsValid(i));
-    }
-  }
-  auto fixed_size = [&](std::shared_ptr<arrow::Array> flat) {
-    return std::make_shared<arrow::FixedSizeListArray>(
-        arrow::fixed_size_list(type.value_field(), size), array->length(), std::move(flat),
-        validity, array->null_count());
-  };
-  // Fixed-width values of the target type without nulls inside (a VECTOR's usual layout):
-  // each row's values are copied at once; a null row's slots are zeros marked null.
-  const int bit_width = values->type()->byte_width() > 0 ? values->type()->byte_width() * 8 : 0;
-  if (bit_width > 0 && values->null_count() == 0 && values->type()->Equals(*type.value_type()) &&
-      arrow::is_fixed_width(values->type_id()) && values->data()->buffers.size() == 2) {
-    const int64_t width = bit_width / 8;
-    const int64_t n = array->length();
-    const int64_t row_bytes = width * size;
-    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> data,
-                          arrow::AllocateBuffer(n * row_bytes, ctx->memory_pool()));
-    AdviseHugePages(data->mutable_data(), n * row_bytes);  // written whole at memory speed
-    std::shared_ptr<arrow::Buffer> value_validity;
-    if (array->null_count() > 0) {
-      ARROW_ASSIGN_OR_RAISE(value_validity, arrow::AllocateBitmap(n * size, ctx->memory_pool()));
-    }
-    const uint8_t* src = values->data()->buffers[1]->data() + values->offset() * width;
-    uint8_t* dst = data->mutable_data();
-    for (int64_t i = 0; i < n; ++i) {
-      const bool valid = array->IsValid(i);
-      if (valid && lengths[i] != size) {
-        return Status::Invalid("VECTOR column '", name, "' holds a value of length ", lengths[i],
-                               " where ", size, " is required");
-      }
-      if (valid) {
-        std::memcpy(dst + i * row_bytes, src + starts[i] * width, static_cast<size_t>(row_bytes));
-      } else {
-        std::memset(dst + i * row_bytes, 0, static_cast<size_t>(row_bytes));
-      }
-      if (value_validity) {
-        arrow::bit_util::SetBitsTo(value_validity->mutable_data(), i * size, size, valid);
-      }
-    }
-    auto flat =
-        arrow::MakeArray(arrow::ArrayData::Make(values->type(), n * size, {value_validity, data},
-                                                array->null_count() * static_cast<int64_t>(size)));
-    return fixed_size(std::move(flat));
-  }
-  arrow::Int64Builder indices(ctx->memory_pool());
-  ARROW_RETURN_NOT_OK(indices.Reserve(array->length() * size));
-  for (int64_t i = 0; i < array->length(); ++i) {
-    if (array->IsNull(i)) {
-      ARROW_RETURN_NOT_OK(indices.AppendNulls(size));
-      continue;
-    }
-    if (lengths[i] != size) {
-      return Status::Invalid("VECTOR column '", name, "' holds a value of length ", lengths[i],
-                             " where ", size, " is required");
-    }
-    for (int32_t k = 0; k < size; ++k) indices.UnsafeAppend(starts[i] + k);
-  }
-  ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto taken,
-                        cp::Take(values, index_array, cp::TakeOptions::Defaults(), ctx));
-  std::shared_ptr<arrow::Array> flat = taken.make_array();
-  if (!flat->type()->Equals(*type.value_type())) {
-    ARROW_ASSIGN_OR_RAISE(flat, cp::Cast(*flat, type.value_type(), cp::CastOptions::Safe(), ctx));
-  }
-  return fixed_size(std::move(flat));
-}
-
+// such as nanosecond timestamps read into microsecond columns; lists to VECTOR columns by
+// ListToFixedSize (vector_column.h).
 Result<std::shared_ptr<arrow::ChunkedArray>> CastColumn(
     const std::shared_ptr<arrow::ChunkedArray>& column,
     const std::shared_ptr<arrow::DataType>& type, const std::string& name, const std::string& path,
