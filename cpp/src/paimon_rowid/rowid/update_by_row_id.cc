@@ -113,6 +113,9 @@ struct RowIdUpdate::Impl {
   struct Reads {
     std::shared_ptr<TableRead> parquet;
     std::vector<std::shared_ptr<TableRead>> blobs;
+    // Whether a group's writer encodes its columns on threads of their own: not when the
+    // group tasks alone keep every core busy (AppendWriterOptions::parallel).
+    bool parallel_writer = true;
   };
   Result<Reads> MakeReads() const;
 
@@ -385,6 +388,7 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Impl::WriteParquetPart(
   for (size_t c : parquet_cols) names.push_back(cols[c]);
   AppendWriterOptions writer_options;
   writer_options.pool = pool;
+  writer_options.parallel = reads.parallel_writer;
   // A fixed stem keeps this file's name what UpdateFilePaths derives.
   ARROW_ASSIGN_OR_RAISE(auto named, table->Copy({{AppendWriter::kFileStemOption, stem}}));
   ARROW_ASSIGN_OR_RAISE(auto writer,
@@ -491,6 +495,10 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
   }
   if (touched.empty()) return std::vector<CommitMessage>{};
   ARROW_ASSIGN_OR_RAISE(auto reads, impl_->MakeReads());
+  // With a group per core the hand-offs of a parallel writer only add waits: 1% of a 1M-row
+  // table's rows (10 groups) updated in 27-29 ms with them, 22-23 ms without (2 cores).
+  reads.parallel_writer = static_cast<int64_t>(touched.size()) <
+                          static_cast<int64_t>(Executor::ResolveThreads(threads));
   // One group per task on the shared executor; `written` is per group so a failed update
   // can delete the files of every group, finished or not.
   std::vector<std::optional<CommitMessage>> results(touched.size());

@@ -242,6 +242,7 @@ Result<std::unique_ptr<AppendWriter>> AppendWriter::Make(
   impl.table = table;
   impl.io = table->file_io();
   impl.parquet.pool = options.pool;
+  impl.parquet.encode_columns_in_parallel = options.parallel;
   impl.descriptor_fields = DescriptorFields(table->options());
   ARROW_ASSIGN_OR_RAISE(impl.buckets, BucketSpec::Of(table->schema()));
   ARROW_RETURN_NOT_OK(impl.ResolveWriteType(write_cols));
@@ -469,10 +470,11 @@ Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
     // While Arrow encodes the chunk (one task per column on its CPU pool) this thread waits
     // and the pool is partly idle (a file's widest column is the long pole): the value stats
     // of the same rows are folded meanwhile. Neither task touches the other's state.
-    ARROW_RETURN_NOT_OK(Executor::Default()->ParallelFor(2, 2, [&](int64_t task) -> Status {
-      if (task == 0) return file.writer->Write(*parquet_batch);
-      return file.stats->Update(stats_columns);
-    }));
+    ARROW_RETURN_NOT_OK(Executor::Default()->ParallelFor(
+        2, parquet.encode_columns_in_parallel ? 2 : 1, [&](int64_t task) -> Status {
+          if (task == 0) return file.writer->Write(*parquet_batch);
+          return file.stats->Update(stats_columns);
+        }));
     for (size_t k = 0; k < blob_index.size(); ++k) {
       ARROW_RETURN_NOT_OK(pw->blobs[k]->Append(*chunk->column(blob_index[k])));
     }

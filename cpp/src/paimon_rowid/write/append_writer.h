@@ -59,6 +59,10 @@ struct AppendWriterOptions {
   /// (its properties and column encoders) and the value-stats collector. Not owned; must
   /// outlive the writer.
   arrow::MemoryPool* pool = arrow::default_memory_pool();
+  /// Encode a chunk's columns on parallel threads and fold its value stats meanwhile. Off for
+  /// a caller that already runs one writer per core, such as an update's file groups: there
+  /// the hand-offs only leave the caller's thread waiting.
+  bool parallel = true;
 };
 
 /// A data file's _CREATION_TIME as Java and pypaimon record it: the local wall-clock time in

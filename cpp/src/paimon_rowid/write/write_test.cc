@@ -95,6 +95,37 @@ TEST(AppendWriterTest, RollsAtTargetFileSize) {
   EXPECT_EQ(WriteFixture::Int64s(t, "_ROW_ID"), Iota(0, 50000));
 }
 
+// A writer that encodes on the caller's thread alone (an update's group tasks) writes the
+// same bytes and stats as one encoding columns on parallel threads.
+TEST(AppendWriterTest, SequentialEncodingWritesTheSameFile) {
+  auto batch = WriteFixture::Batch(0, 200000);  // several of the writer's 64Ki-row chunks
+  std::vector<DataFileMeta> metas;
+  std::vector<std::string> bytes;
+  for (bool parallel : {true, false}) {
+    WriteFixture fx;
+    AppendWriterOptions options;
+    options.parallel = parallel;
+    ASSERT_OK_AND_ASSIGN(auto writer, AppendWriter::Make(fx.table(), std::nullopt, options));
+    ASSERT_OK(writer->Write(batch));
+    ASSERT_OK_AND_ASSIGN(auto msgs, writer->PrepareCommit());
+    ASSERT_EQ(msgs.size(), 1u);
+    ASSERT_EQ(msgs[0].new_files.size(), 1u);
+    DataFileMeta meta = msgs[0].new_files[0];
+    ASSERT_OK_AND_ASSIGN(auto data, fx.table()->file_io()->ReadFile(fx.table_path() + "/bucket-0/" +
+                                                                    meta.file_name));
+    bytes.push_back(data->ToString());
+    meta.file_name.clear();  // random per writer
+    meta.creation_time_millis.reset();
+    metas.push_back(meta);
+    ASSERT_OK_AND_ASSIGN(auto committer, Committer::Make(fx.table()));
+    ASSERT_OK(committer->Commit(msgs).status());
+    EXPECT_EQ(WriteFixture::Int64s(fx.ReadAll({"id"}), "id"), Iota(0, 200000));
+  }
+  EXPECT_TRUE(metas[0] == metas[1]);
+  EXPECT_EQ(metas[0].value_stats, metas[1].value_stats);
+  EXPECT_TRUE(bytes[0] == bytes[1]);
+}
+
 TEST(AppendWriterTest, RoutesPartitionsWithJavaPaths) {
   WriteFixture fx(DeOptions(), {"dt"});
   auto batch = WriteFixture::Batch(0, 30, {"a", "b/c", "d"});
