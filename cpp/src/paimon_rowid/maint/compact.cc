@@ -104,7 +104,7 @@ Result<std::string> CompactedFilePath(std::shared_ptr<const Table> table, const 
 }
 
 Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const DataSplit& split,
-                                   arrow::MemoryPool* pool) {
+                                   arrow::MemoryPool* pool, bool parallel_writer) {
   ARROW_RETURN_NOT_OK(CheckCompactable(*table));
   if (split.groups.size() != 1) return Status::Invalid("a compaction split holds one group");
   const FileGroup& group = split.groups[0];
@@ -121,6 +121,7 @@ Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const Dat
 
   AppendWriterOptions write_options;
   write_options.pool = pool;
+  write_options.parallel = parallel_writer;
   ARROW_ASSIGN_OR_RAISE(auto writer,
                         AppendWriter::MakeForCompaction(table, split.partition, split.bucket_dir,
                                                         range.from, write_options));
@@ -280,9 +281,13 @@ Result<CompactResult> Compact(std::shared_ptr<const Table> table, const CompactO
     if (plan.groups.empty()) return result;
     std::vector<CommitMessage> messages(plan.groups.size());
     std::vector<char> done(plan.groups.size(), 0);  // not vector<bool>: set concurrently
+    // A group per core: each group's writer encodes on its task's thread, as in an update.
+    const bool parallel_writer = static_cast<int64_t>(plan.groups.size()) <
+                                 static_cast<int64_t>(Executor::ResolveThreads(options.threads));
     Status st = Executor::Default()->ParallelFor(
         static_cast<int64_t>(plan.groups.size()), options.threads, [&](int64_t i) -> Status {
-          ARROW_ASSIGN_OR_RAISE(messages[i], CompactGroup(table, plan.groups[i], options.pool));
+          ARROW_ASSIGN_OR_RAISE(messages[i],
+                                CompactGroup(table, plan.groups[i], options.pool, parallel_writer));
           done[i] = 1;
           return Status::OK();
         });

@@ -82,8 +82,11 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
 
 /// Rewrites the one group of `split` into one compacted file and returns its commit message
 /// (the new file, the group's normal files to delete). On error the file is deleted.
+/// `parallel_writer`: the file's columns are encoded on threads of their own
+/// (AppendWriterOptions::parallel); off when the caller already runs a group per core.
 Result<CommitMessage> CompactGroup(std::shared_ptr<const Table> table, const DataSplit& split,
-                                   arrow::MemoryPool* pool = arrow::default_memory_pool());
+                                   arrow::MemoryPool* pool = arrow::default_memory_pool(),
+                                   bool parallel_writer = true);
 
 /// The path CompactGroup writes for `split` when `table` carries AppendWriter::kFileStemOption
 /// (named from the stem and the group's first row id): what a failed distributed job deletes
