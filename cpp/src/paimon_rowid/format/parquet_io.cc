@@ -5,6 +5,7 @@
 #include "arrow/io/interfaces.h"
 #include "arrow/memory_pool.h"
 #include "arrow/table.h"
+#include "paimon_rowid/format/column_task_writer.h"
 #include "paimon_rowid/format/object_store_input.h"
 #include "paimon_rowid/format/page_selection.h"
 #include "paimon_rowid/format/parquet_internal.h"
@@ -418,6 +419,8 @@ Result<std::shared_ptr<arrow::Table>> ParquetFileReader::Read(
 }
 
 struct ParquetFileWriter::Impl {
+  // One of the two: our column tasks (flat schemas, columns in parallel) or Arrow's writer.
+  std::unique_ptr<format_internal::ColumnTaskWriter> tasks;
   std::unique_ptr<parquet::arrow::FileWriter> writer;
   std::shared_ptr<arrow::io::OutputStream> sink;
   int64_t rows = 0;
@@ -505,6 +508,14 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
   out->impl_->sink = sink;
   ARROW_RETURN_NOT_OK(CatchParquet("<new file>", [&]() -> Status {
     auto file_writer = parquet::ParquetFileWriter::Open(sink, setup.root, setup.properties);
+    // Columns encoded in parallel, longest first (column_task_writer.h), where the schema
+    // is flat; else Arrow's writer, which starts them in schema order.
+    if (options.encode_columns_in_parallel && format_internal::ColumnTasksSupported(*schema)) {
+      out->impl_->tasks = std::make_unique<format_internal::ColumnTaskWriter>(
+          std::move(file_writer), schema, setup.arrow_properties, options.row_group_size_rows,
+          options.pool);
+      return Status::OK();
+    }
     return parquet::arrow::FileWriter::Make(options.pool, std::move(file_writer), schema,
                                             setup.arrow_properties, &out->impl_->writer);
   }));
@@ -512,6 +523,11 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
 }
 
 Status ParquetFileWriter::Write(const arrow::RecordBatch& batch) {
+  if (impl_->tasks) {
+    ARROW_RETURN_NOT_OK(impl_->tasks->Write(batch));
+    impl_->rows += batch.num_rows();
+    return Status::OK();
+  }
   return CatchParquet("<new file>", [&]() -> Status {
     ARROW_RETURN_NOT_OK(impl_->writer->WriteRecordBatch(batch));
     impl_->rows += batch.num_rows();
@@ -530,7 +546,7 @@ Status ParquetFileWriter::Close() {
   if (impl_->closed) return Status::OK();
   impl_->closed = true;
   return CatchParquet("<new file>", [&]() -> Status {
-    ARROW_RETURN_NOT_OK(impl_->writer->Close());
+    ARROW_RETURN_NOT_OK(impl_->tasks ? impl_->tasks->Close() : impl_->writer->Close());
     return impl_->sink->Close();
   });
 }
