@@ -467,9 +467,10 @@ Status AppendWriter::Impl::WritePartition(PartitionWriter* pw,
     OpenFile& file = *pw->current;
     std::vector<std::shared_ptr<arrow::Array>> stats_columns;
     for (int idx : stats_index) stats_columns.push_back(chunk->column(idx));
-    // While Arrow encodes the chunk (one task per column on its CPU pool) this thread waits
-    // and the pool is partly idle (a file's widest column is the long pole): the value stats
-    // of the same rows are folded meanwhile. Neither task touches the other's state.
+    // While the chunk's columns are encoded (one task each: ColumnTaskWriter on our executor
+    // for flat schemas, else Arrow's CPU pool) the value stats of the same rows are folded
+    // on another thread. Neither task touches the other's state. A writer that is not
+    // parallel (one group per core already) does both on this thread.
     ARROW_RETURN_NOT_OK(Executor::Default()->ParallelFor(
         2, parquet.encode_columns_in_parallel ? 2 : 1, [&](int64_t task) -> Status {
           if (task == 0) return file.writer->Write(*parquet_batch);
