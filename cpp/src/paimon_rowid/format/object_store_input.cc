@@ -171,14 +171,13 @@ std::shared_ptr<arrow::io::RandomAccessFile> MakeObjectStoreInput(
   return std::make_shared<ObjectStoreInput>(std::move(inner), size);
 }
 
-Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(const FileIO& io,
-                                                                 const std::string& path,
-                                                                 int64_t size,
-                                                                 arrow::MemoryPool* pool) {
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(
+    const FileIO& io, const std::string& path, int64_t size, arrow::MemoryPool* pool, bool mapped) {
   if (size > 0 && IsObjectStorePath(path)) {
     ARROW_ASSIGN_OR_RAISE(auto input, io.OpenInputWithSize(path, size, pool));
     return MakeObjectStoreInput(std::move(input), size);
   }
+  if (mapped) return io.OpenInputMapped(path, size, pool);
   return io.OpenInput(path, pool);
 }
 

@@ -44,11 +44,13 @@ std::shared_ptr<arrow::io::RandomAccessFile> MakeObjectStoreInput(
     std::shared_ptr<arrow::io::RandomAccessFile> inner, int64_t size);
 
 /// Opens `path` for reading. On an object store with a known `size` (> 0): without asking
-/// the store for the size, wrapped by MakeObjectStoreInput. Otherwise io.OpenInput.
+/// the store for the size, wrapped by MakeObjectStoreInput. Otherwise io.OpenInputMapped
+/// when `mapped` (memory-mapped on the local filesystem), else io.OpenInput.
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(const FileIO& io,
                                                                  const std::string& path,
                                                                  int64_t size,
-                                                                 arrow::MemoryPool* pool);
+                                                                 arrow::MemoryPool* pool,
+                                                                 bool mapped = false);
 
 /// `ranges` merged as WillNeed merges them (sorted by offset; empty ranges dropped).
 std::vector<arrow::io::ReadRange> CoalesceRanges(std::vector<arrow::io::ReadRange> ranges,

@@ -75,6 +75,15 @@ class FileIO {
       arrow::MemoryPool* pool = arrow::default_memory_pool()) const {
     return OpenInput(path, pool);
   }
+  /// As OpenInputWithSize, for a file read in pieces that are decoded and dropped (a Parquet
+  /// data file's column chunks and pages): on the local filesystem the file is memory-mapped,
+  /// so a read is a slice of the page cache instead of a copy into a fresh buffer. Elsewhere
+  /// OpenInputWithSize.
+  virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputMapped(
+      const std::string& path, int64_t size,
+      arrow::MemoryPool* pool = arrow::default_memory_pool()) const {
+    return OpenInputWithSize(path, size, pool);
+  }
   /// A new file (replacing any): visible only once the stream is closed on an object store.
   virtual Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& path) const = 0;

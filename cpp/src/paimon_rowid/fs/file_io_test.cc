@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "arrow/io/file.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
@@ -42,6 +43,33 @@ TEST(FileIOTest, ListGivesModificationTimesAndDeleteEmptyDirKeepsFiles) {
   ASSERT_OK(io->DeleteFile(path));
   EXPECT_TRUE(*io->DeleteEmptyDir(JoinPath(dir.path(), "d")));
   EXPECT_FALSE(*io->DeleteEmptyDir(JoinPath(dir.path(), "d")));  // gone
+}
+
+TEST(FileIOTest, DataFilesOnALocalDiskAreReadThroughOneMapping) {
+  testing::TempDir dir;
+  auto io = FileIO::Local();
+  const std::string path = JoinPath(dir.path(), "bucket-0/data-0.parquet");
+  std::string bytes(1 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7 + i / 4096);
+  ASSERT_OK(io->WriteFile(path, bytes));
+  for (const std::string& uri : {path, "file://" + path}) {
+    ASSERT_OK_AND_ASSIGN(auto file, io->OpenInputMapped(uri, static_cast<int64_t>(bytes.size())));
+    EXPECT_NE(dynamic_cast<arrow::io::MemoryMappedFile*>(file.get()), nullptr) << uri;
+    ASSERT_OK_AND_ASSIGN(auto a, file->ReadAt(123'456, 100'000));
+    ASSERT_OK_AND_ASSIGN(auto b, file->ReadAt(123'456 + 4'000, 10));
+    EXPECT_EQ(a->ToString(), bytes.substr(123'456, 100'000));
+    // Slices of the one mapping: no copy, no buffer of its own.
+    EXPECT_EQ(b->data(), a->data() + 4'000);
+    ASSERT_OK_AND_ASSIGN(auto tail, file->ReadAt(bytes.size() - 10, 100));
+    EXPECT_EQ(tail->ToString(), bytes.substr(bytes.size() - 10));  // short at the end
+  }
+  // A filesystem whose pages are not this machine's (here procfs) is read with pread: a
+  // mapped page it failed to supply would kill the process (SIGBUS) instead of failing a read.
+  ASSERT_OK_AND_ASSIGN(auto proc, io->OpenInputMapped("/proc/self/status", -1));
+  EXPECT_EQ(dynamic_cast<arrow::io::MemoryMappedFile*>(proc.get()), nullptr);
+  ASSERT_OK_AND_ASSIGN(auto status, proc->ReadAt(0, 5));
+  EXPECT_EQ(status->ToString(), "Name:");
+  EXPECT_RAISES(IOError, io->OpenInputMapped(JoinPath(dir.path(), "missing"), 10).status());
 }
 
 TEST(FileIOTest, WriteListDelete) {

@@ -1,7 +1,9 @@
 #include "paimon_rowid/fs/local_file_io.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -77,6 +79,29 @@ Status ReplaceFile(const std::string& path, std::string_view data, bool sync) {
   return Status::OK();
 }
 
+// Whether `path` lies on a filesystem whose pages are on this machine (a disk's or memory's):
+// the only ones whose files are memory-mapped for reading. A mapped page that cannot be
+// read raises SIGBUS instead of an error, which a network or FUSE filesystem (NFS, SMB, an
+// object store mounted as a directory) can do at any time; a local one only when a file
+// shrinks under its readers, which Paimon's write-once files never do.
+bool OnLocalDisk(const std::string& path) {
+  struct statfs fs;
+  if (::statfs(path.c_str(), &fs) != 0) return false;
+  switch (static_cast<uint32_t>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:  // containers' root filesystems, over one of the above
+    case 0x2FC12FC1:             // ZFS (not in linux/magic.h)
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 // A local path for `uri`: a plain path as it is, file:///x and file:/x as /x.
@@ -97,6 +122,15 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInput(
     const std::string& uri, arrow::MemoryPool* pool) const {
   ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
   ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::ReadableFile::Open(path, pool));
+  return file;
+}
+
+Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInputMapped(
+    const std::string& uri, int64_t size, arrow::MemoryPool* pool) const {
+  ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
+  if (!OnLocalDisk(path)) return OpenInput(uri, pool);
+  ARROW_ASSIGN_OR_RAISE(auto file,
+                        arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ));
   return file;
 }
 

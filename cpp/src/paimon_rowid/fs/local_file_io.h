@@ -15,6 +15,8 @@ class LocalFileIO final : public FileIO {
   Status CheckUri(const std::string& uri) const override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& path, arrow::MemoryPool* pool) const override;
+  Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputMapped(
+      const std::string& path, int64_t size, arrow::MemoryPool* pool) const override;
   Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& path) const override;
   Status WriteFileNoReplace(const std::string& path, std::string_view data) const override;

@@ -158,8 +158,9 @@ Result<ParquetFileReader*> GroupFileReaders::Get(const DataFileMeta& file) {
   auto found = readers_.find(&file);
   if (found != readers_.end()) return found->second.get();
   const std::string path = split_.FilePath(file);
-  ARROW_ASSIGN_OR_RAISE(
-      auto input, format_internal::OpenForRead(*table_.file_io(), path, file.file_size, pool_));
+  ARROW_ASSIGN_OR_RAISE(auto input,
+                        format_internal::OpenForRead(*table_.file_io(), path, file.file_size, pool_,
+                                                     /*mapped=*/true));
   ParquetReadOptions options;
   options.pool = pool_;
   ARROW_ASSIGN_OR_RAISE(auto reader,
