@@ -13,6 +13,9 @@ class ReadBlob(Workload):
     name = "read_blob"
     group = "read_by_row_id"
     target = Target(20.0, "issue 7: read by row id >= 20x at 10k ids")
+    # Issue 7's 20x is against pure pypaimon; issue 18's table sets the embedded read of 10k
+    # ids against the Rust backend at 5x and names no separate BLOB figure.
+    peer_target = Target(5.0, "issue 18: embedded read_by_row_id vs pypaimon + Rust >= 5x")
     ray_peer_target = Target(5.0, "issue 18: Ray BLOB read vs pypaimon.ray + Rust >= 5x")
     pairs = (EMBEDDED,)
     ray_pairs = (RAY,)

@@ -51,7 +51,8 @@ class BackfillResult:
     ``rows_skipped``: rows of ranges already done for the key (never read);
     ``ranges_skipped``: those file-group ranges; ``ranges_processed``: the ranges visited;
     ``snapshot_ids``: one per commit; ``bytes_read``: bytes the read-and-compute steps read
-    (Linux ``/proc/<pid>/io`` ``rchar`` of the reading processes; 0 where unavailable)."""
+    (Linux ``/proc/<pid>/io`` ``rchar`` of the reading processes; 0 where unavailable; data
+    files on a local disk are memory-mapped, so their bytes are not in it)."""
     key: str
     rows_computed: int
     rows_skipped: int
