@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include "arrow/io/file.h"
@@ -70,6 +71,14 @@ TEST(FileIOTest, DataFilesOnALocalDiskAreReadThroughOneMapping) {
   ASSERT_OK_AND_ASSIGN(auto status, proc->ReadAt(0, 5));
   EXPECT_EQ(status->ToString(), "Name:");
   EXPECT_RAISES(IOError, io->OpenInputMapped(JoinPath(dir.path(), "missing"), 10).status());
+  // PAIMON_ROWID_MMAP=0: pread everywhere.
+  ::setenv("PAIMON_ROWID_MMAP", "0", 1);
+  auto unmapped = io->OpenInputMapped(path, static_cast<int64_t>(bytes.size()));
+  ::unsetenv("PAIMON_ROWID_MMAP");
+  ASSERT_OK(unmapped);
+  EXPECT_EQ(dynamic_cast<arrow::io::MemoryMappedFile*>(unmapped->get()), nullptr);
+  ASSERT_OK_AND_ASSIGN(auto head, (*unmapped)->ReadAt(0, 64));
+  EXPECT_EQ(head->ToString(), bytes.substr(0, 64));
 }
 
 TEST(FileIOTest, WriteListDelete) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -84,7 +85,10 @@ Status ReplaceFile(const std::string& path, std::string_view data, bool sync) {
 // read raises SIGBUS instead of an error, which a network or FUSE filesystem (NFS, SMB, an
 // object store mounted as a directory) can do at any time; a local one only when a file
 // shrinks under its readers, which Paimon's write-once files never do.
+// PAIMON_ROWID_MMAP=0 turns mapping off for the process (read at each open).
 bool OnLocalDisk(const std::string& path) {
+  const char* mmap_env = std::getenv("PAIMON_ROWID_MMAP");
+  if (mmap_env != nullptr && std::string_view(mmap_env) == "0") return false;
   struct statfs fs;
   if (::statfs(path.c_str(), &fs) != 0) return false;
   switch (static_cast<uint32_t>(fs.f_type)) {
