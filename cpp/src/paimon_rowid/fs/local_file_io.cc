@@ -80,13 +80,12 @@ Status ReplaceFile(const std::string& path, std::string_view data, bool sync) {
   return Status::OK();
 }
 
-// Whether `path` lies on a filesystem whose pages are on this machine (a disk's or memory's):
-// the only ones whose files are memory-mapped for reading. A mapped page that cannot be
-// read raises SIGBUS instead of an error, which a network or FUSE filesystem (NFS, SMB, an
-// object store mounted as a directory) can do at any time; a local one only when a file
-// shrinks under its readers, which Paimon's write-once files never do.
-// PAIMON_ROWID_MMAP=0 turns mapping off for the process (read at each open).
-bool OnLocalDisk(const std::string& path) {
+// Whether to map `path` for reading: only on a filesystem whose pages are on this machine (a
+// disk's or memory's). A mapped page that cannot be read raises SIGBUS instead of an error,
+// which a network or FUSE filesystem (NFS, SMB, an object store mounted as a directory) can
+// do at any time; a local one only when a file shrinks under its readers, which Paimon's
+// write-once files never do. PAIMON_ROWID_MMAP=0 turns mapping off (read at each open).
+bool MapForReading(const std::string& path) {
   const char* mmap_env = std::getenv("PAIMON_ROWID_MMAP");
   if (mmap_env != nullptr && std::string_view(mmap_env) == "0") return false;
   struct statfs fs;
@@ -132,7 +131,7 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInput(
 Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInputMapped(
     const std::string& uri, int64_t size, arrow::MemoryPool* pool) const {
   ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
-  if (!OnLocalDisk(path)) return OpenInput(uri, pool);
+  if (!MapForReading(path)) return OpenInput(uri, pool);
   ARROW_ASSIGN_OR_RAISE(auto file,
                         arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ));
   return file;
