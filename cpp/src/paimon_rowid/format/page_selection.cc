@@ -16,6 +16,7 @@
 #include "arrow/memory_pool.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/format/parquet_internal.h"
+#include "paimon_rowid/format/pruned_file.h"
 #include "paimon_rowid/format/sparse_byte_array.h"
 #include "paimon_rowid/format/sparse_pages.h"
 #include "parquet/arrow/reader.h"
@@ -30,9 +31,6 @@
 namespace paimon_rowid::format_internal {
 namespace {
 
-// Holes between wanted pages up to this size are read rather than skipped: one request
-// instead of two costs less than a small hole (Arrow's own read coalescing uses 8 KiB).
-constexpr int64_t kMaxReadHole = 8 * 1024;
 // A flat string/binary column is gathered value by value (sparse_byte_array.h) when at most
 // one decoded row in this many is wanted.
 constexpr int64_t kSparseRatio = 8;
@@ -41,38 +39,6 @@ constexpr int64_t kSparseRatio = 8;
 // (1M-row table, 10 files, random rows, interleaved runs: 20% 47-63 -> 37-47 ms, 35%
 // 66-81 -> 57-73 ms, 50% no slower).
 constexpr int64_t kPageGatherRatio = 2;
-
-enum class LeafMode { kWhole, kPages, kFilter };
-
-// How one column chunk (row group x leaf) is read, and which of its rows come out.
-struct LeafPlan {
-  LeafMode mode = LeafMode::kWhole;
-  int64_t rows = 0;  // rows of the row group
-  // kPages: the chunk's page locations (copied out of the page index) and the kept ordinals.
-  std::vector<parquet::PageLocation> locations;
-  std::vector<int> pages;
-  // kFilter: the wanted rows (row-group relative), owned by the read.
-  const std::vector<RowRange>* wanted = nullptr;
-  // Rows the decoder yields, row-group relative, merged. Known up front for kWhole and
-  // kPages; filled page by page while reading for kFilter.
-  std::vector<RowRange> kept;
-  int64_t filter_pages_seen = 0;
-  int64_t filter_pages_kept = 0;
-};
-
-void AppendRows(std::vector<RowRange>* spans, int64_t from, int64_t to) {
-  if (!spans->empty() && spans->back().to + 1 >= from) {
-    spans->back().to = std::max(spans->back().to, to);
-  } else {
-    spans->push_back({from, to});
-  }
-}
-
-int64_t CountRows(const std::vector<RowRange>& spans) {
-  int64_t n = 0;
-  for (const auto& s : spans) n += s.count();
-  return n;
-}
 
 std::vector<int64_t> FirstRows(const std::vector<parquet::PageLocation>& locations) {
   std::vector<int64_t> out;
@@ -132,228 +98,6 @@ bool TrustsRowBoundaries(const parquet::FileMetaData& md) {
          app == "parquet-rs";
 }
 
-struct PlanKey {
-  int row_group;
-  int leaf;
-  bool operator<(const PlanKey& o) const {
-    return row_group != o.row_group ? row_group < o.row_group : leaf < o.leaf;
-  }
-};
-
-class PrunedFile;
-
-// A row group whose column page readers follow the plans.
-class PrunedRowGroup : public parquet::RowGroupReader::Contents {
- public:
-  PrunedRowGroup(PrunedFile* file, int index, std::shared_ptr<parquet::RowGroupReader> inner)
-      : file_(file), index_(index), inner_(std::move(inner)) {}
-
-  std::unique_ptr<parquet::PageReader> GetColumnPageReader(int leaf) override;
-  const parquet::RowGroupMetaData* metadata() const override { return inner_->metadata(); }
-  const parquet::ReaderProperties* properties() const override;
-
- private:
-  PrunedFile* file_;
-  int index_;
-  std::shared_ptr<parquet::RowGroupReader> inner_;
-};
-
-// Wraps the library's own file contents; only page readers differ. The plans are owned by
-// the read that made this object and outlive it.
-class PrunedFile : public parquet::ParquetFileReader::Contents {
- public:
-  PrunedFile(std::unique_ptr<parquet::ParquetFileReader::Contents> inner,
-             std::shared_ptr<arrow::io::RandomAccessFile> file, std::map<PlanKey, LeafPlan>* plans,
-             ParquetReadStats* stats, arrow::MemoryPool* pool)
-      : inner_(std::move(inner)),
-        file_(std::move(file)),
-        plans_(plans),
-        stats_(stats),
-        pool_(pool),
-        properties_(VerifyingReaderProperties(pool)) {
-    auto md = inner_->metadata();
-    always_compressed_ = md->writer_version().VersionLt(
-        parquet::ApplicationVersion::PARQUET_CPP_10353_FIXED_VERSION());
-  }
-
-  void Close() override { inner_->Close(); }
-  std::shared_ptr<parquet::RowGroupReader> GetRowGroup(int i) override {
-    return std::make_shared<parquet::RowGroupReader>(
-        std::make_unique<PrunedRowGroup>(this, i, inner_->GetRowGroup(i)));
-  }
-  std::shared_ptr<parquet::FileMetaData> metadata() const override { return inner_->metadata(); }
-  std::shared_ptr<parquet::PageIndexReader> GetPageIndexReader() override {
-    return inner_->GetPageIndexReader();
-  }
-  parquet::BloomFilterReader& GetBloomFilterReader() override {
-    return inner_->GetBloomFilterReader();
-  }
-
-  const parquet::ReaderProperties* properties() const { return &properties_; }
-
-  std::unique_ptr<parquet::PageReader> PageReaderFor(int row_group, int leaf,
-                                                     parquet::RowGroupReader* inner) {
-    auto it = plans_->find({row_group, leaf});
-    if (it == plans_->end() || it->second.mode == LeafMode::kWhole) {
-      return inner->GetColumnPageReader(leaf);
-    }
-    LeafPlan& plan = it->second;
-    if (plan.mode == LeafMode::kFilter) return FilteredReader(&plan, leaf, inner);
-    return CompactedReader(plan, *inner->metadata()->ColumnChunk(leaf),
-                           *inner->metadata()->schema()->Column(leaf));
-  }
-
- private:
-  // The library's reader over the whole chunk, dropping pages that hold no wanted row.
-  std::unique_ptr<parquet::PageReader> FilteredReader(LeafPlan* plan, int leaf,
-                                                      parquet::RowGroupReader* inner) {
-    auto reader = inner->GetColumnPageReader(leaf);
-    plan->kept.clear();
-    plan->filter_pages_seen = 0;
-    plan->filter_pages_kept = 0;
-    struct Cursor {
-      int64_t row = 0;
-      size_t next = 0;
-    };
-    auto cursor = std::make_shared<Cursor>();
-    reader->set_data_page_filter([plan, cursor](const parquet::DataPageStats& page) {
-      // Without repetition a page's values are its rows (V1 counts nulls as values).
-      const int64_t n = page.num_rows.has_value() ? *page.num_rows : page.num_values;
-      const int64_t lo = cursor->row;
-      const int64_t hi = lo + n - 1;
-      cursor->row += n;
-      ++plan->filter_pages_seen;
-      const auto& wanted = *plan->wanted;
-      while (cursor->next < wanted.size() && wanted[cursor->next].to < lo) ++cursor->next;
-      const bool keep = n > 0 && cursor->next < wanted.size() && wanted[cursor->next].from <= hi;
-      if (!keep) return true;
-      ++plan->filter_pages_kept;
-      AppendRows(&plan->kept, lo, hi);
-      return false;
-    });
-    return reader;
-  }
-
-  // A reader over a buffer holding the chunk's dictionary prefix and the kept pages only.
-  std::unique_ptr<parquet::PageReader> CompactedReader(const LeafPlan& plan,
-                                                       const parquet::ColumnChunkMetaData& col,
-                                                       const parquet::ColumnDescriptor& descr) {
-    auto reader = CompactedPages(plan, col);
-    CheckPageRows(plan, descr, reader.get());
-    return reader;
-  }
-
-  // Page headers carry no checksum, and the rows of a kept page are placed by the offset
-  // index: a header whose row count disagrees with it (a flipped bit, a bad writer) would
-  // shift values onto other rows. Each kept page's rows (V2 headers) or values (V1, flat
-  // leaves: one value per row) must match the index, else the read fails.
-  static void CheckPageRows(const LeafPlan& plan, const parquet::ColumnDescriptor& descr,
-                            parquet::PageReader* reader) {
-    auto expected = std::make_shared<std::vector<int64_t>>();
-    for (int p : plan.pages) {
-      const auto next = static_cast<size_t>(p) + 1;
-      const int64_t end =
-          next < plan.locations.size() ? plan.locations[next].first_row_index : plan.rows;
-      expected->push_back(end - plan.locations[static_cast<size_t>(p)].first_row_index);
-    }
-    const bool flat = descr.max_repetition_level() == 0;
-    auto seen = std::make_shared<size_t>(0);
-    reader->set_data_page_filter([expected, seen, flat](const parquet::DataPageStats& page) {
-      const size_t i = (*seen)++;
-      std::optional<int64_t> rows = page.num_rows;
-      if (!rows && flat) rows = page.num_values;
-      if (i >= expected->size() || (rows && *rows != (*expected)[i])) {
-        throw parquet::ParquetException(
-            "corrupt page header: page " + std::to_string(i) + " of the kept pages holds " +
-            (rows ? std::to_string(*rows) : std::string("?")) +
-            " rows where the offset index says " +
-            (i < expected->size() ? std::to_string((*expected)[i]) : std::string("none")));
-      }
-      return false;
-    });
-  }
-
-  std::unique_ptr<parquet::PageReader> CompactedPages(const LeafPlan& plan,
-                                                      const parquet::ColumnChunkMetaData& col) {
-    struct Piece {
-      int64_t offset;
-      int64_t length;
-    };
-    std::vector<Piece> pieces;
-    const int64_t start = ChunkStart(col);
-    if (plan.locations.front().offset > start) {
-      pieces.push_back({start, plan.locations.front().offset - start});
-    }
-    for (int p : plan.pages) {
-      const auto& l = plan.locations[p];
-      if (!pieces.empty() && pieces.back().offset + pieces.back().length == l.offset) {
-        pieces.back().length += l.compressed_page_size;
-      } else {
-        pieces.push_back({l.offset, l.compressed_page_size});
-      }
-    }
-    int64_t total = 0;
-    for (const auto& piece : pieces) total += piece.length;
-    if (pieces.size() == 1) {  // dictionary and pages in one run: read it, copy nothing
-      PARQUET_ASSIGN_OR_THROW(auto bytes, file_->ReadAt(pieces[0].offset, total));
-      if (bytes->size() != total) {
-        throw parquet::ParquetException("column chunk is truncated (read " +
-                                        std::to_string(bytes->size()) + " of " +
-                                        std::to_string(total) + " bytes)");
-      }
-      if (stats_ != nullptr) stats_->bytes_fetched_by_index += total;
-      return parquet::PageReader::Open(std::make_shared<arrow::io::BufferReader>(std::move(bytes)),
-                                       col.num_values(), col.compression(), properties_,
-                                       always_compressed_);
-    }
-    PARQUET_ASSIGN_OR_THROW(auto buffer, arrow::AllocateBuffer(total, pool_));
-    uint8_t* out = buffer->mutable_data();
-    // Read pieces separated by small holes in one request each.
-    for (size_t i = 0; i < pieces.size();) {
-      size_t j = i + 1;
-      while (j < pieces.size() &&
-             pieces[j].offset - (pieces[j - 1].offset + pieces[j - 1].length) <= kMaxReadHole) {
-        ++j;
-      }
-      const int64_t from = pieces[i].offset;
-      const int64_t length = pieces[j - 1].offset + pieces[j - 1].length - from;
-      PARQUET_ASSIGN_OR_THROW(auto bytes, file_->ReadAt(from, length));
-      if (bytes->size() != length) {
-        throw parquet::ParquetException("column chunk is truncated (read " +
-                                        std::to_string(bytes->size()) + " of " +
-                                        std::to_string(length) + " bytes)");
-      }
-      for (size_t k = i; k < j; ++k) {
-        std::memcpy(out, bytes->data() + (pieces[k].offset - from), pieces[k].length);
-        out += pieces[k].length;
-      }
-      if (stats_ != nullptr) stats_->bytes_fetched_by_index += length;
-      i = j;
-    }
-    auto stream = std::make_shared<arrow::io::BufferReader>(
-        std::shared_ptr<arrow::Buffer>(std::move(buffer)));
-    // The stream ends after the last kept page: the reader stops there cleanly.
-    return parquet::PageReader::Open(std::move(stream), col.num_values(), col.compression(),
-                                     properties_, always_compressed_);
-  }
-
-  std::unique_ptr<parquet::ParquetFileReader::Contents> inner_;
-  std::shared_ptr<arrow::io::RandomAccessFile> file_;
-  std::map<PlanKey, LeafPlan>* plans_;
-  ParquetReadStats* stats_;
-  arrow::MemoryPool* pool_;
-  // The compacted buffers hold whole pages (header and body), so their CRCs are checked
-  // exactly as in a full read.
-  parquet::ReaderProperties properties_;
-  bool always_compressed_ = false;
-};
-
-std::unique_ptr<parquet::PageReader> PrunedRowGroup::GetColumnPageReader(int leaf) {
-  return file_->PageReaderFor(index_, leaf, inner_.get());
-}
-
-const parquet::ReaderProperties* PrunedRowGroup::properties() const { return file_->properties(); }
-
 void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* out) {
   if (field.is_leaf()) {
     out->push_back(field.column_index);
@@ -365,8 +109,7 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* o
 // Plans how each leaf of one field is read in one row group.
 void PlanField(const parquet::FileMetaData& md, int row_group, const std::vector<int>& leaves,
                const std::vector<RowRange>& wanted,
-               const std::shared_ptr<parquet::PageIndexReader>& page_index,
-               std::map<PlanKey, LeafPlan>* plans) {
+               const std::shared_ptr<parquet::PageIndexReader>& page_index, LeafPlans* plans) {
   auto rg = md.RowGroup(row_group);
   const int64_t rows = rg->num_rows();
   auto whole = [&]() {
@@ -552,15 +295,16 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
     }
   }
 
-  std::map<PlanKey, LeafPlan> plans;
+  LeafPlans plans;
   for (int g : groups) {
     for (const auto& leaves : field_leaves)
       PlanField(*md, g, leaves, wanted[g], page_index, &plans);
   }
 
-  auto contents = std::make_unique<PrunedFile>(
+  auto contents = MakePrunedFile(
       parquet::ParquetFileReader::Contents::Open(in.file, VerifyingReaderProperties(in.pool), md),
       in.file, &plans, stats, in.pool);
+  parquet::ParquetFileReader::Contents* pruned = contents.get();  // owned by parquet_reader
   auto parquet_reader = std::make_unique<parquet::ParquetFileReader>();
   parquet_reader->Open(std::move(contents));
   parquet::ArrowReaderProperties arrow_props;
@@ -594,13 +338,15 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
       const bool sparse = from_pages || (few && sparse_candidate);
       std::shared_ptr<arrow::ChunkedArray> decoded;
       if (from_pages) {
-        auto pages = reader->parquet_reader()->RowGroup(g)->GetColumnPageReader(leaves.front());
-        ARROW_ASSIGN_OR_RAISE(auto gathered, GatherSparsePages(pages.get(), descr, plan.kept,
-                                                               wanted[g], field_type, in.pool));
+        SparseReaders pages = SparseReadersFor(pruned, g, leaves.front());
+        ARROW_ASSIGN_OR_RAISE(auto gathered,
+                              GatherSparsePages(pages.data.get(), descr, plan.kept, wanted[g],
+                                                field_type, in.pool, pages.dictionary.get()));
         chunks.push_back(std::move(gathered));
         if (stats != nullptr) {
           ++stats->chunks_sparse;
           ++stats->chunks_from_pages;
+          if (pages.dictionary != nullptr) ++stats->dictionaries_in_place;
         }
       } else if (sparse) {
         auto column_reader = reader->parquet_reader()->RowGroup(g)->Column(leaves.front());

@@ -53,6 +53,7 @@ struct ParquetReadStats {
   int64_t chunks_whole = 0;            // column chunks decoded whole
   int64_t chunks_sparse = 0;           // chunks gathered value by value (either way below)
   int64_t chunks_from_pages = 0;       // of those, gathered from decompressed pages
+  int64_t dictionaries_in_place = 0;   // of those, with the dictionary page read in place
   int64_t chunks_sliced = 0;           // decoded chunks whose wanted rows were one run (sliced)
   int64_t bytes_fetched_by_index = 0;  // bytes read for the index route (pages + dictionary)
 };

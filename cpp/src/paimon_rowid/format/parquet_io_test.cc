@@ -633,6 +633,7 @@ TEST(ParquetIOPageSelectionTest, OurWriterWithPageIndex) {
   EXPECT_GT(stats.chunks_by_index, 0);
   EXPECT_LT(stats.data_pages_decoded, stats.data_pages_total);
   EXPECT_GT(stats.bytes_fetched_by_index, 0);
+  EXPECT_GT(stats.dictionaries_in_place, 0);           // dictionary prefix and kept pages split
   CheckCase({Writer::kOurs, 3000, 3000}, 2, nullptr);  // one row group
   CheckCase({Writer::kOurs, 777, 100}, 3, nullptr);    // many small row groups
 }
@@ -671,6 +672,8 @@ TEST(ParquetIOPageSelectionTest, NoIndexV1Pages) {
   EXPECT_GT(stats.chunks_sparse, 0);  // the string column: few rows per decoded page
   // Flat INT32/INT64/FLOAT/DOUBLE/DATE and string chunks: gathered from their pages.
   EXPECT_GE(stats.chunks_from_pages, 8);
+  // pyarrow writes dictionaries: each read in place, from a page reader of its own.
+  EXPECT_EQ(stats.dictionaries_in_place, stats.chunks_from_pages);
   EXPECT_LT(stats.data_pages_decoded, stats.data_pages_total);
   CheckCase({Writer::kNoIndexV1, 5000, 1200}, 5, nullptr);
 }
@@ -679,6 +682,7 @@ TEST(ParquetIOPageSelectionTest, NoIndexV2Pages) {
   ParquetReadStats stats;
   CheckCase({Writer::kNoIndexV2, 6000, 6000}, 6, &stats);
   EXPECT_GE(stats.chunks_from_pages, 8);
+  EXPECT_EQ(stats.dictionaries_in_place, stats.chunks_from_pages);
   CheckCase({Writer::kNoIndexV2, 4000, 1500}, 7, nullptr);
 }
 
@@ -687,12 +691,14 @@ TEST(ParquetIOPageSelectionTest, NoIndexPlainEncoding) {
   CheckCase({Writer::kNoIndexPlain, 5000, 5000}, 8, &stats);
   EXPECT_GT(stats.chunks_sparse, 0);  // PLAIN strings gathered value by value
   EXPECT_GT(stats.chunks_from_pages, 0);
+  EXPECT_EQ(stats.dictionaries_in_place, 0);  // no dictionary pages
 }
 
 TEST(ParquetIOPageSelectionTest, NoIndexDictionaryFallback) {
   ParquetReadStats stats;
   CheckCase({Writer::kNoIndexFallback, 6000, 6000}, 9, &stats);
   EXPECT_GT(stats.chunks_from_pages, 0);
+  EXPECT_GT(stats.dictionaries_in_place, 0);
   CheckCase({Writer::kNoIndexFallback, 4000, 1300}, 10, nullptr);
 }
 

@@ -131,12 +131,15 @@ class HybridRuns {
   uint32_t repeated_ = 0;
 };
 
-// A chunk's dictionary: its PLAIN-encoded values, copied out of the page reader's buffer
-// (which the next page reuses) into the read's pool (which reuses memory a fresh
-// allocation would first have to fault in), with the start of every BYTE_ARRAY value.
+// A chunk's dictionary: its PLAIN-encoded values, with the start of every BYTE_ARRAY value.
+// Read in place when the dictionary page came from a reader of its own (`page` keeps its
+// buffer); copied into the read's pool when it came from the data pages' reader, whose one
+// decompression buffer the next page overwrites.
 struct Dictionary {
   bool present = false;
-  std::unique_ptr<arrow::Buffer> bytes;
+  const uint8_t* data = nullptr;
+  std::shared_ptr<parquet::Page> page;  // in place
+  std::unique_ptr<arrow::Buffer> copy;  // copied
   int64_t count = 0;
   std::vector<uint32_t> starts;  // BYTE_ARRAY: offset of value i's length prefix
 };
@@ -171,12 +174,12 @@ class PageValues {
                     error);
       }
       if (width_ > 0) {
-        *ptr = dict_->bytes->data() + static_cast<size_t>(index) * static_cast<size_t>(width_);
+        *ptr = dict_->data + static_cast<size_t>(index) * static_cast<size_t>(width_);
         *len = static_cast<uint32_t>(width_);
       } else {
         const uint32_t start = dict_->starts[index];
-        *len = LoadLE32(dict_->bytes->data() + start);
-        *ptr = dict_->bytes->data() + start + 4;
+        *len = LoadLE32(dict_->data + start);
+        *ptr = dict_->data + start + 4;
       }
       return true;
     }
@@ -312,8 +315,10 @@ bool NoLogicalType(const parquet::ColumnDescriptor& descr) {
   return logical == nullptr || logical->is_none();
 }
 
-Status LoadDictionary(const parquet::DictionaryPage& page, int width, const std::string& column,
-                      arrow::MemoryPool* pool, Dictionary* dict) {
+// `page` (a DictionaryPage) into `dict`: in place when `in_place`, else copied into `pool`.
+Status LoadDictionary(std::shared_ptr<parquet::Page> page_ptr, bool in_place, int width,
+                      const std::string& column, arrow::MemoryPool* pool, Dictionary* dict) {
+  const auto& page = static_cast<const parquet::DictionaryPage&>(*page_ptr);
   if (page.encoding() != parquet::Encoding::PLAIN &&
       page.encoding() != parquet::Encoding::PLAIN_DICTIONARY) {
     return Status::IOError("column '", column, "': dictionary page of unsupported encoding ",
@@ -328,21 +333,36 @@ Status LoadDictionary(const parquet::DictionaryPage& page, int width, const std:
   }
   dict->present = true;
   dict->count = count;
-  const int64_t length = width > 0 ? count * width : size;
-  ARROW_ASSIGN_OR_RAISE(dict->bytes, arrow::AllocateBuffer(length, pool));
-  std::memcpy(dict->bytes->mutable_data(), data, static_cast<size_t>(length));
-  dict->starts.clear();
+  dict->page.reset();
+  dict->copy.reset();
+  if (in_place) {
+    dict->data = data;
+    dict->page = std::move(page_ptr);
+  } else {
+    const int64_t length = width > 0 ? count * width : size;
+    ARROW_ASSIGN_OR_RAISE(dict->copy, arrow::AllocateBuffer(length, pool));
+    std::memcpy(dict->copy->mutable_data(), data, static_cast<size_t>(length));
+    dict->data = dict->copy->data();
+  }
   if (width == 0) {
-    dict->starts.reserve(static_cast<size_t>(count));
+    dict->starts.resize(static_cast<size_t>(count));
+    uint32_t* starts = dict->starts.data();
     int64_t at = 0;
     for (int64_t i = 0; i < count; ++i) {
-      if (at + 4 > size || static_cast<int64_t>(LoadLE32(data + at)) > size - at - 4) {
+      if (at + 4 > size) {
         return Status::IOError("column '", column, "': dictionary page value ", i,
                                " overruns the page");
       }
-      dict->starts.push_back(static_cast<uint32_t>(at));
-      at += 4 + static_cast<int64_t>(LoadLE32(data + at));
+      const int64_t length = LoadLE32(data + at);
+      if (length > size - at - 4) {
+        return Status::IOError("column '", column, "': dictionary page value ", i,
+                               " overruns the page");
+      }
+      starts[i] = static_cast<uint32_t>(at);
+      at += 4 + length;
     }
+  } else {
+    dict->starts.clear();
   }
   return Status::OK();
 }
@@ -392,7 +412,8 @@ bool IsSparsePageColumn(const parquet::ColumnDescriptor& descr,
 Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
     parquet::PageReader* pages, const parquet::ColumnDescriptor& descr,
     const std::vector<RowRange>& kept, const std::vector<RowRange>& wanted,
-    const std::shared_ptr<arrow::DataType>& type, arrow::MemoryPool* pool) {
+    const std::shared_ptr<arrow::DataType>& type, arrow::MemoryPool* pool,
+    parquet::PageReader* dictionary_pages) {
   const std::string column = descr.path()->ToDotString();
   const int width = FixedWidth(descr.physical_type());
   const bool nullable = descr.max_definition_level() > 0;
@@ -401,6 +422,15 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
   ARROW_ASSIGN_OR_RAISE(auto out, Output::Make(type, width, nullable, total, pool));
 
   Dictionary dict;
+  if (dictionary_pages != nullptr) {
+    std::shared_ptr<parquet::Page> page = dictionary_pages->NextPage();
+    if (page == nullptr || page->type() != parquet::PageType::DICTIONARY_PAGE) {
+      return Status::IOError("column '", column, "': no dictionary page where its metadata ",
+                             "puts one");
+    }
+    ARROW_RETURN_NOT_OK(
+        LoadDictionary(std::move(page), /*in_place=*/true, width, column, pool, &dict));
+  }
   std::vector<uint8_t> levels;     // the page's definition levels as a bitmap
   std::vector<int64_t> ones_upto;  // set bits before each 64-bit word of `levels`
   std::string error;
@@ -416,8 +446,8 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
       return Status::IOError("column '", column, "': its pages end before row ", row);
     }
     if (page->type() == parquet::PageType::DICTIONARY_PAGE) {
-      ARROW_RETURN_NOT_OK(LoadDictionary(static_cast<const parquet::DictionaryPage&>(*page), width,
-                                         column, pool, &dict));
+      ARROW_RETURN_NOT_OK(
+          LoadDictionary(std::move(page), /*in_place=*/false, width, column, pool, &dict));
       continue;
     }
     const bool v2 = page->type() == parquet::PageType::DATA_PAGE_V2;

@@ -44,10 +44,15 @@ bool IsSparsePageColumn(const parquet::ColumnDescriptor& descr,
 /// pages hold, in order (row-group relative, merged); it may grow while pages load (a page
 /// filter that records the pages it keeps). Every wanted row must be kept. The result, of
 /// `type`, is built in `pool`. IOError when a page is malformed or the pages end early.
+///
+/// `dictionary_pages`, when given, yields the chunk's dictionary page (and `pages` its data
+/// pages only): the dictionary is then read in place, in that reader's own buffer, instead
+/// of being copied out of the one buffer `pages` decompresses every page into.
 Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
     parquet::PageReader* pages, const parquet::ColumnDescriptor& descr,
     const std::vector<RowRange>& kept, const std::vector<RowRange>& wanted,
-    const std::shared_ptr<arrow::DataType>& type, arrow::MemoryPool* pool);
+    const std::shared_ptr<arrow::DataType>& type, arrow::MemoryPool* pool,
+    parquet::PageReader* dictionary_pages = nullptr);
 
 /// A page reader over pages already in memory, handed out in order (tests and fuzzing build
 /// pages by hand).

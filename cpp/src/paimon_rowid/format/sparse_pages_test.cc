@@ -13,6 +13,7 @@
 #include "arrow/array.h"
 #include "arrow/buffer.h"
 #include "arrow/builder.h"
+#include "arrow/memory_pool.h"
 #include "parquet/column_page.h"
 #include "parquet/schema.h"
 
@@ -224,6 +225,64 @@ TEST(SparsePagesTest, KeptRowsPlacePagesAndPlainStrings) {
   arrow::StringBuilder b;
   ASSERT_TRUE(b.AppendValues({"", "ccc", "dd", "zzz"}).ok());
   EXPECT_TRUE((*got)->Equals(*b.Finish().ValueOrDie())) << (*got)->ToString();
+}
+
+TEST(SparsePagesTest, ADictionaryPageOfItsOwnIsReadInPlace) {
+  // 20,000 distinct strings (~300 KB of dictionary), two pages of indices into them.
+  auto column =
+      MakeColumn(parquet::Type::BYTE_ARRAY, /*optional=*/false, parquet::LogicalType::String());
+  std::vector<std::string> dict;
+  Bytes dict_bytes;
+  for (int i = 0; i < 20000; ++i) {
+    dict.push_back("value-" + std::to_string(i * 7919));
+    PutLE32(static_cast<uint32_t>(dict.back().size()), &dict_bytes);
+    dict_bytes.insert(dict_bytes.end(), dict.back().begin(), dict.back().end());
+  }
+  auto dictionary_page = std::make_shared<parquet::DictionaryPage>(
+      ToBuffer(dict_bytes), static_cast<int32_t>(dict.size()), parquet::Encoding::PLAIN);
+  std::mt19937_64 rng(3);
+  std::vector<uint32_t> indices;
+  for (int i = 0; i < 2000; ++i) indices.push_back(static_cast<uint32_t>(rng() % dict.size()));
+  auto data_page = [&](int p) {
+    std::vector<uint32_t> part(indices.begin() + p * 1000, indices.begin() + (p + 1) * 1000);
+    return V1({}, Indices(part, 15, 4, 6), 1000, parquet::Encoding::RLE_DICTIONARY);
+  };
+  const std::vector<RowRange> kept{{0, 1999}};
+  const std::vector<RowRange> wanted{{3, 3}, {500, 510}, {1999, 1999}};
+  arrow::StringBuilder b;
+  for (const auto& r : wanted) {
+    for (int64_t i = r.from; i <= r.to; ++i) {
+      ASSERT_TRUE(b.Append(dict[indices[static_cast<size_t>(i)]]).ok());
+    }
+  }
+  auto expected = b.Finish().ValueOrDie();
+
+  // One reader for every page: the dictionary is copied out of it (into the pool).
+  arrow::ProxyMemoryPool copied(arrow::default_memory_pool());
+  PageListReader all({dictionary_page, data_page(0), data_page(1)});
+  auto one = GatherSparsePages(&all, *column->descr(), kept, wanted, arrow::utf8(), &copied);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_TRUE((*one)->Equals(*expected));
+  EXPECT_GE(copied.max_memory(), static_cast<int64_t>(dict_bytes.size()));
+
+  // A reader of its own for the dictionary: read where it is, nothing of its size allocated.
+  arrow::ProxyMemoryPool in_place(arrow::default_memory_pool());
+  PageListReader dictionary_only({dictionary_page});
+  PageListReader data_only({data_page(0), data_page(1)});
+  auto two = GatherSparsePages(&data_only, *column->descr(), kept, wanted, arrow::utf8(), &in_place,
+                               &dictionary_only);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_TRUE((*two)->Equals(*expected));
+  EXPECT_LT(in_place.max_memory(), static_cast<int64_t>(dict_bytes.size()) / 10);
+
+  // A dictionary reader that yields no dictionary page: the chunk's metadata lied.
+  PageListReader not_a_dictionary({data_page(0)});
+  PageListReader rest({data_page(1)});
+  auto bad = GatherSparsePages(&rest, *column->descr(), kept, wanted, arrow::utf8(),
+                               arrow::default_memory_pool(), &not_a_dictionary);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsIOError()) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("no dictionary page"), std::string::npos);
 }
 
 TEST(SparsePagesTest, MalformedPagesAreIOErrors) {
