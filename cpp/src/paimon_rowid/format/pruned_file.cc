@@ -97,10 +97,15 @@ class PrunedFile : public parquet::ParquetFileReader::Contents {
     } else {
       const int64_t total = col->total_compressed_size();
       PARQUET_ASSIGN_OR_THROW(bytes, file_->ReadAt(start, total));
-      if (bytes->size() != total || total < prefix) {
+      if (bytes->size() != total) {
         throw parquet::ParquetException("column chunk is truncated (read " +
                                         std::to_string(bytes->size()) + " of " +
                                         std::to_string(total) + " bytes)");
+      }
+      if (total <= prefix) {
+        throw parquet::ParquetException("column chunk metadata puts its data pages at " +
+                                        std::to_string(prefix) + " bytes into a chunk of " +
+                                        std::to_string(total));
       }
     }
     SparseReaders out;
