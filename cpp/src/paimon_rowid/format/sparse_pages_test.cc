@@ -328,6 +328,35 @@ TEST(SparsePagesTest, MalformedPagesAreIOErrors) {
   ASSERT_FALSE(got.ok());
   EXPECT_TRUE(got.status().IsIOError());
   EXPECT_NE(got.status().message().find("overruns"), std::string::npos);
+
+  // A string dictionary whose second value's length prefix, or its bytes, run past the page.
+  auto string_dictionary = [](const Bytes& bytes, int32_t count) {
+    return std::make_shared<parquet::DictionaryPage>(ToBuffer(bytes), count,
+                                                     parquet::Encoding::PLAIN);
+  };
+  const Bytes zeros = Indices(std::vector<uint32_t>(1, 0), 1, 1, 1);
+  Bytes cut_prefix;
+  PutLE32(1, &cut_prefix);
+  cut_prefix.push_back('a');
+  cut_prefix.push_back(2);  // one byte of the next value's 4-byte length
+  Bytes cut_value;
+  PutLE32(1, &cut_value);
+  cut_value.push_back('a');
+  PutLE32(3, &cut_value);
+  cut_value.push_back('b');
+  for (const auto& [bytes, text] :
+       {std::pair{cut_prefix, std::string("value 1 of 2: its length prefix overruns the page of "
+                                          "6 bytes")},
+        std::pair{cut_value, std::string("value 1 of 2 (3 bytes at offset 9) overruns the page "
+                                         "of 10 bytes")}}) {
+    auto dict = Gather(*strings,
+                       {string_dictionary(bytes, 2),
+                        V1({}, zeros, 1, parquet::Encoding::RLE_DICTIONARY)},
+                       {{0, 0}}, {{0, 0}}, arrow::utf8());
+    ASSERT_FALSE(dict.ok());
+    EXPECT_TRUE(dict.status().IsIOError()) << dict.status().ToString();
+    EXPECT_NE(dict.status().message().find(text), std::string::npos) << dict.status().ToString();
+  }
 }
 
 }  // namespace
