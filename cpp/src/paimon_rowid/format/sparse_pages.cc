@@ -350,15 +350,14 @@ Status LoadDictionary(std::shared_ptr<parquet::Page> page_ptr, bool in_place, in
     int64_t at = 0;
     for (int64_t i = 0; i < count; ++i) {
       if (at + 4 > size) {
-        return Status::IOError("column '", column, "': dictionary page value ", i, " of ",
-                               count, ": its length prefix overruns the page of ", size,
-                               " bytes");
+        return Status::IOError("column '", column, "': dictionary page value ", i, " of ", count,
+                               ": its length prefix overruns the page of ", size, " bytes");
       }
       const int64_t length = LoadLE32(data + at);
       if (length > size - at - 4) {
-        return Status::IOError("column '", column, "': dictionary page value ", i, " of ",
-                               count, " (", length, " bytes at offset ", at + 4,
-                               ") overruns the page of ", size, " bytes");
+        return Status::IOError("column '", column, "': dictionary page value ", i, " of ", count,
+                               " (", length, " bytes at offset ", at + 4, ") overruns the page of ",
+                               size, " bytes");
       }
       starts[i] = static_cast<uint32_t>(at);
       at += 4 + length;

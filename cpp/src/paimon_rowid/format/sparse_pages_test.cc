@@ -349,10 +349,10 @@ TEST(SparsePagesTest, MalformedPagesAreIOErrors) {
                                           "6 bytes")},
         std::pair{cut_value, std::string("value 1 of 2 (3 bytes at offset 9) overruns the page "
                                          "of 10 bytes")}}) {
-    auto dict = Gather(*strings,
-                       {string_dictionary(bytes, 2),
-                        V1({}, zeros, 1, parquet::Encoding::RLE_DICTIONARY)},
-                       {{0, 0}}, {{0, 0}}, arrow::utf8());
+    auto dict =
+        Gather(*strings,
+               {string_dictionary(bytes, 2), V1({}, zeros, 1, parquet::Encoding::RLE_DICTIONARY)},
+               {{0, 0}}, {{0, 0}}, arrow::utf8());
     ASSERT_FALSE(dict.ok());
     EXPECT_TRUE(dict.status().IsIOError()) << dict.status().ToString();
     EXPECT_NE(dict.status().message().find(text), std::string::npos) << dict.status().ToString();
