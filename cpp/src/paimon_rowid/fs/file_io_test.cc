@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "arrow/io/file.h"
+#include "paimon_rowid/fs/local_file_io.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/testing/temp_dir.h"
 
@@ -64,6 +65,18 @@ TEST(FileIOTest, DataFilesOnALocalDiskAreReadThroughOneMapping) {
     ASSERT_OK_AND_ASSIGN(auto tail, file->ReadAt(bytes.size() - 10, 100));
     EXPECT_EQ(tail->ToString(), bytes.substr(bytes.size() - 10));  // short at the end
   }
+  // A file below LocalFileIO::kMinMappedFileBytes is read with pread: its mapping would cost
+  // more than the copy it spares. An unknown size (0) maps.
+  const std::string small_path = JoinPath(dir.path(), "bucket-0/data-1.parquet");
+  const std::string small(LocalFileIO::kMinMappedFileBytes - 1, 'y');
+  ASSERT_OK(io->WriteFile(small_path, small));
+  ASSERT_OK_AND_ASSIGN(auto small_file,
+                       io->OpenInputMapped(small_path, static_cast<int64_t>(small.size())));
+  EXPECT_EQ(dynamic_cast<arrow::io::MemoryMappedFile*>(small_file.get()), nullptr);
+  ASSERT_OK_AND_ASSIGN(auto small_tail, small_file->ReadAt(small.size() - 3, 10));
+  EXPECT_EQ(small_tail->ToString(), "yyy");
+  ASSERT_OK_AND_ASSIGN(auto unknown_size, io->OpenInputMapped(small_path, 0));
+  EXPECT_NE(dynamic_cast<arrow::io::MemoryMappedFile*>(unknown_size.get()), nullptr);
   // A filesystem whose pages are not this machine's (here procfs) is read with pread: a
   // mapped page it failed to supply would kill the process (SIGBUS) instead of failing a read.
   ASSERT_OK_AND_ASSIGN(auto proc, io->OpenInputMapped("/proc/self/status", -1));

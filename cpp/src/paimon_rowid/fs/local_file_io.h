@@ -15,6 +15,9 @@ class LocalFileIO final : public FileIO {
   Status CheckUri(const std::string& uri) const override;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInput(
       const std::string& path, arrow::MemoryPool* pool) const override;
+  /// Data files of kMinMappedFileBytes or more are mapped (see MapForReading); smaller ones,
+  /// and files on filesystems not mapped, are read with pread as OpenInput.
+  static constexpr int64_t kMinMappedFileBytes = 1 << 20;
   Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputMapped(
       const std::string& path, int64_t size, arrow::MemoryPool* pool) const override;
   Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
