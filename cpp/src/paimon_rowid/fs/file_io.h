@@ -76,9 +76,9 @@ class FileIO {
     return OpenInput(path, pool);
   }
   /// As OpenInputWithSize, for a file read in pieces that are decoded and dropped (a Parquet
-  /// data file's column chunks and pages): on the local filesystem the file is memory-mapped,
-  /// so a read is a slice of the page cache instead of a copy into a fresh buffer. Elsewhere
-  /// OpenInputWithSize.
+  /// data file's column chunks and pages): on the local filesystem a file of 1 MiB or more is
+  /// memory-mapped, so a read is a slice of the page cache instead of a copy into a fresh
+  /// buffer (LocalFileIO::kMinMappedFileBytes). Elsewhere OpenInputWithSize.
   virtual Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenInputMapped(
       const std::string& path, int64_t size,
       arrow::MemoryPool* pool = arrow::default_memory_pool()) const {
