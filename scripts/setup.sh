@@ -88,8 +88,8 @@ else
 fi
 
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
-REQUIREMENTS=('pyarrow==22.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
-  'pandas>=1.5,<3' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
+REQUIREMENTS=('pyarrow==26.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
+  'pandas>=1.5,<4' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
   'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
   "datafusion>=54; python_version >= '3.10'")
 

@@ -1,6 +1,6 @@
 """Harness for the pypaimon oracle.
 
-pypaimon 2.1.0 pins pyarrow<20 while we pin pyarrow 22, so it lives in its own virtualenv
+pypaimon 2.1.0 pins pyarrow<20 while we pin pyarrow 26, so it lives in its own virtualenv
 (``$PAIMON_ROWID_ORACLE_VENV``, default ``.venv-oracle`` at the repository root, as
 ``scripts/setup.sh`` makes it) and is driven through ``driver.py`` subprocesses that share the
 warehouse directory with the test process. Tables cross the process boundary as Arrow IPC

@@ -311,9 +311,9 @@ Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadSelectedRows(
   arrow_props.set_pre_buffer(false);  // PreBuffer requires the library's own contents
   arrow_props.set_use_threads(false);
   arrow_props.set_io_context(arrow::io::IOContext(in.pool));
-  std::unique_ptr<parquet::arrow::FileReader> reader;
-  ARROW_RETURN_NOT_OK(
-      parquet::arrow::FileReader::Make(in.pool, std::move(parquet_reader), arrow_props, &reader));
+  ARROW_ASSIGN_OR_RAISE(
+      std::unique_ptr<parquet::arrow::FileReader> reader,
+      parquet::arrow::FileReader::Make(in.pool, std::move(parquet_reader), arrow_props));
 
   arrow::compute::ExecContext ctx(in.pool);
   std::vector<std::shared_ptr<arrow::ChunkedArray>> out;

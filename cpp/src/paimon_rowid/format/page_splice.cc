@@ -515,9 +515,11 @@ Status ParquetPageSplice::Write(
     group_builder->Finish(group_bytes, /*row_group_ordinal=*/0);
     if (page_index) {
       page_index->Finish();
-      parquet::PageIndexLocation location;
-      page_index->WriteTo(sink.get(), &location);
-      file_builder->SetPageIndexLocation(location);
+      const auto locations = page_index->WriteTo(sink.get());
+      file_builder->SetIndexLocations(parquet::IndexKind::kColumnIndex,
+                                      locations.column_index_locations);
+      file_builder->SetIndexLocations(parquet::IndexKind::kOffsetIndex,
+                                      locations.offset_index_locations);
     }
     auto metadata = file_builder->Finish();
     parquet::WriteFileMetaData(*metadata, sink.get());

@@ -1,6 +1,7 @@
 #include "paimon_rowid/format/sparse_pages.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -527,7 +528,7 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
         ones_upto[static_cast<size_t>(i)] = ones;
         uint64_t word;
         std::memcpy(&word, levels.data() + i * 8, 8);
-        ones += arrow::bit_util::PopCount(word);
+        ones += std::popcount(word);
       }
     }
     const auto encoding = data_page.encoding();
@@ -553,7 +554,7 @@ Result<std::shared_ptr<arrow::Array>> GatherSparsePages(
         uint64_t word;
         std::memcpy(&word, levels.data() + (pos >> 6) * 8, 8);
         const uint64_t below = word & ((uint64_t{1} << (pos & 63)) - 1);
-        index = ones_upto[static_cast<size_t>(pos >> 6)] + arrow::bit_util::PopCount(below);
+        index = ones_upto[static_cast<size_t>(pos >> 6)] + std::popcount(below);
       }
       if (valid) {
         const uint8_t* ptr;
