@@ -3,6 +3,7 @@
 #include <numeric>
 #include <set>
 
+#include "paimon_rowid/commit/commit_delta.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
@@ -440,5 +441,103 @@ TEST(ManifestMergeTest, FoldsAddAndDeleteInsideTheRunAndKeepsOtherDeletes) {
   opts.merge_min_count = 4;
   EXPECT_EQ(MergeSmallManifests(table, metas, opts, &written).ValueOrDie(), metas);
 }
+
+namespace {
+
+ManifestEntry DataEntry(const std::string& file, FileKind kind = FileKind::kAdd) {
+  ManifestEntry e;
+  e.kind = kind;
+  e.file.file_name = file;
+  e.file.row_count = 10;
+  return e;
+}
+
+// An index file of bucket 0 holding one deletion vector per data file in `keyed`.
+IndexManifestEntry VectorsFile(const std::string& name, const std::vector<std::string>& keyed) {
+  IndexManifestEntry e;
+  e.index_type = kDeletionVectorsIndex;
+  e.file_name = name;
+  std::vector<DeletionVectorRange> ranges;
+  for (const auto& f : keyed) ranges.push_back(DeletionVectorRange{f, 0, 8, 1});
+  e.dv_ranges = ranges;
+  return e;
+}
+
+bool IsConflict(const Status& st) {
+  return !st.ok() && GetErrorKind(st) && *GetErrorKind(st) == ErrorKind::kCommitConflict;
+}
+
+TEST(CommitDeltaTest, DeltaOfMessagesKeepsTheOldestBaseSnapshot) {
+  CommitMessage a;
+  a.partition = "p";
+  a.bucket = 3;
+  a.new_files.push_back(DataEntry("new").file);
+  a.deleted_files.push_back(DataEntry("old").file);
+  a.check_from_snapshot = 7;
+  CommitMessage b;
+  b.new_index_files.push_back(VectorsFile("idx", {"new"}));
+  b.check_from_snapshot = 5;
+  const CommitDelta delta = DeltaOf({a, b});
+  ASSERT_EQ(delta.entries.size(), 2u);
+  EXPECT_EQ(delta.entries[0].kind, FileKind::kAdd);
+  EXPECT_EQ(delta.entries[1].kind, FileKind::kDelete);
+  EXPECT_EQ(delta.entries[1].bucket, 3);
+  EXPECT_EQ(delta.entries[1].partition, "p");
+  EXPECT_TRUE(delta.deletes_files());
+  EXPECT_TRUE(delta.changes_index());
+  EXPECT_EQ(delta.check_from, 5);
+  EXPECT_TRUE(DeltaOf({}).empty());
+}
+
+TEST(CommitDeltaTest, DataFilesAgainstTheLatestSnapshot) {
+  const std::vector<ManifestEntry> live = {DataEntry("d1"), DataEntry("d2")};
+  // Adding a live file again: the messages were committed before (no conflict kind).
+  Status twice = CheckNotCommitted(live, {DataEntry("d2")}, 4);
+  EXPECT_TRUE(twice.IsInvalid());
+  EXPECT_EQ(GetErrorKind(twice), nullptr);
+  EXPECT_NE(twice.message().find("snapshot 4"), std::string::npos) << twice.message();
+  EXPECT_OK(CheckNotCommitted(live, {DataEntry("d3")}, 4));
+  // Replacing a file that is no longer live: a conflict.
+  EXPECT_OK(CheckDeletesLive(live, {DataEntry("d1", FileKind::kDelete)}, 4));
+  EXPECT_TRUE(IsConflict(CheckDeletesLive(live, {DataEntry("gone", FileKind::kDelete)}, 4)));
+}
+
+TEST(CommitDeltaTest, DeletionVectorChangesAgainstTheLatestSnapshot) {
+  const std::vector<ManifestEntry> live = {DataEntry("d1"), DataEntry("d2")};
+  const std::vector<IndexManifestEntry> live_index = {VectorsFile("idx1", {"d1"})};
+  CommitDelta replace;  // a delete that rewrites d1's vector and adds one for d2
+  replace.index_deletes = {VectorsFile("idx1", {"d1"})};
+  replace.index_adds = {VectorsFile("idx2", {"d1", "d2"})};
+  ASSERT_OK(CheckIndexChanges(live, live_index, replace, 4));
+  auto after = ApplyIndexChanges(live_index, replace);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].file_name, "idx2");
+
+  CommitDelta stale = replace;  // planned on an index file a concurrent delete replaced
+  stale.index_deletes = {VectorsFile("idx0", {"d1"})};
+  EXPECT_TRUE(IsConflict(CheckIndexChanges(live, live_index, stale, 4)));
+
+  CommitDelta second;  // a second vector for d1 while idx1's survives
+  second.index_adds = {VectorsFile("idx2", {"d1"})};
+  EXPECT_TRUE(IsConflict(CheckIndexChanges(live, live_index, second, 4)));
+
+  CommitDelta orphan;  // a vector for a data file a compaction replaced
+  orphan.index_adds = {VectorsFile("idx2", {"gone"})};
+  EXPECT_TRUE(IsConflict(CheckIndexChanges(live, live_index, orphan, 4)));
+
+  CommitDelta compaction;  // replaces d1, whose deleted rows would come back
+  compaction.entries = {DataEntry("d1", FileKind::kDelete), DataEntry("d1c")};
+  EXPECT_TRUE(IsConflict(CheckIndexChanges(live, live_index, compaction, 4)));
+  compaction.entries = {DataEntry("d2", FileKind::kDelete), DataEntry("d2c")};
+  EXPECT_OK(CheckIndexChanges(live, live_index, compaction, 4));
+
+  CommitDelta again;  // the same index file committed twice: not a conflict, a repeat
+  again.index_adds = {VectorsFile("idx1", {"d1"})};
+  Status repeat = CheckIndexChanges(live, live_index, again, 4);
+  EXPECT_TRUE(repeat.IsInvalid());
+  EXPECT_EQ(GetErrorKind(repeat), nullptr);
+}
+
+}  // namespace
 
 }  // namespace paimon_rowid

@@ -7,12 +7,11 @@
 #include <cstring>
 #include <map>
 #include <random>
-#include <set>
 #include <thread>
-#include <tuple>
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/commit/commit_delta.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/common/clock.h"
@@ -109,90 +108,6 @@ Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start)
   return start;
 }
 
-// Messages this table can commit: prepared for this table, each file named once, and every
-// file present with the size its message records. A message committed before, aborted, or
-// prepared for another table fails here, before anything is written, with a message that says
-// which; the files are not ours to delete then.
-Status CheckMessages(const Table& table, const std::vector<CommitMessage>& messages) {
-  std::set<std::pair<std::string, std::string>> seen;  // (directory, file name)
-  for (const auto& msg : messages) {
-    if (!msg.table_path.empty() && msg.table_path != table.path()) {
-      return Status::Invalid("commit message was prepared for the table at '", msg.table_path,
-                             "', not for this table at '", table.path(),
-                             "'; commit it through its own table");
-    }
-    for (const auto& f : msg.new_files) {
-      ARROW_ASSIGN_OR_RAISE(auto path, DataFilePath(table, msg.partition, msg.bucket, f));
-      std::string dir = path.substr(0, path.rfind('/'));
-      if (!seen.emplace(dir, f.file_name).second) {
-        return Status::Invalid("data file '", path,
-                               "' is named twice in this commit; a snapshot may add a file once");
-      }
-      auto size = table.file_io()->FileSize(path);
-      if (!size.ok()) {
-        return Status::Invalid("data file '", path, "' named by a commit message does not exist (",
-                               size.status().message(),
-                               "): the message was aborted, or prepared for another table");
-      }
-      if (*size != f.file_size) {
-        return Status::Invalid("data file '", path, "' has ", *size,
-                               " bytes but its commit message records ", f.file_size,
-                               ": it was replaced or damaged after it was written");
-      }
-    }
-    for (const auto& e : msg.new_index_files) {
-      const std::string path = IndexEntryPath(table, e);
-      if (!seen.emplace("index", e.file_name).second) {
-        return Status::Invalid("index file '", path,
-                               "' is named twice in this commit; a snapshot may add a file once");
-      }
-      auto size = table.file_io()->FileSize(path);
-      if (!size.ok() || *size != e.file_size) {
-        return Status::Invalid("index file '", path, "' named by a commit message ",
-                               size.ok() ? "has another size than it records" : "does not exist",
-                               ": the message was aborted, or prepared for another table");
-      }
-    }
-  }
-  return Status::OK();
-}
-
-// The delta adds no file that `live` (the latest snapshot's entries) already holds: the same
-// messages committed twice would make every later read fail.
-Status CheckNotCommitted(const std::vector<ManifestEntry>& live,
-                         const std::vector<ManifestEntry>& delta, int64_t latest_id) {
-  std::set<std::tuple<std::string, int32_t, std::string>> names;
-  for (const auto& e : delta) {
-    if (e.kind == FileKind::kAdd) names.emplace(e.partition, e.bucket, e.file.file_name);
-  }
-  for (const auto& e : live) {
-    if (names.count({e.partition, e.bucket, e.file.file_name})) {
-      return Status::Invalid("data file '", e.file.file_name,
-                             "' is already committed (it is live in snapshot ", latest_id,
-                             "); these commit messages were committed before");
-    }
-  }
-  return Status::OK();
-}
-
-// Every file the delta deletes is live in `live`: a compaction whose inputs were replaced
-// meanwhile (another compaction, an overwrite) must not commit.
-Status CheckDeletesLive(const std::vector<ManifestEntry>& live,
-                        const std::vector<ManifestEntry>& delta, int64_t latest_id) {
-  std::set<std::tuple<std::string, int32_t, std::string>> names;
-  for (const auto& e : live) names.emplace(e.partition, e.bucket, e.file.file_name);
-  for (const auto& e : delta) {
-    if (e.kind != FileKind::kDelete) continue;
-    if (!names.count({e.partition, e.bucket, e.file.file_name})) {
-      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                           "data file '" + e.file.file_name + "' this commit replaces is no " +
-                               "longer live in snapshot " + std::to_string(latest_id) +
-                               ": a concurrent compaction or overwrite replaced it first");
-    }
-  }
-  return Status::OK();
-}
-
 // The table options one commit reads, once, before its first attempt.
 struct CommitSettings {
   int64_t max_retries = 10;
@@ -217,149 +132,6 @@ struct CommitSettings {
     return s;
   }
 };
-
-// The entries a commit adds and the oldest base snapshot its messages were planned on.
-struct CommitDelta {
-  std::vector<ManifestEntry> entries;
-  std::optional<int64_t> check_from;
-  // Index files (deletion vectors) added and replaced, partition and bucket set.
-  std::vector<IndexManifestEntry> index_adds;
-  std::vector<IndexManifestEntry> index_deletes;
-
-  bool empty() const { return entries.empty() && index_adds.empty() && index_deletes.empty(); }
-  bool changes_index() const { return !index_adds.empty() || !index_deletes.empty(); }
-};
-
-CommitDelta DeltaOf(const std::vector<CommitMessage>& messages) {
-  CommitDelta delta;
-  for (const auto& msg : messages) {
-    auto add = [&](const DataFileMeta& f, FileKind kind) {
-      ManifestEntry e;
-      e.kind = kind;
-      e.partition = msg.partition;
-      e.bucket = msg.bucket;
-      e.total_buckets = msg.total_buckets;
-      e.file = f;
-      delta.entries.push_back(std::move(e));
-    };
-    for (const auto& f : msg.new_files) add(f, FileKind::kAdd);
-    for (const auto& f : msg.deleted_files) add(f, FileKind::kDelete);
-    auto add_index = [&](IndexManifestEntry e, std::vector<IndexManifestEntry>* out) {
-      e.kind = FileKind::kAdd;
-      e.partition = msg.partition;
-      e.bucket = msg.bucket;
-      out->push_back(std::move(e));
-    };
-    for (const auto& e : msg.new_index_files) add_index(e, &delta.index_adds);
-    for (const auto& e : msg.deleted_index_files) add_index(e, &delta.index_deletes);
-    if (msg.check_from_snapshot) {
-      delta.check_from = delta.check_from ? std::min(*delta.check_from, *msg.check_from_snapshot)
-                                          : *msg.check_from_snapshot;
-    }
-  }
-  return delta;
-}
-
-using IndexKey = std::tuple<std::string, int32_t, std::string>;  // partition, bucket, file
-
-IndexKey KeyOf(const IndexManifestEntry& e) { return {e.partition, e.bucket, e.file_name}; }
-
-// pypaimon's message for a deletion-vector conflict, then the snapshot and what to do.
-Status DvConflict(const std::string& what, int64_t latest_id) {
-  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                       "Deletion vector index conflict detected: " + what + " (latest snapshot " +
-                           std::to_string(latest_id) + "); plan the delete again.");
-}
-
-// The index side of a commit against the latest snapshot's live data files and index
-// entries: the index files it replaces are still live (else a concurrent delete changed the
-// same bucket's vectors first), every vector it adds is keyed by a data file that stays live
-// (else a concurrent compaction replaced the anchor), and no live vector is keyed by a data
-// file the commit deletes (the rows it hides would come back).
-Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
-                         const std::vector<IndexManifestEntry>& live_index,
-                         const CommitDelta& delta, int64_t latest_id) {
-  std::set<IndexKey> live_names;
-  for (const auto& e : live_index) live_names.insert(KeyOf(e));
-  for (const auto& e : delta.index_adds) {
-    if (live_names.count(KeyOf(e))) {
-      return Status::Invalid("index file '", e.file_name, "' is already committed (it is live in ",
-                             "snapshot ", latest_id,
-                             "); these commit messages were committed "
-                             "before");
-    }
-  }
-  std::set<IndexKey> replaced;
-  for (const auto& e : delta.index_deletes) {
-    if (!live_names.count(KeyOf(e))) {
-      return DvConflict("index file " + e.file_name +
-                            " is not present in the latest snapshot. A concurrent delete "
-                            "replaced the deletion vectors of this bucket first",
-                        latest_id);
-    }
-    replaced.insert(KeyOf(e));
-  }
-  std::set<IndexKey> data_after;  // (partition, bucket, data file) live after the commit
-  for (const auto& e : live) data_after.emplace(e.partition, e.bucket, e.file.file_name);
-  std::set<IndexKey> data_deleted;
-  for (const auto& e : delta.entries) {
-    IndexKey key{e.partition, e.bucket, e.file.file_name};
-    if (e.kind == FileKind::kAdd) {
-      data_after.insert(key);
-    } else {
-      data_after.erase(key);
-      data_deleted.insert(key);
-    }
-  }
-  // (partition, bucket, data file) -> the surviving live index file holding its vector
-  std::map<IndexKey, std::string> vectors_after;
-  for (const auto& e : live_index) {
-    if (replaced.count(KeyOf(e)) || e.index_type != kDeletionVectorsIndex) continue;
-    for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
-      vectors_after.emplace(IndexKey{e.partition, e.bucket, r.data_file}, e.file_name);
-    }
-  }
-  for (const auto& e : delta.index_adds) {
-    for (const auto& r : e.dv_ranges.value_or(std::vector<DeletionVectorRange>{})) {
-      auto newer = vectors_after.find({e.partition, e.bucket, r.data_file});
-      if (newer != vectors_after.end()) {
-        return DvConflict("data file " + r.data_file +
-                              " already has a newer deletion vector index file " + newer->second +
-                              ". A concurrent delete of the same file group committed first",
-                          latest_id);
-      }
-      if (!data_after.count({e.partition, e.bucket, r.data_file})) {
-        return DvConflict("data file " + r.data_file +
-                              " is not present in the latest snapshot. A concurrent "
-                              "compaction or partition delete replaced it",
-                          latest_id);
-      }
-    }
-  }
-  for (const auto& [key, index_file] : vectors_after) {
-    if (data_deleted.count(key)) {
-      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
-                           "data file '" + std::get<2>(key) + "' this commit replaces has " +
-                               "deleted rows (index file '" + index_file +
-                               "'), committed concurrently; plan again on snapshot " +
-                               std::to_string(latest_id));
-    }
-  }
-  return Status::OK();
-}
-
-// The latest snapshot's live index entries with the commit's index changes applied.
-std::vector<IndexManifestEntry> ApplyIndexChanges(std::vector<IndexManifestEntry> live,
-                                                  const CommitDelta& delta) {
-  std::set<IndexKey> replaced;
-  for (const auto& e : delta.index_deletes) replaced.insert(KeyOf(e));
-  std::vector<IndexManifestEntry> out;
-  for (auto& e : live) {
-    if (!replaced.count(KeyOf(e))) out.push_back(std::move(e));
-  }
-  out.insert(out.end(), delta.index_adds.begin(), delta.index_adds.end());
-  return out;
-}
 
 // The two manifest lists of a new snapshot.
 struct ManifestLists {
@@ -523,9 +295,7 @@ struct Committer::Attempt {
   // on a base snapshot) no data-evolution conflict.
   Status CheckConflicts(const std::optional<Snapshot>& latest) {
     const bool compact = kind == "COMPACT";
-    const bool deletes_files =
-        std::any_of(delta.entries.begin(), delta.entries.end(),
-                    [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; });
+    const bool deletes_files = delta.deletes_files();
     live_index.clear();
     if (!latest) {
       if (compact || deletes_files) ARROW_RETURN_NOT_OK(CheckDeletesLive({}, delta.entries, 0));
@@ -728,11 +498,8 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   if (delta.empty()) return std::nullopt;
   // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
   // in Java and pypaimon.
-  const bool deletes_files =
-      std::any_of(delta.entries.begin(), delta.entries.end(),
-                  [](const ManifestEntry& e) { return e.kind == FileKind::kDelete; });
   const std::string kind =
-      options_.commit_kind == "APPEND" && (delta.changes_index() || deletes_files)
+      options_.commit_kind == "APPEND" && (delta.changes_index() || delta.deletes_files())
           ? std::string("OVERWRITE")
           : options_.commit_kind;
   // Refused messages are not this commit's to clean up (they may belong to a snapshot).
