@@ -138,6 +138,25 @@ def test_read_paimon_validation(ray_session, warehouse, case, kwargs, error):
         read_paimon(args.pop("table_identifier"), args.pop("catalog_options"), **args)
 
 
+def test_to_ray_concurrency_above_the_read_tasks_is_capped_silently(ray_session, warehouse):
+    """One split and concurrency=2 (the seed's read): the Dataset reads it with one task and
+    Ray has no cap it cannot reach to warn about."""
+    import warnings
+    table = _create(warehouse, partitioned=False)
+    _write(table, _rows(0, 20))
+    builder = table.new_read_builder()
+    splits = builder.new_scan().plan().splits()
+    assert len(splits) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = builder.new_read().to_ray(splits, concurrency=2, ray_remote_args={"num_cpus": 0.5})
+        assert ds.materialize().count() == 20  # runs the read tasks
+    unreachable = [str(w.message) for w in caught if "concurrent tasks" in str(w.message)]
+    assert unreachable == []
+    with pytest.raises(ValueError):  # what Ray refuses stays refused
+        builder.new_read().to_ray(splits, concurrency=0).count()
+
+
 # ---------------------------------------------------------------------------- write_paimon
 
 def test_write_paimon_one_snapshot_read_by_pypaimon(ray_session, warehouse, oracle):

@@ -78,13 +78,19 @@ def splits_to_ray(table_read, splits: Sequence[Any], *,
     source = _make_datasource(table_read._table._native, table_read._read_fields, predicate,
                               table_read._limit, native_splits, schema)
     kwargs: Dict[str, Any] = dict(read_args)
-    if concurrency is not None:
-        kwargs["concurrency"] = concurrency
     # Without a block count Ray asks for ~200 read tasks and, given fewer, cuts each task's
     # output into many blocks (SplitBlocks), which costs more than the read: by default one
     # read task, and one block, per split (pypaimon's default leaves it to Ray).
     kwargs["override_num_blocks"] = (override_num_blocks if override_num_blocks is not None
                                      else len(native_splits))
+    if concurrency is not None:
+        # No more tasks in flight than there are read tasks (_bins makes one per block, at
+        # most one per split): a larger cap changes nothing but makes Ray warn that it
+        # cannot be reached.
+        tasks = min(kwargs["override_num_blocks"], len(native_splits))
+        kwargs["concurrency"] = (min(concurrency, tasks)
+                                 if isinstance(concurrency, int) and concurrency > 0
+                                 else concurrency)
     ds = read_datasource(source, ray_remote_args=ray_remote_args, **kwargs)
     if table_read._limit is not None:
         ds = ds.limit(table_read._limit)
