@@ -153,8 +153,18 @@ def test_to_ray_concurrency_above_the_read_tasks_is_capped_silently(ray_session,
         assert ds.materialize().count() == 20  # runs the read tasks
     unreachable = [str(w.message) for w in caught if "concurrent tasks" in str(w.message)]
     assert unreachable == []
-    with pytest.raises(ValueError):  # what Ray refuses stays refused
-        builder.new_read().to_ray(splits, concurrency=0).count()
+
+
+@pytest.mark.parametrize("concurrency", [0, -1, True, 1.5])
+def test_to_ray_refuses_a_concurrency_that_is_not_a_positive_integer(ray_session, warehouse,
+                                                                     concurrency):
+    """Refused before Ray sees it, the same on every Ray version (2.50 read with 0)."""
+    table = _create(warehouse, partitioned=False)
+    _write(table, _rows(0, 20))
+    builder = table.new_read_builder()
+    splits = builder.new_scan().plan().splits()
+    with pytest.raises(ValueError, match="concurrency must be a positive integer"):
+        builder.new_read().to_ray(splits, concurrency=concurrency)
 
 
 # ---------------------------------------------------------------------------- write_paimon
@@ -245,7 +255,7 @@ def test_write_paimon_failure_deletes_every_file(ray_session, warehouse, mode, e
 
 
 @pytest.mark.parametrize("case", ["overwrite", "not_dataset", "precluster", "missing_table",
-                                  "missing_column"])
+                                  "missing_column", "concurrency"])
 def test_write_paimon_validation(ray_session, warehouse, case):
     from paimon_rowid import TableNotExistException
     from paimon_rowid.ray import write_paimon
@@ -261,6 +271,8 @@ def test_write_paimon_validation(ray_session, warehouse, case):
         kwargs = {"hash_fixed_precluster": "sometimes"}
     elif case == "missing_table":
         target, error = "db.nope", TableNotExistException
+    elif case == "concurrency":
+        kwargs = {"concurrency": 0}
     elif case == "missing_column":
         ds = ray.data.from_arrow(_rows(0, 3).drop_columns(["x"]).rename_columns(
             ["id", "s", "q"]))

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import pyarrow as pa
 
+from .._backfill_core import _positive_int
 from .._lib import native
 
 # An id/update source that is a ``ray.data.Dataset`` is routed on the driver (no scatter
@@ -132,9 +133,8 @@ def _task_options(ray_remote_args: Optional[Mapping[str, Any]]):
         options.pop(key, None)
     if isinstance(concurrency, (tuple, list)):  # Ray Data's (min, max) actor-pool form
         concurrency = concurrency[-1]
-    if concurrency is not None and (isinstance(concurrency, bool)
-                                    or not isinstance(concurrency, int) or concurrency < 1):
-        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}.")
+    if concurrency is not None:
+        _positive_int("concurrency", concurrency)
     return options, concurrency
 
 

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pyarrow as pa
 
 from .._arrow import stream_reader
+from .._backfill_core import _positive_int
 from .._lib import native
 from ._compat import read_datasource
 
@@ -70,6 +71,10 @@ def splits_to_ray(table_read, splits: Sequence[Any], *,
     import ray.data
     if override_num_blocks is not None and override_num_blocks < 1:
         raise ValueError(f"override_num_blocks must be at least 1, got {override_num_blocks}")
+    # Checked here, not left to Ray: Ray 2.50 accepts concurrency=0 and reads anyway, 2.60
+    # refuses it; one answer on every Ray we support.
+    if concurrency is not None:
+        _positive_int("concurrency", concurrency)
     schema = table_read.output_schema()
     native_splits = table_read._native_splits(splits)
     if not native_splits:
@@ -88,9 +93,7 @@ def splits_to_ray(table_read, splits: Sequence[Any], *,
         # most one per split): a larger cap changes nothing but makes Ray warn that it
         # cannot be reached.
         tasks = min(kwargs["override_num_blocks"], len(native_splits))
-        kwargs["concurrency"] = (min(concurrency, tasks)
-                                 if isinstance(concurrency, int) and concurrency > 0
-                                 else concurrency)
+        kwargs["concurrency"] = min(concurrency, tasks)
     ds = read_datasource(source, ray_remote_args=ray_remote_args, **kwargs)
     if table_read._limit is not None:
         ds = ds.limit(table_read._limit)

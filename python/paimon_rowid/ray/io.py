@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List, Optional, Sequence
 
+from .._backfill_core import _positive_int
 from ..catalog import CatalogFactory
 from ..schema import DataType
 from ..write import CommitMessage
@@ -298,9 +299,10 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     Every data file is named from the job id and the write task's index, so a task re-run by
     Ray after its worker died writes its files over the dead attempt's (nothing stray is
     left); only a task whose every attempt died after writing leaves its files behind.
-    Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster``,
-    NotImplementedError for ``overwrite=True``, catalog errors for a missing table, and the
-    innermost worker error (e.g. ValueError for a missing column) when a write task fails.
+    Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster`` or
+    a ``concurrency`` that is not a positive integer, NotImplementedError for
+    ``overwrite=True``, catalog errors for a missing table, and the innermost worker error
+    (e.g. ValueError for a missing column) when a write task fails.
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     ray_data = _ray_data()
     import ray
@@ -310,6 +312,8 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     if hash_fixed_precluster not in _PRECLUSTER_MODES:
         raise ValueError(f"hash_fixed_precluster must be one of {sorted(_PRECLUSTER_MODES)}, "
                          f"got {hash_fixed_precluster!r}")
+    if concurrency is not None:  # Ray's own answer names no argument: "`size` must be >= 1"
+        _positive_int("concurrency", concurrency)
     if overwrite:
         raise NotImplementedError("write_paimon(overwrite=True) is not supported by "
                                   "paimon_rowid yet")
