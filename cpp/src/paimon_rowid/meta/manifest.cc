@@ -4,13 +4,19 @@
 #include <cctype>
 #include <limits>
 
-#include "paimon_rowid/codec/avro.h"
+#include "paimon_rowid/codec/avro_record.h"
 #include "paimon_rowid/codec/binary_row.h"
 
 namespace paimon_rowid {
 
 namespace {
 
+using avro::ArrayItemRecordNode;
+using avro::DecodeRecords;
+using avro::EncodeRecords;
+using avro::Opt;
+using avro::RecordReader;
+using avro::Strings;
 using avro::Value;
 
 // _VERSION is a format identifier, not a schema version (docs/format.md §3.1).
@@ -116,147 +122,20 @@ const std::string& IndexManifestSchema() {
 // ---------------------------------------------------------------------------------------
 // Decoding by field name
 
-// The record node behind a field type, looking through a ["null", record] union.
-const avro::Node* AsRecordNode(const avro::Node* node) {
-  if (node == nullptr) return nullptr;
-  if (node->kind == avro::Node::Kind::kRecord) return node;
-  if (node->kind == avro::Node::Kind::kUnion) {
-    for (const auto& branch : node->children) {
-      if (branch->kind == avro::Node::Kind::kRecord) return branch.get();
-    }
+// Paimon's own record conventions on top of avro::RecordReader.
+Status CheckVersion(const RecordReader& r, int32_t expected) {
+  ARROW_ASSIGN_OR_RAISE(int32_t version, r.Int("_VERSION"));
+  if (version != expected) {
+    return Status::Invalid(r.what(), ": unsupported _VERSION ", version, ", expected ", expected);
   }
-  return nullptr;
+  return Status::OK();
 }
 
-// The record node of an array's items, looking through a ["null", array] union.
-const avro::Node* ArrayItemRecordNode(const avro::Node* node) {
-  if (node != nullptr && node->kind == avro::Node::Kind::kUnion) {
-    for (const auto& branch : node->children) {
-      if (branch->kind == avro::Node::Kind::kArray) node = branch.get();
-    }
-  }
-  if (node == nullptr || node->kind != avro::Node::Kind::kArray || node->children.empty()) {
-    return nullptr;
-  }
-  return AsRecordNode(node->children[0].get());
+Result<FileKind> DecodeKind(const RecordReader& r) {
+  ARROW_ASSIGN_OR_RAISE(int32_t kind, r.Int("_KIND"));
+  if (kind != 0 && kind != 1) return Status::Invalid(r.what(), ": bad _KIND ", kind);
+  return static_cast<FileKind>(kind);
 }
-
-// A decoded record plus its schema, with field access by name. Absent fields and null
-// values read the same: as missing.
-class RecordReader {
- public:
-  static Result<RecordReader> Make(const Value& value, const avro::Node* node, const char* what) {
-    if (node == nullptr) return Status::Invalid(what, ": schema is not a record");
-    ARROW_ASSIGN_OR_RAISE(const Value::Record* record, value.AsRecord());
-    if (record->fields.size() != node->children.size()) {
-      return Status::Invalid(what, ": record does not match its schema");
-    }
-    return RecordReader(record, node, what);
-  }
-
-  const Value* Find(const char* name) const {
-    int index = node_->FieldIndex(name);
-    if (index < 0 || record_->fields[index].is_null()) return nullptr;
-    return &record_->fields[index];
-  }
-  const avro::Node* FieldNode(const char* name) const {
-    int index = node_->FieldIndex(name);
-    return index < 0 ? nullptr : node_->children[index].get();
-  }
-
-  Result<const Value*> Required(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return Status::Invalid(what_, ": required field ", name, " missing");
-    return v;
-  }
-  Result<int64_t> Long(const char* name) const {
-    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
-    return Context(v->AsLong(), name);
-  }
-  Result<int32_t> Int(const char* name) const {
-    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
-    return Context(v->AsInt(), name);
-  }
-  Result<std::string> Bytes(const char* name) const {
-    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
-    ARROW_ASSIGN_OR_RAISE(std::string_view bytes, Context(v->AsBytes(), name));
-    return std::string(bytes);
-  }
-  Result<std::optional<int64_t>> OptLong(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(int64_t x, Context(v->AsLong(), name));
-    return x;
-  }
-  Result<std::optional<int32_t>> OptInt(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(int32_t x, Context(v->AsInt(), name));
-    return x;
-  }
-  Result<std::optional<std::string>> OptBytes(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(std::string_view x, Context(v->AsBytes(), name));
-    return std::string(x);
-  }
-  Result<std::optional<std::vector<std::string>>> OptStrings(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(const Value::Array* array, Context(v->AsArray(), name));
-    std::vector<std::string> out;
-    out.reserve(array->items.size());
-    for (const Value& item : array->items) {
-      ARROW_ASSIGN_OR_RAISE(std::string_view s, Context(item.AsBytes(), name));
-      out.emplace_back(s);
-    }
-    return out;
-  }
-  Result<std::optional<std::vector<int64_t>>> OptLongs(const char* name) const {
-    const Value* v = Find(name);
-    if (v == nullptr) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(const Value::Array* array, Context(v->AsArray(), name));
-    std::vector<int64_t> out;
-    out.reserve(array->items.size());
-    for (const Value& item : array->items) {
-      ARROW_ASSIGN_OR_RAISE(int64_t x, Context(item.AsLong(), name));
-      out.push_back(x);
-    }
-    return out;
-  }
-  Result<RecordReader> Nested(const char* name) const {
-    ARROW_ASSIGN_OR_RAISE(const Value* v, Required(name));
-    return Make(*v, AsRecordNode(FieldNode(name)), name);
-  }
-
-  Status CheckVersion(int32_t expected) const {
-    ARROW_ASSIGN_OR_RAISE(int32_t version, Int("_VERSION"));
-    if (version != expected) {
-      return Status::Invalid(what_, ": unsupported _VERSION ", version, ", expected ", expected);
-    }
-    return Status::OK();
-  }
-
-  Result<FileKind> Kind() const {
-    ARROW_ASSIGN_OR_RAISE(int32_t kind, Int("_KIND"));
-    if (kind != 0 && kind != 1) return Status::Invalid(what_, ": bad _KIND ", kind);
-    return static_cast<FileKind>(kind);
-  }
-
- private:
-  RecordReader(const Value::Record* record, const avro::Node* node, const char* what)
-      : record_(record), node_(node), what_(what) {}
-
-  template <typename T>
-  Result<T> Context(Result<T> r, const char* name) const {
-    if (!r.ok()) return r.status().WithMessage(what_, " field ", name, ": ", r.status().message());
-    return r;
-  }
-
-  const Value::Record* record_;
-  const avro::Node* node_;
-  const char* what_;
-};
 
 Result<SimpleStats> DecodeStats(const RecordReader& parent, const char* name) {
   ARROW_ASSIGN_OR_RAISE(RecordReader r, parent.Nested(name));
@@ -324,45 +203,8 @@ Result<DataFileMeta> DecodeDataFile(const RecordReader& r) {
   return f;
 }
 
-// Opens an Avro container and hands each top-level record to `decode`.
-template <typename T, typename Fn>
-Result<std::vector<T>> DecodeRecords(std::shared_ptr<arrow::Buffer> data, const char* what,
-                                     Fn&& decode) {
-  ARROW_ASSIGN_OR_RAISE(auto reader, avro::FileReader::Open(std::move(data)));
-  const avro::Node* node = AsRecordNode(reader->schema().get());
-  std::vector<T> out;
-  Value value;
-  while (true) {
-    ARROW_ASSIGN_OR_RAISE(bool more, reader->Next(&value));
-    if (!more) break;
-    ARROW_ASSIGN_OR_RAISE(RecordReader r, RecordReader::Make(value, node, what));
-    ARROW_ASSIGN_OR_RAISE(T item, decode(r));
-    out.push_back(std::move(item));
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------
 // Encoding
-
-Value Opt(const std::optional<int64_t>& v) { return v ? Value(*v) : Value::Null(); }
-Value Opt(const std::optional<int32_t>& v) { return v ? Value(*v) : Value::Null(); }
-Value Opt(const std::optional<std::string>& v) { return v ? Value(*v) : Value::Null(); }
-
-Value Strings(const std::vector<std::string>& v) {
-  Value::Array array;
-  for (const auto& s : v) array.items.emplace_back(s);
-  return Value(std::move(array));
-}
-Value Opt(const std::optional<std::vector<std::string>>& v) {
-  return v ? Strings(*v) : Value::Null();
-}
-Value Opt(const std::optional<std::vector<int64_t>>& v) {
-  if (!v) return Value::Null();
-  Value::Array array;
-  for (int64_t x : *v) array.items.emplace_back(x);
-  return Value(std::move(array));
-}
 
 Value EncodeStats(const SimpleStats& stats) {
   Value null_counts;
@@ -400,16 +242,6 @@ Value EncodeDataFile(const DataFileMeta& f) {
   }});
 }
 
-template <typename T, typename Fn>
-Result<std::shared_ptr<arrow::Buffer>> EncodeRecords(const std::string& schema,
-                                                     const std::vector<T>& items,
-                                                     const std::string& avro_codec, int level,
-                                                     Fn&& encode) {
-  ARROW_ASSIGN_OR_RAISE(auto writer, avro::FileWriter::Make(schema, avro_codec, level));
-  for (const T& item : items) ARROW_RETURN_NOT_OK(writer->Append(encode(item)));
-  return writer->Finish();
-}
-
 }  // namespace
 
 SimpleStats SimpleStats::Empty() {
@@ -443,7 +275,7 @@ Result<std::string> AvroCodecForCompression(const std::string& compression) {
 Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::shared_ptr<arrow::Buffer> data) {
   return DecodeRecords<ManifestFileMeta>(
       std::move(data), "manifest list", [](const RecordReader& r) -> Result<ManifestFileMeta> {
-        ARROW_RETURN_NOT_OK(r.CheckVersion(kManifestVersion));
+        ARROW_RETURN_NOT_OK(CheckVersion(r, kManifestVersion));
         ManifestFileMeta m;
         ARROW_ASSIGN_OR_RAISE(m.file_name, r.Bytes("_FILE_NAME"));
         ARROW_ASSIGN_OR_RAISE(m.file_size, r.Long("_FILE_SIZE"));
@@ -486,9 +318,9 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifestList(
 Result<std::vector<ManifestEntry>> DecodeManifest(std::shared_ptr<arrow::Buffer> data) {
   return DecodeRecords<ManifestEntry>(
       std::move(data), "manifest", [](const RecordReader& r) -> Result<ManifestEntry> {
-        ARROW_RETURN_NOT_OK(r.CheckVersion(kManifestVersion));
+        ARROW_RETURN_NOT_OK(CheckVersion(r, kManifestVersion));
         ManifestEntry e;
-        ARROW_ASSIGN_OR_RAISE(e.kind, r.Kind());
+        ARROW_ASSIGN_OR_RAISE(e.kind, DecodeKind(r));
         ARROW_ASSIGN_OR_RAISE(e.partition, r.Bytes("_PARTITION"));
         ARROW_ASSIGN_OR_RAISE(e.bucket, r.Int("_BUCKET"));
         ARROW_ASSIGN_OR_RAISE(e.total_buckets, r.Int("_TOTAL_BUCKETS"));
@@ -516,9 +348,9 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<Manifest
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data) {
   return DecodeRecords<IndexManifestEntry>(
       std::move(data), "index manifest", [](const RecordReader& r) -> Result<IndexManifestEntry> {
-        ARROW_RETURN_NOT_OK(r.CheckVersion(kIndexManifestVersion));
+        ARROW_RETURN_NOT_OK(CheckVersion(r, kIndexManifestVersion));
         IndexManifestEntry e;
-        ARROW_ASSIGN_OR_RAISE(e.kind, r.Kind());
+        ARROW_ASSIGN_OR_RAISE(e.kind, DecodeKind(r));
         ARROW_ASSIGN_OR_RAISE(e.partition, r.Bytes("_PARTITION"));
         ARROW_ASSIGN_OR_RAISE(e.bucket, r.Int("_BUCKET"));
         ARROW_ASSIGN_OR_RAISE(e.index_type, r.Bytes("_INDEX_TYPE"));
