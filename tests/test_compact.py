@@ -12,8 +12,8 @@ import pytest
 
 import ours
 from de_tables import build
+from java_compat_table import assert_same_rows, our_read
 from test_cli import _cli
-from test_java_compat import assert_same_rows, our_read
 
 pytestmark = pytest.mark.native
 

@@ -36,7 +36,7 @@ from java import (
     arrow_to_neutral,
     neutral_to_arrow,
 )
-from test_java_compat import (
+from java_compat_table import (
     DE_OPTIONS,
     FIELDS,
     NAMES,

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from java import JavaOracleError, arrow_to_neutral
-from test_java_compat import DE_OPTIONS, SYS, assert_same_rows, our_read
+from java_compat_table import DE_OPTIONS, SYS, assert_same_rows, our_read
 
 pytestmark = [pytest.mark.native, pytest.mark.java]
 

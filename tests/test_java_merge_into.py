@@ -75,8 +75,8 @@ def test_java_reads_our_blob_merges_where_pypaimons_fail(java, oracle, tmp_path,
     import ours
     import paimon_rowid as mr
     from java import JavaOracleError
+    from java_compat_table import assert_same_rows, our_read
     from oracle import merge_spec as ms
-    from test_java_compat import assert_same_rows, our_read
     from test_merge_into_blob import SCHEMA, _rows, _src
     ids, pypaimon_java_error = BLOB_MERGES[case]
     warehouse, theirs_wh = str(tmp_path / "wh"), str(tmp_path / "theirs")

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import ours
-from test_java_compat import assert_same_rows, our_read
+from java_compat_table import assert_same_rows, our_read
 
 pytestmark = pytest.mark.native
 
