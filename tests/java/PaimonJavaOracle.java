@@ -53,29 +53,14 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
-import org.apache.paimon.data.BinaryString;
-import org.apache.paimon.data.Blob;
-import org.apache.paimon.data.BlobData;
 import org.apache.paimon.data.BlobDescriptor;
-import org.apache.paimon.data.Decimal;
-import org.apache.paimon.data.GenericArray;
-import org.apache.paimon.data.GenericMap;
-import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.data.InternalArray;
-import org.apache.paimon.data.InternalMap;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
-import org.apache.paimon.operation.FileStoreScan;
-import org.apache.paimon.predicate.Predicate;
-import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
-import org.apache.paimon.stats.SimpleStats;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -83,7 +68,6 @@ import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.Json
 import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.SpecialFields;
-import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
@@ -92,31 +76,22 @@ import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.source.EndOfScanException;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
-import org.apache.paimon.types.ArrayType;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DataTypeJsonParser;
-import org.apache.paimon.types.DecimalType;
-import org.apache.paimon.types.MapType;
-import org.apache.paimon.types.VectorType;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.JsonSerdeUtil;
 import org.apache.paimon.utils.Range;
-import org.apache.paimon.utils.UriReader;
 
 import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -124,11 +99,11 @@ import java.util.UUID;
 
 public final class PaimonJavaOracle {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final String REPLY_PREFIX = "@@REPLY@@ ";
-    private static final String ROW_ID = SpecialFields.ROW_ID.name();
-    private static final String SEQ = SpecialFields.SEQUENCE_NUMBER.name();
+    static final String ROW_ID = SpecialFields.ROW_ID.name();
+    static final String SEQ = SpecialFields.SEQUENCE_NUMBER.name();
 
     private PaimonJavaOracle() {}
 
@@ -204,9 +179,9 @@ public final class PaimonJavaOracle {
             case "create_tag":
                 return createTag(warehouse, cmd);
             case "dump":
-                return dump(warehouse, cmd);
+                return OracleReads.dump(warehouse, cmd);
             case "files":
-                return files(warehouse, cmd);
+                return OracleReads.files(warehouse, cmd);
             case "schema":
                 return JSON.readTree(JsonSerdeUtil.toJson(table(warehouse, cmd).schema()));
             case "snapshot": {
@@ -228,7 +203,7 @@ public final class PaimonJavaOracle {
         return CatalogFactory.createCatalog(CatalogContext.create(new Path(warehouse)));
     }
 
-    private static FileStoreTable table(String warehouse, JsonNode cmd) throws Exception {
+    static FileStoreTable table(String warehouse, JsonNode cmd) throws Exception {
         try (Catalog catalog = catalog(warehouse)) {
             return (FileStoreTable) catalog.getTable(
                     Identifier.fromString(cmd.get("identifier").asText()));
@@ -295,7 +270,7 @@ public final class PaimonJavaOracle {
                 w.withWriteType(writeType);
             }
             for (JsonNode row : rows) {
-                w.write(toRow(row, writeType));
+                w.write(NeutralCodec.toRow(row, writeType));
             }
             c.commit(w.prepareCommit());
         }
@@ -316,8 +291,8 @@ public final class PaimonJavaOracle {
         try (BatchTableWrite keys = t.newBatchWriteBuilder().newWrite()) {
             w.withWriteType(writeType);
             for (JsonNode row : rows) {
-                BinaryRow partition = keys.getPartition(toRow(row, t.rowType())).copy();
-                w.write(partition, 0, toRow(row, writeType));
+                BinaryRow partition = keys.getPartition(NeutralCodec.toRow(row, t.rowType())).copy();
+                w.write(partition, 0, NeutralCodec.toRow(row, writeType));
             }
             messages = w.prepareCommit(false, BatchWriteBuilder.COMMIT_IDENTIFIER);
         } finally {
@@ -390,7 +365,7 @@ public final class PaimonJavaOracle {
             JsonNode[] current = new JsonNode[(int) g.count];
             try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
                 reader.forEachRemaining(r -> {
-                    ObjectNode o = rowToObject(r, readType);
+                    ObjectNode o = NeutralCodec.rowToObject(r, readType);
                     current[(int) (o.get(ROW_ID).asLong() - g.first)] = o;
                 });
             }
@@ -411,7 +386,7 @@ public final class PaimonJavaOracle {
             try {
                 w.withWriteType(writeType);
                 for (JsonNode row : current) {
-                    w.write(g.partition, 0, toRow(row, writeType));
+                    w.write(g.partition, 0, NeutralCodec.toRow(row, writeType));
                 }
                 for (CommitMessage m : w.prepareCommit(false, BatchWriteBuilder.COMMIT_IDENTIFIER)) {
                     CommitMessageImpl impl = (CommitMessageImpl) m;
@@ -483,7 +458,7 @@ public final class PaimonJavaOracle {
             ObjectNode n = described.addObject();
             ArrayNode partition = n.putArray("partition");
             for (int i = 0; i < partitionType.getFieldCount(); i++) {
-                partition.add(encode(message.partition(), i, partitionType.getTypeAt(i)));
+                partition.add(NeutralCodec.encode(message.partition(), i, partitionType.getTypeAt(i)));
             }
             n.put("blob_task", task.isBlobTask());
             n.set("before", fileList(message.compactIncrement().compactBefore()));
@@ -513,7 +488,7 @@ public final class PaimonJavaOracle {
     }
 
     /** first_row_id (null when unset), row_count and the min/max sequence numbers of a file. */
-    private static void putRowIdFields(ObjectNode n, DataFileMeta f) {
+    static void putRowIdFields(ObjectNode n, DataFileMeta f) {
         if (f.firstRowId() == null) {
             n.putNull("first_row_id");
         } else {
@@ -525,445 +500,9 @@ public final class PaimonJavaOracle {
     }
 
     // ---------------------------------------------------------------------------------------
-    // reads
-
-    private static JsonNode dump(String warehouse, JsonNode cmd) throws Exception {
-        Table t = table(warehouse, cmd);
-        Map<String, String> options = new HashMap<>();
-        if (cmd.hasNonNull("snapshot_id")) {
-            options.put("scan.snapshot-id", cmd.get("snapshot_id").asText());
-        }
-        if (cmd.hasNonNull("tag")) {
-            options.put("scan.tag-name", cmd.get("tag").asText());
-        }
-        if (cmd.hasNonNull("options")) {
-            cmd.get("options").fields().forEachRemaining(
-                    e -> options.put(e.getKey(), e.getValue().asText()));
-        }
-        if (!options.isEmpty()) {
-            t = t.copy(options);
-        }
-        final boolean blobDescriptors =
-                Boolean.parseBoolean(options.getOrDefault("blob-as-descriptor", "false"));
-        RowType readType;
-        if (cmd.hasNonNull("projection")) {
-            List<DataField> fields = new ArrayList<>();
-            for (String name : strings(cmd.get("projection"))) {
-                if (name.equals(ROW_ID)) {
-                    fields.add(SpecialFields.ROW_ID);
-                } else if (name.equals(SEQ)) {
-                    fields.add(SpecialFields.SEQUENCE_NUMBER);
-                } else {
-                    fields.add(t.rowType().getField(name));
-                }
-            }
-            readType = new RowType(fields);
-        } else if (cmd.path("system_columns").asBoolean(false)) {
-            readType = SpecialFields.rowTypeWithRowTracking(t.rowType());
-        } else {
-            readType = t.rowType();
-        }
-        ReadBuilder rb = t.newReadBuilder().withReadType(readType);
-        if (cmd.hasNonNull("filter")) {
-            rb = rb.withFilter(predicate(t.rowType(), cmd.get("filter")));
-        }
-        if (cmd.hasNonNull("row_ranges")) {
-            List<Range> ranges = new ArrayList<>();
-            for (JsonNode r : cmd.get("row_ranges")) {
-                ranges.add(new Range(r.get(0).asLong(), r.get(1).asLong()));
-            }
-            rb = rb.withRowRanges(ranges);
-        }
-        List<Split> splits = rb.newScan().plan().splits();
-        int rowIdIndex = readType.getFieldNames().indexOf(ROW_ID);
-        List<long[]> keys = new ArrayList<>();
-        List<String> lines = new ArrayList<>();
-        final RowType type = readType;
-        try (RecordReader<InternalRow> reader = rb.newRead().createReader(splits)) {
-            reader.forEachRemaining(r -> {
-                ArrayNode values = NODES.arrayNode();
-                for (int i = 0; i < type.getFieldCount(); i++) {
-                    if (blobDescriptors && type.getTypeAt(i).getTypeRoot()
-                            == org.apache.paimon.types.DataTypeRoot.BLOB && !r.isNullAt(i)) {
-                        values.add(NODES.textNode(Base64.getEncoder().encodeToString(
-                                r.getBlob(i).toDescriptor().serialize())));
-                    } else {
-                        values.add(encode(r, i, type.getTypeAt(i)));
-                    }
-                }
-                try {
-                    lines.add(JSON.writeValueAsString(values));
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-                keys.add(new long[] {rowIdIndex < 0 ? lines.size() : r.getLong(rowIdIndex),
-                        lines.size() - 1});
-            });
-        }
-        keys.sort((a, b) -> Long.compare(a[0], b[0]));
-        try (BufferedWriter out = Files.newBufferedWriter(
-                Paths.get(cmd.get("out_file").asText()), StandardCharsets.UTF_8)) {
-            for (long[] k : keys) {
-                out.write(lines.get((int) k[1]));
-                out.write('\n');
-            }
-        }
-        ObjectNode result = NODES.objectNode();
-        result.put("num_rows", lines.size());
-        result.put("num_splits", splits.size());
-        ArrayNode fields = result.putArray("fields");
-        for (DataField f : readType.getFields()) {
-            ObjectNode fn = fields.addObject();
-            fn.put("name", f.name());
-            fn.put("id", f.id());
-            fn.put("type", f.type().asSQLString());
-        }
-        return result;
-    }
-
-    private static JsonNode files(String warehouse, JsonNode cmd) throws Exception {
-        FileStoreTable t = table(warehouse, cmd);
-        FileStoreScan scan = t.store().newScan();
-        if (cmd.hasNonNull("snapshot_id")) {
-            scan.withSnapshot(cmd.get("snapshot_id").asLong());
-        }
-        RowType partitionType = t.schema().logicalPartitionType();
-        ArrayNode out = NODES.arrayNode();
-        for (ManifestEntry e : scan.plan().files()) {
-            DataFileMeta f = e.file();
-            ObjectNode n = out.addObject();
-            n.put("file_name", f.fileName());
-            n.put("bucket_path",
-                    t.store().pathFactory().relativeBucketPath(e.partition(), e.bucket())
-                            .toString());
-            ArrayNode partition = n.putArray("partition");
-            for (int i = 0; i < partitionType.getFieldCount(); i++) {
-                partition.add(encode(e.partition(), i, partitionType.getTypeAt(i)));
-            }
-            putRowIdFields(n, f);
-            n.put("schema_id", f.schemaId());
-            if (f.writeCols() == null) {
-                n.putNull("write_cols");
-            } else {
-                ArrayNode wc = n.putArray("write_cols");
-                f.writeCols().forEach(wc::add);
-            }
-            n.put("file_source", f.fileSource().map(Enum::name).orElse(null));
-            if (cmd.path("stats").asBoolean(false)) {
-                n.set("value_stats", valueStats(t, f));
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A file's value stats as Java decodes them: the stats columns (_VALUE_STATS_COLS, or the
-     * file's written columns when null), min, max (neutral encoding) and null counts.
-     */
-    private static ObjectNode valueStats(FileStoreTable t, DataFileMeta f) {
-        RowType fileType = t.schemaManager().schema(f.schemaId()).logicalRowType();
-        List<String> names = f.valueStatsCols() != null ? f.valueStatsCols()
-                : f.writeCols() != null ? f.writeCols() : fileType.getFieldNames();
-        SimpleStats stats = f.valueStats();
-        ObjectNode out = NODES.objectNode();
-        if (f.valueStatsCols() == null) {
-            out.putNull("cols");
-        } else {
-            ArrayNode cols = out.putArray("cols");
-            names.forEach(cols::add);
-        }
-        ArrayNode min = out.putArray("min");
-        ArrayNode max = out.putArray("max");
-        ArrayNode nulls = out.putArray("null_counts");
-        for (int i = 0; i < names.size(); i++) {
-            DataType type = fileType.getField(names.get(i)).type();
-            min.add(encode(stats.minValues(), i, type));
-            max.add(encode(stats.maxValues(), i, type));
-            if (stats.nullCounts().isNullAt(i)) {
-                nulls.addNull();
-            } else {
-                nulls.add(stats.nullCounts().getLong(i));
-            }
-        }
-        return out;
-    }
-
-    /** A leaf predicate from [method, field, [neutral literals]] (pypaimon's method names). */
-    private static Predicate predicate(RowType type, JsonNode spec) {
-        PredicateBuilder b = new PredicateBuilder(type);
-        String field = spec.get(1).asText();
-        int index = b.indexOf(field);
-        DataType fieldType = type.getTypeAt(index);
-        JsonNode args = spec.get(2);
-        Object literal = args.size() > 0 ? decode(args.get(0), fieldType) : null;
-        switch (spec.get(0).asText()) {
-            case "equal":
-                return b.equal(index, literal);
-            case "less_than":
-                return b.lessThan(index, literal);
-            case "less_or_equal":
-                return b.lessOrEqual(index, literal);
-            case "greater_than":
-                return b.greaterThan(index, literal);
-            case "greater_or_equal":
-                return b.greaterOrEqual(index, literal);
-            default:
-                throw new IllegalArgumentException("unsupported filter " + spec);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // neutral encoding
-
-    private static ObjectNode rowToObject(InternalRow row, RowType type) {
-        ObjectNode o = NODES.objectNode();
-        for (int i = 0; i < type.getFieldCount(); i++) {
-            o.set(type.getFields().get(i).name(), encode(row, i, type.getTypeAt(i)));
-        }
-        return o;
-    }
-
-    private static JsonNode encode(InternalRow row, int i, DataType type) {
-        if (row.isNullAt(i)) {
-            return NODES.nullNode();
-        }
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-                return NODES.booleanNode(row.getBoolean(i));
-            case TINYINT:
-                return NODES.numberNode(row.getByte(i));
-            case SMALLINT:
-                return NODES.numberNode(row.getShort(i));
-            case INTEGER:
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-                return NODES.numberNode(row.getInt(i));
-            case BIGINT:
-                return NODES.numberNode(row.getLong(i));
-            case FLOAT:
-                return encodeDouble(row.getFloat(i));
-            case DOUBLE:
-                return encodeDouble(row.getDouble(i));
-            case CHAR:
-            case VARCHAR:
-                return NODES.textNode(row.getString(i).toString());
-            case BINARY:
-            case VARBINARY:
-                return NODES.textNode(Base64.getEncoder().encodeToString(row.getBinary(i)));
-            case BLOB:
-                return NODES.textNode(Base64.getEncoder().encodeToString(row.getBlob(i).toData()));
-            case VECTOR:
-                return encodeArray(row.getVector(i), ((VectorType) type).getElementType());
-            case DECIMAL: {
-                DecimalType d = (DecimalType) type;
-                return NODES.textNode(row.getDecimal(i, d.getPrecision(), d.getScale())
-                        .toBigDecimal().toPlainString());
-            }
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return encodeTimestamp(row.getTimestamp(i, precision(type)));
-            case ARRAY:
-                return encodeArray(row.getArray(i), ((ArrayType) type).getElementType());
-            case MAP: {
-                MapType m = (MapType) type;
-                InternalMap map = row.getMap(i);
-                ArrayNode pairs = NODES.arrayNode();
-                InternalArray keys = map.keyArray();
-                InternalArray values = map.valueArray();
-                for (int k = 0; k < map.size(); k++) {
-                    ArrayNode pair = pairs.addArray();
-                    pair.add(encodeElement(keys, k, m.getKeyType()));
-                    pair.add(encodeElement(values, k, m.getValueType()));
-                }
-                return pairs;
-            }
-            case ROW: {
-                RowType rt = (RowType) type;
-                return rowToObject(row.getRow(i, rt.getFieldCount()), rt);
-            }
-            default:
-                throw new UnsupportedOperationException("type " + type + " not supported");
-        }
-    }
-
-    private static ArrayNode encodeArray(InternalArray array, DataType elementType) {
-        ArrayNode out = NODES.arrayNode();
-        for (int k = 0; k < array.size(); k++) {
-            out.add(encodeElement(array, k, elementType));
-        }
-        return out;
-    }
-
-    private static JsonNode encodeElement(InternalArray a, int k, DataType type) {
-        if (a.isNullAt(k)) {
-            return NODES.nullNode();
-        }
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-                return NODES.booleanNode(a.getBoolean(k));
-            case TINYINT:
-                return NODES.numberNode(a.getByte(k));
-            case SMALLINT:
-                return NODES.numberNode(a.getShort(k));
-            case INTEGER:
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-                return NODES.numberNode(a.getInt(k));
-            case BIGINT:
-                return NODES.numberNode(a.getLong(k));
-            case FLOAT:
-                return encodeDouble(a.getFloat(k));
-            case DOUBLE:
-                return encodeDouble(a.getDouble(k));
-            case CHAR:
-            case VARCHAR:
-                return NODES.textNode(a.getString(k).toString());
-            case BINARY:
-            case VARBINARY:
-                return NODES.textNode(Base64.getEncoder().encodeToString(a.getBinary(k)));
-            case DECIMAL: {
-                DecimalType d = (DecimalType) type;
-                return NODES.textNode(a.getDecimal(k, d.getPrecision(), d.getScale())
-                        .toBigDecimal().toPlainString());
-            }
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return encodeTimestamp(a.getTimestamp(k, precision(type)));
-            case ARRAY:
-                return encodeArray(a.getArray(k), ((ArrayType) type).getElementType());
-            case ROW: {
-                RowType rt = (RowType) type;
-                return rowToObject(a.getRow(k, rt.getFieldCount()), rt);
-            }
-            case MAP: {
-                MapType m = (MapType) type;
-                InternalMap map = a.getMap(k);
-                ArrayNode pairs = NODES.arrayNode();
-                for (int j = 0; j < map.size(); j++) {
-                    ArrayNode pair = pairs.addArray();
-                    pair.add(encodeElement(map.keyArray(), j, m.getKeyType()));
-                    pair.add(encodeElement(map.valueArray(), j, m.getValueType()));
-                }
-                return pairs;
-            }
-            default:
-                throw new UnsupportedOperationException("element type " + type);
-        }
-    }
-
-    private static JsonNode encodeDouble(double v) {
-        if (Double.isNaN(v)) {
-            return NODES.textNode("NaN");
-        }
-        if (Double.isInfinite(v)) {
-            return NODES.textNode(v > 0 ? "Infinity" : "-Infinity");
-        }
-        return NODES.numberNode(v);
-    }
-
-    private static JsonNode encodeTimestamp(Timestamp ts) {
-        // BigInteger: a misread value may lie outside the +-292 years a long holds in nanos.
-        return NODES.numberNode(java.math.BigInteger.valueOf(ts.getMillisecond())
-                .multiply(java.math.BigInteger.valueOf(1_000_000L))
-                .add(java.math.BigInteger.valueOf(ts.getNanoOfMillisecond())));
-    }
-
-    private static int precision(DataType type) {
-        return org.apache.paimon.types.DataTypeChecks.getPrecision(type);
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // neutral decoding (JSON -> Paimon internal values)
-
-    private static GenericRow toRow(JsonNode object, RowType type) {
-        GenericRow row = new GenericRow(type.getFieldCount());
-        for (int i = 0; i < type.getFieldCount(); i++) {
-            DataField f = type.getFields().get(i);
-            row.setField(i, decode(object.get(f.name()), f.type()));
-        }
-        return row;
-    }
-
-    private static Object decode(JsonNode n, DataType type) {
-        if (n == null || n.isNull()) {
-            return null;
-        }
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-                return n.asBoolean();
-            case TINYINT:
-                return (byte) n.asInt();
-            case SMALLINT:
-                return (short) n.asInt();
-            case INTEGER:
-            case DATE:
-            case TIME_WITHOUT_TIME_ZONE:
-                return n.asInt();
-            case BIGINT:
-                return n.asLong();
-            case FLOAT:
-                return (float) decodeDouble(n);
-            case DOUBLE:
-                return decodeDouble(n);
-            case CHAR:
-            case VARCHAR:
-                return BinaryString.fromString(n.asText());
-            case BINARY:
-            case VARBINARY:
-                return Base64.getDecoder().decode(n.asText());
-            case BLOB:
-                if (n.isObject()) {
-                    return Blob.fromDescriptor(UriReader.fromFile(LocalFileIO.create()),
-                            new BlobDescriptor(n.get("uri").asText(), n.get("offset").asLong(),
-                                    n.get("length").asLong()));
-                }
-                return new BlobData(Base64.getDecoder().decode(n.asText()));
-            case DECIMAL: {
-                DecimalType d = (DecimalType) type;
-                return Decimal.fromBigDecimal(new BigDecimal(n.asText()), d.getPrecision(),
-                        d.getScale());
-            }
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
-                long nanos = n.asLong();
-                return Timestamp.fromEpochMillis(Math.floorDiv(nanos, 1_000_000L),
-                        (int) Math.floorMod(nanos, 1_000_000L));
-            }
-            case ARRAY: {
-                DataType element = ((ArrayType) type).getElementType();
-                Object[] values = new Object[n.size()];
-                for (int k = 0; k < n.size(); k++) {
-                    values[k] = decode(n.get(k), element);
-                }
-                return new GenericArray(values);
-            }
-            case MAP: {
-                MapType m = (MapType) type;
-                Map<Object, Object> map = new LinkedHashMap<>();
-                for (JsonNode pair : n) {
-                    map.put(decode(pair.get(0), m.getKeyType()),
-                            decode(pair.get(1), m.getValueType()));
-                }
-                return new GenericMap(map);
-            }
-            case ROW:
-                return toRow(n, (RowType) type);
-            default:
-                throw new UnsupportedOperationException("type " + type + " not supported");
-        }
-    }
-
-    private static double decodeDouble(JsonNode n) {
-        if (n.isTextual()) {
-            return Double.parseDouble(n.asText());
-        }
-        return n.asDouble();
-    }
-
-    // ---------------------------------------------------------------------------------------
     // small utilities
 
-    private static List<String> strings(JsonNode array) {
+    static List<String> strings(JsonNode array) {
         List<String> out = new ArrayList<>();
         if (array != null && !array.isNull()) {
             array.forEach(n -> out.add(n.asText()));

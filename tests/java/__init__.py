@@ -1,10 +1,11 @@
 """Java Paimon as a second test oracle (issue 6). See docs/java-oracle.md.
 
-``PaimonJavaOracle.java`` (beside this file) is compiled by the test run with ``javac`` against
-Java Paimon's ``paimon-bundle`` plus Hadoop client jars and ``slf4j-nop``, all fetched once from
-Maven Central with ``mvn dependency:copy-dependencies`` (a throwaway pom) into
-``$PAIMON_ROWID_JAVA_CACHE`` (default ``~/.cache/paimon-rowid-java/<version>/``). Later runs use
-the cache without Maven, and the compiled classes are cached by source hash.
+``PaimonJavaOracle.java`` and the other ``.java`` files beside this file are compiled by the
+test run with ``javac`` against Java Paimon's ``paimon-bundle`` plus Hadoop client jars and
+``slf4j-nop``, all fetched once from Maven Central with ``mvn dependency:copy-dependencies``
+(a throwaway pom) into ``$PAIMON_ROWID_JAVA_CACHE`` (default
+``~/.cache/paimon-rowid-java/<version>/``). Later runs use the cache without Maven, and the
+compiled classes are cached by source hash.
 
 One JVM per :meth:`JavaOracle.run` call; batch many commands with ``run_batch`` / ``run_all``.
 Rows cross the process boundary as JSON-lines files in the *neutral* encoding (see
@@ -46,7 +47,8 @@ HADOOP_CLIENT_VERSION = "3.3.6"
 SLF4J_NOP_VERSION = "1.7.36"
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
-SOURCE = Path(__file__).resolve().with_name("PaimonJavaOracle.java")
+# The harness: PaimonJavaOracle (main, dispatch, writes), OracleReads, NeutralCodec.
+SOURCES = sorted(Path(__file__).resolve().parent.glob("*.java"))
 MAIN_CLASS = "PaimonJavaOracle"
 REPLY_PREFIX = "@@REPLY@@ "
 _TIMEOUT_S = float(os.environ.get("PAIMON_ROWID_JAVA_TIMEOUT", "600"))
@@ -143,7 +145,8 @@ def _fetch_jars(root: Path) -> List[Path]:
 
 def _compile(root: Path, classpath: str) -> Path:
     """Compiles the harness once per (source, version); returns the classes directory."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + JAVA_PAIMON_VERSION.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(b"".join(p.name.encode() + p.read_bytes() for p in SOURCES)
+                            + JAVA_PAIMON_VERSION.encode()).hexdigest()[:16]
     classes = root / f"classes-{digest}"
     if (classes / f"{MAIN_CLASS}.class").exists():
         return classes
@@ -151,7 +154,7 @@ def _compile(root: Path, classpath: str) -> Path:
     staging = root / f"classes.tmp-{uuid.uuid4().hex}"
     staging.mkdir(parents=True)
     cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", classpath, "-d", str(staging),
-           str(SOURCE)]
+           *(str(p) for p in SOURCES)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
