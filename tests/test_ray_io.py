@@ -200,6 +200,32 @@ def test_write_paimon_one_snapshot_read_by_pypaimon(ray_session, warehouse, orac
     assert sorted(_collect(tagged)["id"].to_pylist()) == list(range(10))
 
 
+def test_write_paimon_overwrite(ray_session, warehouse, oracle):
+    """overwrite=True is pypaimon's spec {}: on a partitioned table (dynamic by default) the
+    partitions the dataset writes are replaced; unpartitioned, the whole table, an empty
+    dataset included."""
+    from paimon_rowid.ray import PaimonWriteResult, write_paimon
+    table = _create(warehouse)
+    _write(table, _rows(0, 9))  # p0, p1, p2: ids 0..8
+    new = _rows(100, 4).filter(pa.compute.field("p") != "p2")  # p1 and p0 only
+    result = write_paimon(ray.data.from_arrow(new), "db.t", {"warehouse": warehouse},
+                          overwrite=True)
+    assert result == PaimonWriteResult(row_count=new.num_rows, snapshot_id=2)
+    assert table.latest_snapshot()["commitKind"] == "OVERWRITE"
+    expected = sorted([i for i in range(9) if i % 3 == 2] + new["id"].to_pylist())
+    assert sorted(_read(table, ["id"])["id"].to_pylist()) == expected
+    assert sorted(oracle.read(warehouse, "db.t", projection=["id"])["id"].to_pylist()) == expected
+    # An empty dataset replaces no partition: nothing is committed.
+    empty = ray.data.from_arrow(_rows(0, 0))
+    assert write_paimon(empty, "db.t", {"warehouse": warehouse}, overwrite=True) is None
+
+    flat = _create(warehouse, name="flat", partitioned=False)
+    _write(flat, _rows(0, 5))
+    result = write_paimon(empty, "db.flat", {"warehouse": warehouse}, overwrite=True)
+    assert result == PaimonWriteResult(row_count=0, snapshot_id=2)  # a truncate
+    assert _read(flat, ["id"]).num_rows == 0
+
+
 def test_write_paimon_empty_dataset_makes_no_snapshot(ray_session, warehouse):
     from paimon_rowid.ray import write_paimon
     table = _create(warehouse)
@@ -264,7 +290,7 @@ def test_write_paimon_validation(ray_session, warehouse, case):
     ds = ray.data.from_arrow(_rows(0, 3))
     target, kwargs, error = "db.t", {}, ValueError
     if case == "overwrite":
-        kwargs, error = {"overwrite": True}, NotImplementedError
+        kwargs, error = {"overwrite": "yes"}, TypeError
     elif case == "not_dataset":
         ds, error = _rows(0, 3), TypeError
     elif case == "precluster":

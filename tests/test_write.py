@@ -114,8 +114,6 @@ def test_one_time_prepare_and_commit(warehouse):
     # Empty messages make no snapshot.
     assert table.new_batch_write_builder().new_commit().commit([]) is None
     assert table.latest_snapshot()["id"] == 1
-    with pytest.raises(NotImplementedError):
-        table.new_batch_write_builder().overwrite()
 
 
 def test_inputs_pandas_stream_and_cast(warehouse):

@@ -15,17 +15,21 @@ routed to partitions and written as Parquet; the committer creates ``snapshot-N`
 (no-replace), so concurrent writers in any number of processes are safe. A failed write or
 commit leaves no files behind.
 
+Overwrites: ``builder.overwrite(spec)``, ``commit.truncate_table()`` and
+``commit.truncate_partitions(specs)`` (docs/python-api.md, "Overwrite and truncate").
+
 Differences from pypaimon, all in the safe direction: input columns are matched by name and
 cast (pypaimon demands the exact schema); a commit that fails removes the files it wrote.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
 from ._arrow import UserStream, capsule_schema
 from ._lib import native
+from ._partition_spec import truncate_arguments
 
 __all__ = ["BatchTableWrite", "BatchTableCommit", "CommitMessage",
            "BATCH_COMMIT_IDENTIFIER"]
@@ -182,28 +186,52 @@ class BatchTableCommit:
     processes (the snapshot file is created with a no-replace primitive; a lost race is
     retried from the new latest snapshot, up to ``commit.max-retries``)."""
 
-    def __init__(self, table: Any, commit_user: str) -> None:
+    def __init__(self, table: Any, commit_user: str,
+                 overwrite: Optional[Dict[str, Any]] = None) -> None:
         self._table = table
         self._commit_user = commit_user
+        self._overwrite = overwrite  # the native overwrite arguments (_partition_spec.py)
         self._committed = False
         self._committer: Any = None
 
-    def _native_committer(self, identifier: Optional[int] = None) -> Any:
-        return native().Committer(self._table._native, self._commit_user, identifier)
+    def _native_committer(self, identifier: Optional[int] = None, **overwrite: Any) -> Any:
+        return native().Committer(self._table._native, self._commit_user, identifier,
+                                  **overwrite)
 
-    def commit(self, commit_messages: Iterable[CommitMessage],
-               commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> Optional[int]:
-        """Makes the messages' files visible as one APPEND snapshot and returns its id (None
-        when there is nothing to commit: no snapshot is made). Only once. Raises
-        CommitConflictException on a data-evolution conflict or when retries run out; the
-        messages' files are then deleted."""
+    def _check_committed(self) -> None:
         if self._committed:
             raise RuntimeError("BatchTableCommit only supports one-time committing.")
         self._committed = True
+
+    def commit(self, commit_messages: Iterable[CommitMessage],
+               commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> Optional[int]:
+        """Makes the messages' files visible as one snapshot and returns its id: APPEND, or
+        OVERWRITE after ``builder.overwrite(...)``, which also deletes the replaced
+        partitions' files, with no message too. None when nothing is committed (no snapshot).
+        Only once. Raises CommitConflictException on a data-evolution conflict or when retries
+        run out, RuntimeError for an overwrite whose rows lie outside its static partition;
+        the messages' files are then deleted."""
+        self._check_committed()
         messages = _native_messages(commit_messages)
-        if not messages:
+        if not messages and not self._overwrite:
             return None
-        return self._native_committer(int(commit_identifier)).commit(messages)
+        return self._native_committer(int(commit_identifier),
+                                      **(self._overwrite or {})).commit(messages)
+
+    def truncate_table(self) -> Optional[int]:
+        """Deletes every row as one OVERWRITE snapshot and returns its id; None (no snapshot)
+        when the table holds no file. Row ids are never reused: nextRowId stays."""
+        self._check_committed()
+        arguments = truncate_arguments(self._table, None)
+        return self._native_committer(BATCH_COMMIT_IDENTIFIER, **arguments).commit([])
+
+    def truncate_partitions(self, partitions: Sequence[Mapping[str, Any]]) -> Optional[int]:
+        """Deletes the partitions of ``partitions`` (a list of specs: each an AND of
+        ``key: value``, None for null) as one OVERWRITE snapshot; None when none holds a
+        file. ValueError for an empty list or a key that is not a partition key."""
+        arguments = truncate_arguments(self._table, partitions)
+        self._check_committed()
+        return self._native_committer(BATCH_COMMIT_IDENTIFIER, **arguments).commit([])
 
     def abort(self, commit_messages: Iterable[CommitMessage]) -> None:
         """Deletes the files of messages that will not be committed."""

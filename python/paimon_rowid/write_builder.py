@@ -3,8 +3,9 @@ and updates (table_update.py), sharing one commit user."""
 from __future__ import annotations
 
 import uuid
-from typing import Any, Optional
+from typing import Any, Dict, Mapping, Optional
 
+from ._partition_spec import overwrite_arguments
 from .table_update import BatchTableUpdate
 from .write import BatchTableCommit, BatchTableWrite
 
@@ -17,20 +18,31 @@ class BatchWriteBuilder:
     def __init__(self, table: Any) -> None:
         self._table = table
         self._commit_user = str(uuid.uuid4())
-        self._static_partition = None
+        self._overwrite: Optional[Dict[str, Any]] = None  # set by overwrite()
 
     @property
     def commit_user(self) -> str:
         return self._commit_user
 
     def overwrite(self, static_partition: Optional[dict] = None) -> BatchWriteBuilder:
-        raise NotImplementedError("overwrite is not supported by paimon_rowid yet")
+        """Makes this job an INSERT OVERWRITE: its commit also deletes the rows it replaces
+        (docs/python-api.md, "Overwrite"). ``static_partition`` (None is ``{}``) selects the
+        partitions to replace; on a partitioned table with ``dynamic-partition-overwrite``
+        true (the default, as in pypaimon and Java) only the partitions the new rows are
+        written to are replaced and the spec is ignored. ``{}`` on an unpartitioned table, or
+        with that option false, replaces the whole table."""
+        if static_partition is not None and not isinstance(static_partition, Mapping):
+            raise TypeError("static_partition must be a dict of partition key to value, got "
+                            f"{type(static_partition).__name__}")
+        # Checked now, before any row is written (pypaimon checks at commit time).
+        self._overwrite = overwrite_arguments(self._table, dict(static_partition or {}))
+        return self
 
     def new_write(self) -> BatchTableWrite:
         return BatchTableWrite(self._table)
 
     def new_commit(self) -> BatchTableCommit:
-        return BatchTableCommit(self._table, self._commit_user)
+        return BatchTableCommit(self._table, self._commit_user, self._overwrite)
 
     def new_update(self) -> BatchTableUpdate:
         """Updates and deletes of existing rows (data-evolution tables; table_update.py)."""

@@ -12,6 +12,7 @@
 #include "arrow/c/abi.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/common/status.h"
+#include "paimon_rowid/scan/predicate.h"
 
 namespace paimon_rowid::python {
 namespace nb = nanobind;
@@ -68,5 +69,8 @@ std::shared_ptr<arrow::Array> ImportArrayFrom(nb::handle obj);
 std::shared_ptr<arrow::RecordBatchReader> ImportStreamFrom(nb::handle obj);
 /// A pyarrow Array built from a C++ array (through the C data interface).
 nb::object ToPyArrow(const std::shared_ptr<arrow::Array>& array);
+
+/// The native predicate of a Python Predicate's ``to_native()`` tuple (module.cc).
+std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj);
 
 }  // namespace paimon_rowid::python

@@ -18,9 +18,6 @@
 
 namespace paimon_rowid::python {
 
-// Defined in module.cc: the predicate tuple -> C++ Predicate conversion.
-std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj);
-
 namespace {
 
 struct PyRangeSide {

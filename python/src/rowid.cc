@@ -22,9 +22,6 @@
 
 namespace paimon_rowid::python {
 
-// Defined in module.cc.
-std::shared_ptr<Predicate> ConvertPredicateTuple(nb::handle obj);
-
 namespace {
 
 using IndexPtr = std::shared_ptr<const RowIdIndex>;

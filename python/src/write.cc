@@ -121,15 +121,30 @@ void RegisterWrite(nb::module_& m) {
           "__init__",
           [](PyCommitter* self, std::shared_ptr<Table> table, std::string commit_user,
              std::optional<int64_t> commit_identifier,
-             std::map<std::string, std::string> properties) {
+             std::map<std::string, std::string> properties, bool overwrite,
+             nb::handle overwrite_partitions, bool overwrite_dynamic,
+             bool overwrite_skip_if_unchanged, std::string overwrite_description) {
             CommitOptions opts;
             opts.commit_user = std::move(commit_user);
             if (commit_identifier) opts.commit_identifier = *commit_identifier;
             opts.properties = std::move(properties);
+            if (overwrite) {
+              CommitOptions::Overwrite o;
+              if (!overwrite_partitions.is_none()) {
+                o.partitions = ConvertPredicateTuple(overwrite_partitions);
+              }
+              o.dynamic = overwrite_dynamic;
+              o.skip_if_unchanged = overwrite_skip_if_unchanged;
+              o.description = std::move(overwrite_description);
+              opts.overwrite = std::move(o);
+            }
             new (self) PyCommitter{Unwrap(Committer::Make(std::move(table), std::move(opts)))};
           },
           nb::arg("table"), nb::arg("commit_user"), nb::arg("commit_identifier").none(),
-          nb::arg("properties") = std::map<std::string, std::string>{})
+          nb::arg("properties") = std::map<std::string, std::string>{},
+          nb::arg("overwrite") = false, nb::arg("overwrite_partitions") = nb::none(),
+          nb::arg("overwrite_dynamic") = false, nb::arg("overwrite_skip_if_unchanged") = false,
+          nb::arg("overwrite_description") = std::string())
       .def_prop_ro("commit_user", [](const PyCommitter& c) { return c.committer->commit_user(); })
       .def("commit",
            [](PyCommitter& c, const std::vector<MessagePtr>& messages) {

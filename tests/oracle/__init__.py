@@ -220,11 +220,17 @@ class Oracle:
                 "primary_keys": list(primary_keys), "options": dict(options or {}),
                 "ignore_if_exists": ignore_if_exists}
 
-    def write_cmd(self, warehouse: str, identifier: str, data: pa.Table) -> Dict[str, Any]:
+    def write_cmd(self, warehouse: str, identifier: str, data: pa.Table,
+                  overwrite: Any = False) -> Dict[str, Any]:
+        """An append; with ``overwrite`` a dict (or None) the write is
+        ``builder.overwrite(overwrite)`` and commits even an empty ``data``."""
         path = self._path(".arrow")
         write_ipc(path, data)
-        return {"cmd": "write", "warehouse": str(warehouse), "identifier": identifier,
-                "data_ipc": str(path)}
+        cmd = {"cmd": "write", "warehouse": str(warehouse), "identifier": identifier,
+               "data_ipc": str(path)}
+        if overwrite is not False:
+            cmd["overwrite"] = overwrite
+        return cmd
 
     def update_cmd(self, warehouse: str, identifier: str, data: pa.Table,
                    columns: Sequence[str]) -> Dict[str, Any]:
@@ -315,9 +321,12 @@ class Oracle:
     def create_table(self, warehouse: str, identifier: str, schema: pa.Schema, **kwargs) -> None:
         self.run(self.create_table_cmd(warehouse, identifier, schema, **kwargs))
 
-    def write(self, warehouse: str, identifier: str, data: pa.Table) -> int:
-        """Appends ``data`` as one commit; returns the new snapshot id."""
-        return self.run(self.write_cmd(warehouse, identifier, data))["snapshot_id"]
+    def write(self, warehouse: str, identifier: str, data: pa.Table,
+              overwrite: Any = False) -> int:
+        """Appends ``data`` as one commit (an overwrite: see write_cmd); returns the latest
+        snapshot id."""
+        return self.run(self.write_cmd(warehouse, identifier, data,
+                                       overwrite))["snapshot_id"]
 
     def update_by_row_id(self, warehouse: str, identifier: str, data: pa.Table,
                          columns: Sequence[str]) -> int:

@@ -131,10 +131,13 @@ def cmd_write(cmd):
     if cmd.get("conform", True):
         data = _conform(table, data)
     builder = table.new_batch_write_builder()
+    if "overwrite" in cmd:
+        builder.overwrite(cmd["overwrite"])
     write = builder.new_write()
     commit = builder.new_commit()
     try:
-        write.write_arrow(data)
+        if data.num_rows or "overwrite" not in cmd:
+            write.write_arrow(data)
         commit.commit(write.prepare_commit())
     finally:
         write.close()

@@ -33,6 +33,15 @@
 //   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table));
 //   ARROW_ASSIGN_OR_RAISE(std::optional<int64_t> snapshot_id, committer->Commit(messages));
 //
+// An overwrite is the same commit with CommitOptions::overwrite set: the partitions a
+// Predicate on partition keys selects (nullptr: the whole table), or, with `dynamic`, those
+// the new files are written to; the snapshot deletes their live files (an OVERWRITE).
+//
+//   CommitOptions opts;
+//   opts.overwrite.emplace();
+//   opts.overwrite->partitions = dt_is_2026_12_01;  // Predicate::Leaf(kEqual, "dt", ...)
+//   ARROW_ASSIGN_OR_RAISE(auto overwriter, Committer::Make(table, opts));
+//
 // Reading is plan, then read. ScanPlanner picks the files of a snapshot (optionally only
 // some row-id ranges, or pruned by a Predicate) into DataSplits; TableRead streams the
 // splits as an arrow::RecordBatchReader of the requested columns (`_ROW_ID` and

@@ -229,7 +229,7 @@ def _write_blocks(table, tracker, blocks, stem: str, hooks: Optional[TaskHooks])
     return {"messages": serialized, "rows": rows}
 
 
-def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks]):
+def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks], overwrite: bool):
     from ray.data import Datasink
 
     class PaimonRowIdDatasink(Datasink):
@@ -266,9 +266,11 @@ def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks]):
             # Attempts that died after writing were re-run by Ray on the same blocks and wrote
             # the same names: every file of this write is named by a message.
             messages = [CommitMessage.from_bytes(m) for m in serialized]
-            if not messages:
+            if not messages and not overwrite:
                 return
             builder = self.table.new_batch_write_builder()
+            if overwrite:  # pypaimon's write_paimon(overwrite=True): the spec {}
+                builder.overwrite({})
             self.commit_started = True  # from here on the committer owns the files
             snapshot_id = builder.new_commit().commit(messages)
             if snapshot_id is not None:
@@ -295,13 +297,17 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     snapshot). Columns are matched by name and cast to the table's types (pypaimon demands the
     exact schema). ``concurrency`` / ``ray_remote_args`` apply to the write tasks.
 
+    ``overwrite=True`` makes it an INSERT OVERWRITE (pypaimon's spec ``{}``): on a partitioned
+    table with ``dynamic-partition-overwrite`` true (the default) the partitions the dataset
+    writes to are replaced, else the whole table, an empty dataset included (a truncate).
+
     If any task or the commit fails, the error propagates and no file a task reported remains.
     Every data file is named from the job id and the write task's index, so a task re-run by
     Ray after its worker died writes its files over the dead attempt's (nothing stray is
     left); only a task whose every attempt died after writing leaves its files behind.
     Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster`` or
-    a ``concurrency`` that is not a positive integer, NotImplementedError for
-    ``overwrite=True``, catalog errors for a missing table, and the innermost worker error
+    a ``concurrency`` that is not a positive integer, TypeError for a non-bool ``overwrite``,
+    catalog errors for a missing table, and the innermost worker error
     (e.g. ValueError for a missing column) when a write task fails.
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     ray_data = _ray_data()
@@ -314,9 +320,8 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
                          f"got {hash_fixed_precluster!r}")
     if concurrency is not None:  # Ray's own answer names no argument: "`size` must be >= 1"
         _positive_int("concurrency", concurrency)
-    if overwrite:
-        raise NotImplementedError("write_paimon(overwrite=True) is not supported by "
-                                  "paimon_rowid yet")
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite must be a bool, got {type(overwrite).__name__}")
     from ray.exceptions import RayError
 
     global _TRACKER_ACTOR
@@ -329,7 +334,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
         ray.get_runtime_context().get_node_id(), soft=False)).remote()
     job_id = new_job_id()  # every file of this write carries it (ray/_job_files.py)
     try:
-        sink = _make_datasink(table, tracker, job_id, _hooks)
+        sink = _make_datasink(table, tracker, job_id, _hooks, overwrite)
         try:
             dataset.write_datasink(sink, concurrency=concurrency,
                                    ray_remote_args=dict(ray_remote_args or {}))

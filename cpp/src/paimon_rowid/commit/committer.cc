@@ -35,6 +35,7 @@ bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
 // Step 1 of docs/format.md §4.3: new files (minSeq == 0) get (S, S).
 void StampSequenceNumbers(std::vector<ManifestEntry>* entries, int64_t snapshot_id) {
   for (auto& e : *entries) {
+    if (e.kind == FileKind::kDelete) continue;  // a live file, named as it is listed
     if (e.file.min_sequence_number == 0) {
       e.file.min_sequence_number = snapshot_id;
       e.file.max_sequence_number = snapshot_id;
@@ -69,6 +70,7 @@ Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start)
   std::map<std::string, int64_t> blob_starts;
   int64_t vector_start = start;
   for (auto& e : *entries) {
+    if (e.kind == FileKind::kDelete) continue;
     DataFileMeta& f = e.file;
     if (!f.file_source) {
       return Status::Invalid("file source field for row-tracking table must present (file '",
@@ -180,9 +182,15 @@ struct Committer::Attempt {
   // The snapshot's commitKind: the options' kind, OVERWRITE for an APPEND that changes
   // deletion vectors (as pypaimon and Java commit deletes).
   const std::string& kind;
+  // The partitions an overwrite replaces (nullptr: not an overwrite).
+  OverwriteScope* overwrite = nullptr;
   // The latest snapshot's live index entries (read by CheckConflicts when the commit changes
-  // the index or deletes data files).
+  // the index or deletes data files, and for an overwrite).
   std::vector<IndexManifestEntry> live_index{};
+  // An overwrite removed index entries of replaced partitions from live_index.
+  bool overwrite_changes_index = false;
+  // The last attempt found nothing to add or delete (an overwrite with skip_if_unchanged).
+  bool nothing_to_commit = false;
   // The latest snapshot id the first attempt saw; later attempts look above it for a
   // snapshot of this commit that did land (an ambiguous failure).
   std::optional<int64_t> first_seen_latest{};
@@ -205,9 +213,26 @@ struct Committer::Attempt {
     ARROW_ASSIGN_OR_RAISE(auto landed, FindLanded(latest_id));
     if (landed) return landed;
     const int64_t new_id = latest_id + 1;
-    ARROW_RETURN_NOT_OK(CheckConflicts(latest));
+    std::vector<ManifestEntry> live;
+    if (latest) {
+      ARROW_ASSIGN_OR_RAISE(live, ReadLiveEntries(table(), *latest, nullptr));
+    }
+    ARROW_RETURN_NOT_OK(CheckConflicts(latest, live));
 
     std::vector<ManifestEntry> entries = delta.entries;
+    overwrite_changes_index = false;
+    if (overwrite != nullptr && latest) {
+      if (!delta.changes_index() && !delta.deletes_files()) {  // else CheckConflicts read it
+        ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
+      }
+      ARROW_ASSIGN_OR_RAISE(overwrite_changes_index,
+                            overwrite->Apply(std::move(live), &live_index, &entries));
+    }
+    if (overwrite != nullptr && options().overwrite->skip_if_unchanged && entries.empty() &&
+        !delta.changes_index() && !overwrite_changes_index) {
+      nothing_to_commit = true;
+      return std::nullopt;
+    }
     StampSequenceNumbers(&entries, new_id);
     if (settings.group_on_commit) entries = GroupByPartition(std::move(entries));
     int64_t next_row_id = latest && latest->next_row_id ? *latest->next_row_id : 0;
@@ -221,7 +246,7 @@ struct Committer::Attempt {
     }
     ARROW_ASSIGN_OR_RAISE(auto lists, WriteManifestLists(latest, entries));
     std::optional<std::string> index_manifest = latest ? latest->index_manifest : std::nullopt;
-    if (delta.changes_index()) {
+    if (delta.changes_index() || overwrite_changes_index) {
       ARROW_ASSIGN_OR_RAISE(index_manifest, WriteIndexManifest());
     }
     Snapshot snap = BuildSnapshot(latest, new_id, latest_schema->id, lists, entries, next_row_id);
@@ -293,7 +318,8 @@ struct Committer::Attempt {
 
   // The delta against the latest snapshot: not committed before, and (for messages planned
   // on a base snapshot) no data-evolution conflict.
-  Status CheckConflicts(const std::optional<Snapshot>& latest) {
+  Status CheckConflicts(const std::optional<Snapshot>& latest,
+                        const std::vector<ManifestEntry>& live) {
     const bool compact = kind == "COMPACT";
     const bool deletes_files = delta.deletes_files();
     live_index.clear();
@@ -303,7 +329,6 @@ struct Committer::Attempt {
       if (delta.check_from) return CheckRowIdExistence({}, std::nullopt, delta.entries);
       return Status::OK();
     }
-    ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(table(), *latest, nullptr));
     Status twice = CheckNotCommitted(live, delta.entries, latest->id);
     if (!twice.ok()) {
       already_committed = true;
@@ -467,6 +492,14 @@ Result<std::unique_ptr<Committer>> Committer::Make(std::shared_ptr<const Table> 
     return Status::Invalid("commit kind must be APPEND or COMPACT, got '", options.commit_kind,
                            "'");
   }
+  if (options.overwrite) {
+    if (options.commit_kind != "APPEND") {
+      return Status::Invalid("an overwrite commits new files: its commit kind must be APPEND");
+    }
+    if (options.overwrite->dynamic && options.overwrite->partitions) {
+      return Status::Invalid("a dynamic partition overwrite takes no partition filter");
+    }
+  }
   return std::unique_ptr<Committer>(new Committer(std::move(table), std::move(options)));
 }
 
@@ -495,11 +528,12 @@ Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
 
 Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage>& messages) {
   const CommitDelta delta = DeltaOf(messages);
-  if (delta.empty()) return std::nullopt;
+  if (delta.empty() && !options_.overwrite) return std::nullopt;
   // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
   // in Java and pypaimon.
   const std::string kind =
-      options_.commit_kind == "APPEND" && (delta.changes_index() || delta.deletes_files())
+      options_.commit_kind == "APPEND" &&
+              (options_.overwrite || delta.changes_index() || delta.deletes_files())
           ? std::string("OVERWRITE")
           : options_.commit_kind;
   // Refused messages are not this commit's to clean up (they may belong to a snapshot).
@@ -509,7 +543,18 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
     (void)Abort(messages);
     return settings.status();
   }
+  std::unique_ptr<OverwriteScope> overwrite;
+  if (options_.overwrite) {
+    auto scope = OverwriteScope::Make(*table_, *options_.overwrite, delta);
+    if (!scope.ok()) {
+      (void)Abort(messages);
+      return scope.status();
+    }
+    overwrite = std::move(*scope);
+    if (overwrite->replaces_nothing() && delta.empty()) return std::nullopt;
+  }
   Attempt attempts{*this, *settings, delta, kind};
+  attempts.overwrite = overwrite.get();
   // A final failure deletes the messages' data files, unless they belong to a snapshot.
   auto fail = [&](Status st) -> Status {
     if (!attempts.already_committed) (void)Abort(messages);
@@ -524,6 +569,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
     }
     if (*result) return *result;
     attempts.Cleanup();
+    if (attempts.nothing_to_commit) return std::nullopt;
     if (attempt >= settings->max_retries) {
       return fail(MakeKindError(
           arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,

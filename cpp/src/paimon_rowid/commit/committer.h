@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/commit/overwrite.h"
 #include "paimon_rowid/meta/commit_message.h"
 
 namespace paimon_rowid {
@@ -48,6 +49,11 @@ struct CommitOptions {
   /// kCommitConflict error when a file its messages delete is no longer live, and skips the
   /// column-conflict check (a concurrent update keeps winning by its higher sequence number).
   std::string commit_kind = "APPEND";
+  /// An overwrite (INSERT OVERWRITE, commit/overwrite.h): the snapshot also deletes every
+  /// live data file of the replaced partitions, with their index files, as of the snapshot it
+  /// is built on. Its commitKind is OVERWRITE; `commit_kind` must stay APPEND.
+  using Overwrite = OverwriteSpec;
+  std::optional<Overwrite> overwrite;
   /// Testing hook: called before each attempt's snapshot file is created (attempt number
   /// from 0 and the snapshot id about to be created), e.g. to simulate a lost race.
   std::function<void(int attempt, int64_t snapshot_id)> before_snapshot_create;
@@ -65,9 +71,12 @@ class Committer {
   const std::string& commit_user() const { return options_.commit_user; }
 
   /// Commits `messages` as one snapshot (options' commit kind) and returns its id; nullopt
-  /// when the messages hold no files (no snapshot is made). Errors: kCommitConflict (a
-  /// data-evolution conflict, or retries exhausted), I/O errors. On any error nothing of the commit
-  /// stays on disk (data files included).
+  /// when the messages hold no files (no snapshot is made), except for a static overwrite,
+  /// which commits its deletes with no new file too (see Overwrite). An overwrite whose new
+  /// files lie outside the partitions it replaces fails (ExecutionError) before anything is
+  /// written, deleting the new files. Errors:
+  /// kCommitConflict (a data-evolution conflict, or retries exhausted), I/O errors. On any error
+  /// nothing of the commit stays on disk (data files included).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages);
 
   /// Deletes the new data files of `messages` (never committed ones; never the files they

@@ -5,12 +5,10 @@
 #include <set>
 
 #include "arrow/api.h"
-#include "arrow/compute/api.h"
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 #include "paimon_rowid/scan/deletion_files.h"
-#include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/partition_filter.h"
 #include "paimon_rowid/scan/plan.h"
 
 namespace paimon_rowid {
@@ -151,58 +149,16 @@ bool IsPartitionOnly(const Table& table, const Predicate& predicate) {
 
 Result<std::vector<CommitMessage>> DeletePartitions(std::shared_ptr<const Table> table,
                                                     const Predicate& predicate) {
-  namespace cp = arrow::compute;
-  ARROW_RETURN_NOT_OK(EnsureComputeInitialized());
   std::vector<CommitMessage> out;
   ARROW_ASSIGN_OR_RAISE(auto snapshot, table->LatestSnapshot());
   if (!snapshot) return out;
   ARROW_ASSIGN_OR_RAISE(auto entries, ReadLiveEntries(*table, *snapshot, nullptr));
   ARROW_ASSIGN_OR_RAISE(auto live_index, ReadLiveIndexEntries(*table, *snapshot));
-  ARROW_ASSIGN_OR_RAISE(auto fields, PartitionFields(table->schema()));
-  PartitionLocator locator(
-      table->file_io(), table->path(), fields,
-      table->options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__"));
-  std::vector<std::shared_ptr<arrow::Field>> arrow_fields;
-  for (const auto& f : fields) arrow_fields.push_back(f.ToArrow());
-  auto schema = arrow::schema(arrow_fields);
-  ARROW_ASSIGN_OR_RAISE(auto expr, predicate.ToExpression());
-  ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*schema));
-
-  // Each distinct partition is evaluated once, on its values as one row.
-  std::map<std::string, bool> matches;
-  auto matching = [&](const std::string& partition) -> Result<bool> {
-    auto it = matches.find(partition);
-    if (it != matches.end()) return it->second;
-    ARROW_ASSIGN_OR_RAISE(auto values, locator.Values(partition));
-    std::vector<std::shared_ptr<arrow::Array>> columns;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      std::shared_ptr<arrow::Scalar> v = i < values.size() ? values[i] : nullptr;
-      if (!v) v = arrow::MakeNullScalar(arrow_fields[i]->type());
-      ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*v, 1));
-      if (!array->type()->Equals(*arrow_fields[i]->type())) {
-        ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(*array, arrow_fields[i]->type()));
-        array = cast;
-      }
-      columns.push_back(std::move(array));
-    }
-    auto batch = arrow::RecordBatch::Make(schema, 1, std::move(columns));
-    ARROW_ASSIGN_OR_RAISE(auto input, cp::MakeExecBatch(*schema, batch));
-    ARROW_ASSIGN_OR_RAISE(auto mask, cp::ExecuteScalarExpression(expr, input));
-    bool hit = false;
-    if (mask.is_scalar()) {
-      const auto& s = mask.scalar_as<arrow::BooleanScalar>();
-      hit = s.is_valid && s.value;
-    } else {
-      auto array = std::static_pointer_cast<arrow::BooleanArray>(mask.make_array());
-      hit = array->IsValid(0) && array->Value(0);
-    }
-    matches.emplace(partition, hit);
-    return hit;
-  };
+  ARROW_ASSIGN_OR_RAISE(auto filter, PartitionFilter::Make(table->schema(), &predicate));
 
   std::map<BucketKey, size_t> slot;
   for (auto& e : entries) {
-    ARROW_ASSIGN_OR_RAISE(bool hit, matching(e.partition));
+    ARROW_ASSIGN_OR_RAISE(bool hit, filter->Matches(e.partition));
     if (!hit) continue;
     BucketKey key{e.partition, e.bucket};
     auto [it, inserted] = slot.try_emplace(key, out.size());

@@ -1,0 +1,69 @@
+#include "paimon_rowid/commit/overwrite.h"
+
+#include <utility>
+
+#include "paimon_rowid/scan/partition.h"
+
+namespace paimon_rowid {
+
+Result<std::unique_ptr<OverwriteScope>> OverwriteScope::Make(const Table& table,
+                                                             const OverwriteSpec& spec,
+                                                             const CommitDelta& delta) {
+  std::unique_ptr<OverwriteScope> scope(new OverwriteScope());
+  if (spec.dynamic) {
+    scope->dynamic_ = true;
+    for (const auto& e : delta.entries) {
+      if (e.kind == FileKind::kAdd) scope->written_.insert(e.partition);
+    }
+    return scope;
+  }
+  ARROW_ASSIGN_OR_RAISE(scope->filter_,
+                        PartitionFilter::Make(table.schema(), spec.partitions.get()));
+  for (const auto& e : delta.entries) {
+    if (e.kind != FileKind::kAdd) continue;
+    ARROW_ASSIGN_OR_RAISE(bool inside, scope->filter_->Matches(e.partition));
+    if (inside) continue;
+    ARROW_ASSIGN_OR_RAISE(auto fields, PartitionFields(table.schema()));
+    ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(e.partition, fields));
+    const std::string default_name =
+        table.options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
+    return Status::ExecutionError(
+        "Trying to overwrite partition ",
+        spec.description.empty() ? std::string("(the given filter)") : spec.description,
+        ", but the changes in partition '", JavaPartitionPath(fields, values, default_name),
+        "' (file '", e.file.file_name,
+        "') do not belong to this partition; nothing was committed and the new files were "
+        "deleted");
+  }
+  return scope;
+}
+
+Result<bool> OverwriteScope::Replaces(const std::string& partition) {
+  if (dynamic_) return written_.count(partition) > 0;
+  return filter_->Matches(partition);
+}
+
+Result<bool> OverwriteScope::Apply(std::vector<ManifestEntry> live,
+                                   std::vector<IndexManifestEntry>* live_index,
+                                   std::vector<ManifestEntry>* entries) {
+  for (auto& e : live) {
+    ARROW_ASSIGN_OR_RAISE(bool hit, Replaces(e.partition));
+    if (!hit) continue;
+    e.kind = FileKind::kDelete;
+    entries->push_back(std::move(e));
+  }
+  bool removed = false;
+  std::vector<IndexManifestEntry> kept;
+  for (auto& e : *live_index) {
+    ARROW_ASSIGN_OR_RAISE(bool hit, Replaces(e.partition));
+    if (hit) {
+      removed = true;
+    } else {
+      kept.push_back(std::move(e));
+    }
+  }
+  *live_index = std::move(kept);
+  return removed;
+}
+
+}  // namespace paimon_rowid
