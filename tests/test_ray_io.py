@@ -306,3 +306,35 @@ def test_write_paimon_validation(ray_session, warehouse, case):
         write_paimon(ds, target, {"warehouse": warehouse}, **kwargs)
     assert table.latest_snapshot() is None
     assert _state(warehouse) == before
+
+
+def test_batch_table_write_write_ray(ray_session, warehouse):
+    """pypaimon's BatchTableWrite.write_ray: an append, then an overwrite by the builder's
+    spec, by static_partition (static mode), and overwrite=True (spec {})."""
+    from paimon_rowid import CatalogFactory, Schema
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    catalog.create_table("db.s", Schema.from_pyarrow_schema(
+        SCHEMA, partition_keys=["p"],
+        options={**DE, "dynamic-partition-overwrite": "false"}), False)
+    table = catalog.get_table("db.s")
+
+    def ids():
+        return sorted(_read(table, ["id"])["id"].to_pylist())
+
+    def write_ray(rows, builder_spec=None, **kwargs):
+        builder = table.new_batch_write_builder()
+        if builder_spec is not None:
+            builder.overwrite(builder_spec)
+        return builder.new_write().write_ray(ray.data.from_arrow(rows), **kwargs)
+
+    assert write_ray(_rows(0, 6)).snapshot_id == 1                       # p0, p1, p2
+    write_ray(_rows(0, 0), builder_spec={"p": "p0"})                     # p0 emptied
+    assert ids() == [1, 2, 4, 5]
+    with pytest.raises(RuntimeError, match="do not belong to this partition"):
+        write_ray(_rows(10, 2), static_partition={"p": "p1"})         # ids 10 (p1), 11 (p2)
+    assert table.latest_snapshot()["id"] == 2
+    write_ray(_rows(12, 2).filter(pa.compute.field("p") == "p0"), static_partition={"p": "p0"})
+    assert ids() == [1, 2, 4, 5, 12]
+    assert write_ray(_rows(20, 1), overwrite=True).snapshot_id == 4      # {}: the whole table
+    assert ids() == [20]

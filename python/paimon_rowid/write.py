@@ -99,8 +99,9 @@ class BatchTableWrite:
     Each ``write_*`` call costs one pass over the input (cast, partition routing, Parquet
     encoding); memory stays bounded by one open file per partition."""
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: Any, static_partition: Optional[Mapping[str, Any]] = None) -> None:
         self._table = table
+        self._static_partition = static_partition  # the builder's overwrite spec (write_ray)
         self._write_cols: Optional[List[str]] = None
         self._writer: Any = None
         self._prepared = False
@@ -124,6 +125,24 @@ class BatchTableWrite:
         if self._writer is None:
             self._writer = native().AppendWriter(self._table._native, self._write_cols)
         return self._writer
+
+    def write_ray(self, dataset: Any, overwrite: bool = False, concurrency: Optional[int] = None,
+                  ray_remote_args: Optional[Dict[str, Any]] = None,
+                  hash_fixed_precluster: str = "auto",
+                  static_partition: Optional[Mapping[str, Any]] = None) -> Any:
+        """pypaimon's ``write_ray``: writes a ``ray.data.Dataset`` with Ray tasks and commits
+        it as one snapshot (``paimon_rowid.ray.write_paimon``; this writer's own
+        ``prepare_commit`` is not involved). It overwrites when ``overwrite`` is true, when
+        ``static_partition`` is given, or when the builder called ``overwrite(...)``; the spec
+        is ``static_partition``, else the builder's, else ``{}``. Returns the
+        ``PaimonWriteResult`` (pypaimon returns None), None when nothing was committed."""
+        from .ray.io import write_dataset
+        spec = static_partition if static_partition is not None else self._static_partition
+        if spec is None and overwrite:
+            spec = {}
+        return write_dataset(dataset, self._table, overwrite=spec, concurrency=concurrency,
+                             ray_remote_args=ray_remote_args,
+                             hash_fixed_precluster=hash_fixed_precluster)
 
     @property
     def write_schema(self) -> pa.Schema:

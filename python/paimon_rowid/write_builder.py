@@ -18,7 +18,8 @@ class BatchWriteBuilder:
     def __init__(self, table: Any) -> None:
         self._table = table
         self._commit_user = str(uuid.uuid4())
-        self._overwrite: Optional[Dict[str, Any]] = None  # set by overwrite()
+        self._static_partition: Optional[Dict[str, Any]] = None  # set by overwrite()
+        self._overwrite: Optional[Dict[str, Any]] = None  # its native commit arguments
 
     @property
     def commit_user(self) -> str:
@@ -35,11 +36,12 @@ class BatchWriteBuilder:
             raise TypeError("static_partition must be a dict of partition key to value, got "
                             f"{type(static_partition).__name__}")
         # Checked now, before any row is written (pypaimon checks at commit time).
-        self._overwrite = overwrite_arguments(self._table, dict(static_partition or {}))
+        self._static_partition = dict(static_partition or {})
+        self._overwrite = overwrite_arguments(self._table, self._static_partition)
         return self
 
     def new_write(self) -> BatchTableWrite:
-        return BatchTableWrite(self._table)
+        return BatchTableWrite(self._table, self._static_partition)
 
     def new_commit(self) -> BatchTableCommit:
         return BatchTableCommit(self._table, self._commit_user, self._overwrite)

@@ -24,7 +24,8 @@ from typing import Any, Dict, List, Optional, Sequence
 from .._backfill_core import _positive_int
 from ..catalog import CatalogFactory
 from ..schema import DataType
-from ..write import CommitMessage
+from .._partition_spec import overwrite_arguments
+from ..write import BatchTableCommit, CommitMessage
 from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
@@ -229,7 +230,8 @@ def _write_blocks(table, tracker, blocks, stem: str, hooks: Optional[TaskHooks])
     return {"messages": serialized, "rows": rows}
 
 
-def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks], overwrite: bool):
+def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks],
+                   overwrite: Optional[Dict[str, Any]]):
     from ray.data import Datasink
 
     class PaimonRowIdDatasink(Datasink):
@@ -266,13 +268,12 @@ def _make_datasink(table, tracker, job_id: str, hooks: Optional[TaskHooks], over
             # Attempts that died after writing were re-run by Ray on the same blocks and wrote
             # the same names: every file of this write is named by a message.
             messages = [CommitMessage.from_bytes(m) for m in serialized]
-            if not messages and not overwrite:
+            if not messages and overwrite is None:
                 return
-            builder = self.table.new_batch_write_builder()
-            if overwrite:  # pypaimon's write_paimon(overwrite=True): the spec {}
-                builder.overwrite({})
+            committer = BatchTableCommit(self.table, self.table.new_batch_write_builder()
+                                         .commit_user, overwrite)
             self.commit_started = True  # from here on the committer owns the files
-            snapshot_id = builder.new_commit().commit(messages)
+            snapshot_id = committer.commit(messages)
             if snapshot_id is not None:
                 self.result = PaimonWriteResult(row_count=rows, snapshot_id=int(snapshot_id))
 
@@ -310,18 +311,37 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     catalog errors for a missing table, and the innermost worker error
     (e.g. ValueError for a missing column) when a write task fails.
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
-    ray_data = _ray_data()
-    import ray
-    if not isinstance(dataset, ray_data.Dataset):
-        raise TypeError(f"dataset must be a ray.data.Dataset, got {type(dataset).__name__}")
+    _check_dataset(dataset)
     table = _load_table(table_identifier, catalog_options)
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite must be a bool, got {type(overwrite).__name__}")
+    # pypaimon's write_paimon(overwrite=True) is the spec {}.
+    return write_dataset(dataset, table, overwrite={} if overwrite else None,
+                         concurrency=concurrency, ray_remote_args=ray_remote_args,
+                         hash_fixed_precluster=hash_fixed_precluster, _hooks=_hooks)
+
+
+def _check_dataset(dataset: Any) -> None:
+    if not isinstance(dataset, _ray_data().Dataset):
+        raise TypeError(f"dataset must be a ray.data.Dataset, got {type(dataset).__name__}")
+
+
+def write_dataset(dataset: Any, table: Any, *, overwrite: Optional[Dict[str, Any]] = None,
+                  concurrency: Optional[int] = None,
+                  ray_remote_args: Optional[Dict[str, Any]] = None,
+                  hash_fixed_precluster: str = "auto",
+                  _hooks: Optional[TaskHooks] = None) -> Optional[PaimonWriteResult]:
+    """write_paimon on a loaded ``table``; ``overwrite`` is a partition spec (None: append),
+    checked before any task runs. Also behind ``BatchTableWrite.write_ray``."""
+    import ray
+    _check_dataset(dataset)
     if hash_fixed_precluster not in _PRECLUSTER_MODES:
         raise ValueError(f"hash_fixed_precluster must be one of {sorted(_PRECLUSTER_MODES)}, "
                          f"got {hash_fixed_precluster!r}")
     if concurrency is not None:  # Ray's own answer names no argument: "`size` must be >= 1"
         _positive_int("concurrency", concurrency)
-    if not isinstance(overwrite, bool):
-        raise TypeError(f"overwrite must be a bool, got {type(overwrite).__name__}")
+    # The spec's native arguments, computed (and a bad spec refused) before any task runs.
+    overwrite_args = None if overwrite is None else overwrite_arguments(table, overwrite)
     from ray.exceptions import RayError
 
     global _TRACKER_ACTOR
@@ -334,7 +354,7 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
         ray.get_runtime_context().get_node_id(), soft=False)).remote()
     job_id = new_job_id()  # every file of this write carries it (ray/_job_files.py)
     try:
-        sink = _make_datasink(table, tracker, job_id, _hooks, overwrite)
+        sink = _make_datasink(table, tracker, job_id, _hooks, overwrite_args)
         try:
             dataset.write_datasink(sink, concurrency=concurrency,
                                    ray_remote_args=dict(ray_remote_args or {}))
