@@ -19,12 +19,12 @@ and projections must be lists of column names (no expression mappings).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .._backfill_core import _positive_int
+from .._partition_spec import overwrite_arguments
 from ..catalog import CatalogFactory
 from ..schema import DataType
-from .._partition_spec import overwrite_arguments
 from ..write import BatchTableCommit, CommitMessage
 from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
@@ -326,7 +326,7 @@ def _check_dataset(dataset: Any) -> None:
         raise TypeError(f"dataset must be a ray.data.Dataset, got {type(dataset).__name__}")
 
 
-def write_dataset(dataset: Any, table: Any, *, overwrite: Optional[Dict[str, Any]] = None,
+def write_dataset(dataset: Any, table: Any, *, overwrite: Optional[Mapping[str, Any]] = None,
                   concurrency: Optional[int] = None,
                   ray_remote_args: Optional[Dict[str, Any]] = None,
                   hash_fixed_precluster: str = "auto",
