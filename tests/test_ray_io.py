@@ -280,7 +280,7 @@ def test_write_paimon_failure_deletes_every_file(ray_session, warehouse, mode, e
     assert _state(warehouse) == before
 
 
-@pytest.mark.parametrize("case", ["overwrite", "not_dataset", "precluster", "missing_table",
+@pytest.mark.parametrize("case", ["not_dataset", "precluster", "missing_table",
                                   "missing_column", "concurrency"])
 def test_write_paimon_validation(ray_session, warehouse, case):
     from paimon_rowid import TableNotExistException
@@ -289,9 +289,7 @@ def test_write_paimon_validation(ray_session, warehouse, case):
     before = _state(warehouse)
     ds = ray.data.from_arrow(_rows(0, 3))
     target, kwargs, error = "db.t", {}, ValueError
-    if case == "overwrite":
-        kwargs, error = {"overwrite": "yes"}, TypeError
-    elif case == "not_dataset":
+    if case == "not_dataset":
         ds, error = _rows(0, 3), TypeError
     elif case == "precluster":
         kwargs = {"hash_fixed_precluster": "sometimes"}

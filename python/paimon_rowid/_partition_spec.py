@@ -29,15 +29,22 @@ def _builder(table: Any) -> PredicateBuilder:
 
 
 def _literal(key: str, value: Any, arrow_type: pa.DataType) -> Any:
-    """The spec value as the key's type: strings are parsed for non-string keys."""
-    if not isinstance(value, str) or pa.types.is_string(arrow_type) \
-            or pa.types.is_large_string(arrow_type):
-        return value
+    """The spec value as the key's type: strings are parsed for non-string keys; any other
+    value must be exactly a value of the type (a timestamp with digits the key's precision
+    drops, or an aware datetime for a zoneless key, would match another partition)."""
+    stringly = pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
     try:
-        return pa.array([value], pa.string()).cast(arrow_type)[0].as_py()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        if isinstance(value, str) and not stringly:
+            return pa.array([value], pa.string()).cast(arrow_type)[0].as_py()
+        typed = pa.array([value], arrow_type)[0].as_py()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError,
+            OverflowError) as error:
         raise ValueError(f"partition value {value!r} of {key!r} is not a valid {arrow_type}: "
                          f"{error}") from None
+    if not pa.types.is_floating(arrow_type) and typed != value:
+        raise ValueError(f"partition value {value!r} of {key!r} is not exactly a {arrow_type} "
+                         f"value (it would be {typed!r})")
+    return value
 
 
 def spec_predicate(table: Any, spec: Mapping[str, Any]) -> Optional[Predicate]:

@@ -200,6 +200,15 @@ class BatchTableWrite:
         self.close()
 
 
+def _properties(properties: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    if properties is None:
+        return {}
+    if not isinstance(properties, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in properties.items()):
+        raise TypeError("snapshot_properties must be a dict of str to str")
+    return dict(properties)
+
+
 class BatchTableCommit:
     """Commits messages as one snapshot. Safe against concurrent committers in other
     processes (the snapshot file is created with a no-replace primitive; a lost race is
@@ -223,18 +232,21 @@ class BatchTableCommit:
         self._committed = True
 
     def commit(self, commit_messages: Iterable[CommitMessage],
+               snapshot_properties: Optional[Mapping[str, str]] = None, *,
                commit_identifier: int = BATCH_COMMIT_IDENTIFIER) -> Optional[int]:
         """Makes the messages' files visible as one snapshot and returns its id: APPEND, or
         OVERWRITE after ``builder.overwrite(...)``, which also deletes the replaced
         partitions' files, with no message too. None when nothing is committed (no snapshot).
         Only once. Raises CommitConflictException on a data-evolution conflict or when retries
         run out, RuntimeError for an overwrite whose rows lie outside its static partition;
-        the messages' files are then deleted."""
+        the messages' files are then deleted. ``snapshot_properties`` (str to str, as in
+        pypaimon) go into the snapshot's ``properties``."""
+        properties = _properties(snapshot_properties)
         self._check_committed()
         messages = _native_messages(commit_messages)
         if not messages and not self._overwrite:
             return None
-        return self._native_committer(int(commit_identifier),
+        return self._native_committer(int(commit_identifier), properties=properties,
                                       **(self._overwrite or {})).commit(messages)
 
     def truncate_table(self) -> Optional[int]:

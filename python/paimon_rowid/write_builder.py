@@ -36,8 +36,9 @@ class BatchWriteBuilder:
             raise TypeError("static_partition must be a dict of partition key to value, got "
                             f"{type(static_partition).__name__}")
         # Checked now, before any row is written (pypaimon checks at commit time).
-        self._static_partition = dict(static_partition or {})
-        self._overwrite = overwrite_arguments(self._table, self._static_partition)
+        spec = dict(static_partition or {})
+        arguments = overwrite_arguments(self._table, spec)  # a refusal leaves self unchanged
+        self._static_partition, self._overwrite = spec, arguments
         return self
 
     def new_write(self) -> BatchTableWrite:

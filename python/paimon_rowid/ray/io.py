@@ -307,15 +307,13 @@ def write_paimon(dataset: Any, table_identifier: str, catalog_options: Dict[str,
     Ray after its worker died writes its files over the dead attempt's (nothing stray is
     left); only a task whose every attempt died after writing leaves its files behind.
     Raises TypeError for a non-Dataset, ValueError for an unknown ``hash_fixed_precluster`` or
-    a ``concurrency`` that is not a positive integer, TypeError for a non-bool ``overwrite``,
-    catalog errors for a missing table, and the innermost worker error
+    a ``concurrency`` that is not a positive integer, catalog errors for a missing table,
+    and the innermost worker error
     (e.g. ValueError for a missing column) when a write task fails.
     ``_hooks`` is a test seam (ray/_task_hooks.py), not part of the API."""
     _check_dataset(dataset)
     table = _load_table(table_identifier, catalog_options)
-    if not isinstance(overwrite, bool):
-        raise TypeError(f"overwrite must be a bool, got {type(overwrite).__name__}")
-    # pypaimon's write_paimon(overwrite=True) is the spec {}.
+    # pypaimon's write_paimon(overwrite=True) is the spec {} (any true value, as there).
     return write_dataset(dataset, table, overwrite={} if overwrite else None,
                          concurrency=concurrency, ray_remote_args=ray_remote_args,
                          hash_fixed_precluster=hash_fixed_precluster, _hooks=_hooks)

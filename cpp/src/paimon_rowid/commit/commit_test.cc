@@ -16,32 +16,13 @@ namespace paimon_rowid {
 namespace {
 
 using testing::DeOptions;
+using testing::OrphanManifests;
 using testing::WriteFixture;
 
 std::vector<int64_t> Iota(int64_t start, int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   std::iota(v.begin(), v.end(), start);
   return v;
-}
-
-// Manifest files not referenced by any snapshot's lists (orphans).
-std::vector<std::string> OrphanManifests(const Table& table) {
-  std::set<std::string> referenced;
-  for (int64_t id : table.ListSnapshotIds().ValueOrDie()) {
-    Snapshot s = table.SnapshotById(id).ValueOrDie();
-    for (const auto& list : {s.base_manifest_list, s.delta_manifest_list}) {
-      referenced.insert(list);
-      auto metas =
-          DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
-              .ValueOrDie();
-      for (const auto& m : metas) referenced.insert(m.file_name);
-    }
-  }
-  std::vector<std::string> orphans;
-  for (const auto& f : WriteFixture::Files(table.path() + "/manifest")) {
-    if (!referenced.count(f)) orphans.push_back(f);
-  }
-  return orphans;
 }
 
 TEST(CommitterTest, EmptyMessagesMakeNoSnapshot) {

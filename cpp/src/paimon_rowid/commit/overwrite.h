@@ -4,6 +4,7 @@
 // partitions meanwhile are replaced too (Java's and pypaimon's rule).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -36,9 +37,11 @@ struct OverwriteSpec {
 /// The partitions one overwrite commit replaces.
 class OverwriteScope {
  public:
-  /// The scope of `spec` for the commit of `delta`. A new file outside the static partitions
-  /// is refused (ExecutionError, RuntimeError in Python as in pypaimon): the caller's spec
-  /// and data disagree.
+  /// The scope of `spec` for the commit of `delta`. The delta must hold newly written files
+  /// only: an update, a delete or a compaction mixed into an overwrite would survive it or
+  /// point at the files it deletes (Invalid). A new file outside the static partitions is
+  /// refused (ExecutionError, RuntimeError in Python as in pypaimon): the caller's spec and
+  /// data disagree.
   static Result<std::unique_ptr<OverwriteScope>> Make(const Table& table, const OverwriteSpec& spec,
                                                       const CommitDelta& delta);
 
@@ -54,9 +57,14 @@ class OverwriteScope {
  private:
   OverwriteScope() = default;
   Result<bool> Replaces(const std::string& partition);
+  // The partition's values re-encoded as we encode them: writers differ in the bytes of
+  // some null values (pypaimon's null TIMESTAMP(p>3) / DECIMAL(p>18) has no variable part).
+  Result<std::string> Canonical(const std::string& partition);
 
   bool dynamic_ = false;
-  std::set<std::string> written_;            // dynamic: the new files' partitions
+  std::vector<DataField> fields_;
+  std::set<std::string> written_;            // dynamic: the new files' partitions, canonical
+  std::map<std::string, bool> replaced_;     // dynamic: decided per partition bytes
   std::unique_ptr<PartitionFilter> filter_;  // static
 };
 

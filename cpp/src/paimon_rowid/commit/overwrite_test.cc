@@ -13,6 +13,7 @@ namespace paimon_rowid {
 namespace {
 
 using testing::DeOptions;
+using testing::OrphanManifests;
 using testing::WriteFixture;
 
 std::shared_ptr<const Predicate> DtIs(const std::string& value) {
@@ -75,6 +76,27 @@ TEST(CommitterTest, OverwriteRefusesNewFilesOutsideItsPartitions) {
   EXPECT_EQ(WriteFixture::Int64s(t, "id"), (std::vector<int64_t>{1, 3, 100, 101}));
   // With no data it commits nothing.
   EXPECT_EQ(Committer::Make(fx.table(), opts).ValueOrDie()->Commit({}).ValueOrDie(), std::nullopt);
+}
+
+// A truncate (skip_if_unchanged) whose first attempt loses to another truncate of the same
+// partition: the retry finds nothing to delete, makes no snapshot and leaves no manifest.
+TEST(CommitterTest, TruncateThatFindsNothingOnItsRetryCommitsNothing) {
+  WriteFixture fx(DeOptions(), {"dt"});
+  fx.Append(WriteFixture::Batch(0, 4, {"a", "b"}));
+  CommitOptions opts;
+  opts.overwrite.emplace();
+  opts.overwrite->partitions = DtIs("a");
+  opts.overwrite->skip_if_unchanged = true;
+  CommitOptions racer = opts;
+  opts.before_snapshot_create = [&](int attempt, int64_t id) {
+    if (attempt == 0) {
+      ASSERT_EQ(Committer::Make(fx.table(), racer).ValueOrDie()->Commit({}).ValueOrDie(), id);
+    }
+  };
+  EXPECT_EQ(Committer::Make(fx.table(), opts).ValueOrDie()->Commit({}).ValueOrDie(), std::nullopt);
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 2);
+  EXPECT_EQ(OrphanManifests(*fx.table()), std::vector<std::string>{});
+  EXPECT_EQ(WriteFixture::Int64s(fx.ReadAll({"id"}), "id"), (std::vector<int64_t>{1, 3}));
 }
 
 TEST(CommitterTest, OverwriteFilterReadsPartitionKeysOnly) {

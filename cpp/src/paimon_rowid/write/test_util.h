@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "paimon_rowid/catalog/catalog.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/testing/gtest_util.h"
@@ -143,5 +145,28 @@ class WriteFixture {
   std::shared_ptr<Catalog> catalog_;
   std::shared_ptr<Table> table_;
 };
+
+/// Manifest files (lists included) no snapshot references: what a failed or abandoned
+/// commit attempt must not leave behind.
+inline std::vector<std::string> OrphanManifests(const Table& table) {
+  std::set<std::string> referenced;
+  for (int64_t id : table.ListSnapshotIds().ValueOrDie()) {
+    Snapshot s = table.SnapshotById(id).ValueOrDie();
+    if (s.index_manifest) referenced.insert(*s.index_manifest);
+    for (const auto& list : {s.base_manifest_list, s.delta_manifest_list}) {
+      referenced.insert(list);
+      auto metas =
+          DecodeManifestList(table.file_io()->ReadFile(table.ManifestPath(list)).ValueOrDie())
+              .ValueOrDie();
+      for (const auto& m : metas) referenced.insert(m.file_name);
+    }
+  }
+  std::vector<std::string> orphans;
+  for (const auto& entry : std::filesystem::directory_iterator(table.path() + "/manifest")) {
+    const std::string f = entry.path().filename().string();
+    if (!referenced.count(f)) orphans.push_back(f);
+  }
+  return orphans;
+}
 
 }  // namespace paimon_rowid::testing
