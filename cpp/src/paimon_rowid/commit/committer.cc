@@ -222,14 +222,14 @@ struct Committer::Attempt {
     std::vector<ManifestEntry> entries = delta.entries;
     overwrite_changes_index = false;
     if (overwrite != nullptr && latest) {
-      if (!delta.changes_index() && !delta.deletes_files()) {  // else CheckConflicts read it
-        ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
-      }
+      // An overwrite's delta holds new files only (OverwriteScope::Make), so CheckConflicts
+      // left the index unread.
+      ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
       ARROW_ASSIGN_OR_RAISE(overwrite_changes_index,
                             overwrite->Apply(std::move(live), &live_index, &entries));
     }
     if (overwrite != nullptr && options().overwrite->skip_if_unchanged && entries.empty() &&
-        !delta.changes_index() && !overwrite_changes_index) {
+        !overwrite_changes_index) {
       nothing_to_commit = true;
       return std::nullopt;
     }
@@ -551,7 +551,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
       return scope.status();
     }
     overwrite = std::move(*scope);
-    if (overwrite->replaces_nothing() && delta.empty()) return std::nullopt;
+    if (overwrite->replaces_nothing()) return std::nullopt;
   }
   Attempt attempts{*this, *settings, delta, kind};
   attempts.overwrite = overwrite.get();

@@ -45,7 +45,7 @@ class OverwriteScope {
   static Result<std::unique_ptr<OverwriteScope>> Make(const Table& table, const OverwriteSpec& spec,
                                                       const CommitDelta& delta);
 
-  /// A dynamic overwrite with no new file: it replaces no partition.
+  /// A dynamic overwrite with no new file: it replaces no partition and commits nothing.
   bool replaces_nothing() const { return dynamic_ && written_.empty(); }
 
   /// Appends a DELETE entry to `entries` for every file of `live` (the latest snapshot's live
