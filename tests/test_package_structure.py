@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "python" / "paimon_rowid"
 
 # Function-local imports of the package that are there on purpose: Ray is an optional extra,
 # so the core imports paimon_rowid.ray only when a Ray call is made.
-LAZY_ALLOWED = {("paimon_rowid.read", "paimon_rowid.ray.datasource")}
+LAZY_ALLOWED = {("paimon_rowid.read", "paimon_rowid.ray.datasource"),   # TableRead.to_ray
+                ("paimon_rowid.write", "paimon_rowid.ray.io")}           # write_ray
 
 
 def _module_name(path: Path) -> str:
