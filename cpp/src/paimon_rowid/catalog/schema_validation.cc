@@ -3,6 +3,7 @@
 #include <set>
 
 #include "paimon_rowid/catalog/bucket_spec.h"
+#include "paimon_rowid/catalog/table_options.h"
 
 namespace paimon_rowid {
 
@@ -40,6 +41,7 @@ Status ValidateTableSchema(const TableSchema& schema) {
   }
 
   Options opts = schema.table_options();
+  ARROW_RETURN_NOT_OK(ValidateTableOptions(opts, schema.field_names()));
   ARROW_ASSIGN_OR_RAISE(bool row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
   ARROW_ASSIGN_OR_RAISE(bool data_evolution, opts.GetBool(options::kDataEvolutionEnabled, false));
   // Checked for its form only: deletion vectors go with any append table.

@@ -16,7 +16,8 @@ namespace paimon_rowid {
 ///   * the bucket layout is valid (catalog/bucket_spec.h: fixed buckets need a bucket key);
 ///   * BLOB columns (BLOB, ARRAY<BLOB>, MAP<_, BLOB>) require row tracking and data
 ///     evolution, and the table must keep at least one non-BLOB column;
-///   * blob-descriptor-field names scalar BLOB columns.
+///   * blob-descriptor-field names scalar BLOB columns;
+///   * every option the engine reads has a value it can use (catalog/table_options.h).
 Status ValidateTableSchema(const TableSchema& schema);
 
 }  // namespace paimon_rowid

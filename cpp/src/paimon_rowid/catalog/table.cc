@@ -19,7 +19,6 @@ namespace {
 
 constexpr const char* kSchemaPrefix = "schema-";
 constexpr const char* kTagPrefix = "tag-";
-constexpr const char* kDataFilePathDirectory = "data-file.path-directory";
 
 // The time-travel keys, in pypaimon's order (its error message lists them so).
 const std::vector<std::string>& TimeTravelKeys() {
@@ -336,10 +335,13 @@ std::string Table::IndexFilePath(const std::string& file_name) const {
   return JoinPath(JoinPath(path_, "index"), file_name);
 }
 
+std::string Table::DataRoot() const {
+  auto data_dir = options_.Get(options::kDataFilePathDirectory);
+  return data_dir && !data_dir->empty() ? JoinPath(path_, *data_dir) : path_;
+}
+
 std::string Table::BucketPath(const std::string& partition_path, int32_t bucket) const {
-  std::string dir = path_;
-  auto data_dir = options_.Get(kDataFilePathDirectory);
-  if (data_dir && !data_dir->empty()) dir = JoinPath(dir, *data_dir);
+  std::string dir = DataRoot();
   if (!partition_path.empty()) dir = JoinPath(dir, partition_path);
   return JoinPath(dir, "bucket-" + std::to_string(bucket));
 }

@@ -89,6 +89,10 @@ class Table {
   std::string ManifestPath(const std::string& file_name) const;
   /// An index file (deletion vectors) in the table's index/ directory.
   std::string IndexFilePath(const std::string& file_name) const;
+  /// Where the partition and bucket directories of data files are: the table directory, or
+  /// its subdirectory `data-file.path-directory` (Java's and pypaimon's option; a relative
+  /// path that stays inside the table, checked at create_table: CheckDataFileDirectory).
+  std::string DataRoot() const;
   /// Directory of data files of a partition ("" for none) in bucket `bucket`.
   std::string BucketPath(const std::string& partition_path, int32_t bucket) const;
 

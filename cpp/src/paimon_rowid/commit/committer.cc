@@ -11,6 +11,7 @@
 
 #include "arrow/scalar.h"
 #include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/commit_delta.h"
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/manifest_writer.h"
@@ -25,7 +26,6 @@
 namespace paimon_rowid {
 namespace {
 
-constexpr const char* kPartitionGroupOnCommit = "row-tracking.partition-group-on-commit";
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
 
 bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
@@ -124,11 +124,12 @@ struct CommitSettings {
   static Result<CommitSettings> FromTable(const Table& table) {
     const Options& opts = table.options();
     CommitSettings s;
-    ARROW_ASSIGN_OR_RAISE(s.max_retries, opts.GetInt(options::kCommitMaxRetries, 10));
-    ARROW_ASSIGN_OR_RAISE(s.min_wait, opts.GetDurationMillis(options::kCommitMinRetryWait, 10));
-    ARROW_ASSIGN_OR_RAISE(s.max_wait, opts.GetDurationMillis(options::kCommitMaxRetryWait, 10000));
-    ARROW_ASSIGN_OR_RAISE(s.verify_delay, opts.GetDurationMillis("commit.verify-delay", 50));
-    ARROW_ASSIGN_OR_RAISE(s.group_on_commit, opts.GetBool(kPartitionGroupOnCommit, true));
+    ARROW_ASSIGN_OR_RAISE(const CommitRetrySettings retry, ParseCommitRetrySettings(opts));
+    s.max_retries = retry.max_retries;
+    s.min_wait = retry.min_wait_ms;
+    s.max_wait = retry.max_wait_ms;
+    s.verify_delay = retry.verify_delay_ms;
+    s.group_on_commit = retry.group_on_commit;
     ARROW_ASSIGN_OR_RAISE(s.row_tracking, opts.GetBool(options::kRowTrackingEnabled, false));
     ARROW_ASSIGN_OR_RAISE(s.manifest, ManifestWriteOptions::FromTable(table));
     return s;
@@ -387,10 +388,14 @@ struct Committer::Attempt {
                                                               settings.manifest.zstd_level));
     ARROW_ASSIGN_OR_RAISE(auto delta_bytes, EncodeManifestList(delta_metas, settings.manifest.codec,
                                                                settings.manifest.zstd_level));
-    files.push_back(table().ManifestPath(lists.base_name));
-    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(files.back(), base_bytes->ToString()));
-    files.push_back(table().ManifestPath(lists.delta_name));
-    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(files.back(), delta_bytes->ToString()));
+    // Each file is listed (to sync, or to delete on failure) once created: a name that is
+    // taken is someone else's file, never ours to delete.
+    const std::string base_path = table().ManifestPath(lists.base_name);
+    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(base_path, base_bytes->ToString()));
+    files.push_back(base_path);
+    const std::string delta_path = table().ManifestPath(lists.delta_name);
+    ARROW_RETURN_NOT_OK(io->WriteFileUnsynced(delta_path, delta_bytes->ToString()));
+    files.push_back(delta_path);
     lists.base_size = base_bytes->size();
     lists.delta_size = delta_bytes->size();
     FaultPoint("after_manifest_lists");
@@ -406,8 +411,9 @@ struct Committer::Attempt {
     ARROW_ASSIGN_OR_RAISE(auto bytes, EncodeIndexManifest(entries, settings.manifest.codec,
                                                           settings.manifest.zstd_level));
     std::string name = "index-manifest-" + RandomUuid() + "-0";
-    files.push_back(table().ManifestPath(name));
-    ARROW_RETURN_NOT_OK(table().file_io()->WriteFileUnsynced(files.back(), bytes->ToString()));
+    const std::string path = table().ManifestPath(name);
+    ARROW_RETURN_NOT_OK(table().file_io()->WriteFileUnsynced(path, bytes->ToString()));
+    files.push_back(path);
     return name;
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
@@ -10,9 +11,6 @@
 
 namespace paimon_rowid {
 namespace {
-
-constexpr const char* kManifestTargetFileSize = "manifest.target-file-size";
-constexpr const char* kManifestMergeMinCount = "manifest.merge-min-count";
 
 Result<SimpleStats> PartitionStats(const std::vector<ManifestEntry>& entries, size_t begin,
                                    size_t end, const std::vector<DataField>& fields) {
@@ -68,29 +66,20 @@ Result<ManifestFileMeta> WriteOne(const Table& table, const std::vector<Manifest
   meta.file_name = "manifest-" + RandomUuid() + "-0";
   meta.file_size = bytes->size();
   const std::string path = table.ManifestPath(meta.file_name);
-  written->push_back(path);
   ARROW_RETURN_NOT_OK(table.file_io()->WriteFileUnsynced(path, bytes->ToString()));
+  written->push_back(path);  // ours once created: a taken name is someone else's
   return meta;
 }
 
 }  // namespace
 
 Result<ManifestWriteOptions> ManifestWriteOptions::FromTable(const Table& table) {
-  const Options& opts = table.options();
+  ARROW_ASSIGN_OR_RAISE(const ManifestSettings s, ParseManifestSettings(table.options()));
   ManifestWriteOptions out;
-  ARROW_ASSIGN_OR_RAISE(out.codec,
-                        AvroCodecForCompression(opts.GetOr(options::kManifestCompression, "zstd")));
-  ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
-  out.zstd_level = static_cast<int>(level);
-  ARROW_ASSIGN_OR_RAISE(out.target_file_size,
-                        opts.GetMemorySize(kManifestTargetFileSize, out.target_file_size));
-  ARROW_ASSIGN_OR_RAISE(int64_t min_count,
-                        opts.GetInt(kManifestMergeMinCount, out.merge_min_count));
-  if (out.target_file_size <= 0 || min_count < 1) {
-    return Status::Invalid("'", kManifestTargetFileSize, "' must be positive and '",
-                           kManifestMergeMinCount, "' at least 1");
-  }
-  out.merge_min_count = static_cast<int>(std::min<int64_t>(min_count, 1 << 30));
+  out.codec = s.avro_codec;
+  out.zstd_level = s.zstd_level;
+  out.target_file_size = s.target_file_size;
+  out.merge_min_count = static_cast<int>(s.merge_min_count);
   return out;
 }
 

@@ -1,4 +1,9 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
 
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/common/options.h"
@@ -33,6 +38,43 @@ TEST(UuidTest, Format) {
   EXPECT_EQ(u.size(), 36u);
   EXPECT_EQ(u[14], '4');
   EXPECT_NE(u, RandomUuid());
+}
+
+// Children of one parent that already drew names draw names of their own: fork(2) copies the
+// generator's state, which must not be used again in a child.
+TEST(UuidTest, ForkedChildrenDrawTheirOwnNames) {
+  (void)RandomUuid();  // the parent's generator is seeded and has been used
+  constexpr int kChildren = 4;
+  std::set<std::string> names;
+  for (int i = 0; i < kChildren; ++i) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      std::string mine = RandomUuid() + RandomUuid();
+      ssize_t n = ::write(fds[1], mine.data(), mine.size());
+      ::_exit(n == static_cast<ssize_t>(mine.size()) ? 0 : 1);
+    }
+    ::close(fds[1]);
+    char buf[72];
+    size_t got = 0;
+    while (got < sizeof(buf)) {
+      ssize_t n = ::read(fds[0], buf + got, sizeof(buf) - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_EQ(got, sizeof(buf));
+    names.insert(std::string(buf, 36));
+    names.insert(std::string(buf + 36, 36));
+  }
+  names.insert(RandomUuid());
+  names.insert(RandomUuid());
+  EXPECT_EQ(names.size(), static_cast<size_t>(2 * kChildren + 2));
 }
 
 }  // namespace paimon_rowid

@@ -24,8 +24,10 @@ struct Identifier {
 /// no '/', '\\' or control characters. `what` names the thing in the error message.
 Status ValidateName(std::string_view name, std::string_view what);
 
-/// 64 random bits from a per-thread generator seeded once from std::random_device (not
-/// cryptographic: names and markers that must not collide, not secrets).
+/// 64 random bits from a per-thread generator seeded from the kernel's random source, and
+/// seeded again in a child of fork(2) before its first draw there (the child's copy of the
+/// parent's state would repeat the parent's names). Not cryptographic: names and markers that
+/// must not collide across threads, processes, forks and hosts, not secrets.
 uint64_t RandomU64();
 
 /// A random RFC 4122 version-4 UUID in its 36-character text form.

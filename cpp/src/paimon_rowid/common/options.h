@@ -32,6 +32,7 @@ inline constexpr const char* kBlobDescriptorField = "blob-descriptor-field";
 inline constexpr const char* kBlobAsDescriptor = "blob-as-descriptor";
 inline constexpr const char* kPartitionDefaultName = "partition.default-name";
 inline constexpr const char* kDataFilePrefix = "data-file.prefix";
+inline constexpr const char* kDataFilePathDirectory = "data-file.path-directory";
 inline constexpr const char* kCommitMaxRetries = "commit.max-retries";
 inline constexpr const char* kCommitMinRetryWait = "commit.min-retry-wait";
 inline constexpr const char* kCommitMaxRetryWait = "commit.max-retry-wait";

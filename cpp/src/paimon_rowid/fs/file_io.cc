@@ -51,6 +51,12 @@ Result<std::shared_ptr<arrow::Buffer>> FileIO::ReadFile(const std::string& path)
   return buffer;
 }
 
+Result<std::shared_ptr<arrow::io::OutputStream>> FileIO::OpenOutputReplacing(
+    const std::string& path) const {
+  ARROW_RETURN_NOT_OK(DeleteFile(path));
+  return OpenOutput(path);
+}
+
 Result<std::string> FileIO::ReadText(const std::string& path) const {
   ARROW_ASSIGN_OR_RAISE(auto buffer, ReadFile(path));
   return buffer->ToString();

@@ -84,9 +84,16 @@ class FileIO {
       arrow::MemoryPool* pool = arrow::default_memory_pool()) const {
     return OpenInputWithSize(path, size, pool);
   }
-  /// A new file (replacing any): visible only once the stream is closed on an object store.
+  /// A new file, which must not exist yet: AlreadyExists naming it when it does, and the
+  /// existing file is left as it is. Locally the file is created with O_EXCL. An object store
+  /// makes the object visible when the stream is closed and cannot refuse an existing name
+  /// there; the name's uniqueness is the guarantee (RandomUuid, docs/object-stores.md).
   virtual Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutput(
       const std::string& path) const = 0;
+  /// As OpenOutput, for a name one job owns (a retried task's file named like its earlier
+  /// attempt's): any file at `path` is deleted first.
+  Result<std::shared_ptr<arrow::io::OutputStream>> OpenOutputReplacing(
+      const std::string& path) const;
 
   /// Creates `path` with `data`, failing with AlreadyExists when it exists. Atomic: readers
   /// see either nothing or the whole content. Parent directories are created.
@@ -94,10 +101,18 @@ class FileIO {
   /// Writes `path` (replacing any existing file) atomically: a temp file and a rename on a
   /// local filesystem, one PUT on an object store.
   virtual Status WriteFile(const std::string& path, std::string_view data) const = 0;
+  /// Creates `path` with `data`, durably, for a file that must not exist yet and whose name
+  /// no other writer uses (a deletion-vector index file): locally O_EXCL and fsync
+  /// (AlreadyExists when the name is taken); on an object store one PUT (the default).
+  virtual Status WriteNewFile(const std::string& path, std::string_view data) const {
+    return WriteFile(path, data);
+  }
   /// As WriteFile, for a file under a name no other writer uses (a commit attempt's manifests
   /// and manifest lists), without waiting for the disk: nothing may name it before Sync has
   /// returned for it. No reader opens such a file before a snapshot names it, so one torn by
-  /// a crash is an orphan. Locally its write-back starts at once; the default is WriteFile.
+  /// a crash is an orphan. Locally the file is created with O_EXCL (AlreadyExists when the
+  /// name is taken: never a replaced file) and its write-back starts at once; the default is
+  /// WriteFile.
   virtual Status WriteFileUnsynced(const std::string& path, std::string_view data) const {
     return WriteFile(path, data);
   }

@@ -27,6 +27,34 @@ TEST(FileIOTest, NoReplaceNeverOverwrites) {
   EXPECT_EQ(entries->size(), 1u);
 }
 
+// Every file the engine creates as new (data, .blob, manifests, manifest lists, deletion
+// vectors, spills) is refused, naming it, when the name is taken; the file there is kept.
+TEST(FileIOTest, NewFilesNeverReplaceAnExistingOne) {
+  testing::TempDir dir;
+  auto io = FileIO::Local();
+  const std::string data = JoinPath(dir.path(), "bucket-0/data-1.parquet");
+  ASSERT_OK_AND_ASSIGN(auto out, io->OpenOutput(data));
+  ASSERT_OK(out->Write("committed", 9));
+  ASSERT_OK(out->Close());
+  auto again = io->OpenOutput(data);
+  EXPECT_RAISES(AlreadyExists, again);
+  EXPECT_NE(again.status().message().find(data), std::string::npos);
+  const std::string manifest = JoinPath(dir.path(), "manifest/manifest-1-0");
+  ASSERT_OK(io->WriteFileUnsynced(manifest, "first"));
+  EXPECT_RAISES(AlreadyExists, io->WriteFileUnsynced(manifest, "second"));
+  const std::string index = JoinPath(dir.path(), "index/index-1-1");
+  ASSERT_OK(io->WriteNewFile(index, "first"));
+  EXPECT_RAISES(AlreadyExists, io->WriteNewFile(index, "second"));
+  EXPECT_EQ(*io->ReadText(data), "committed");
+  EXPECT_EQ(*io->ReadText(manifest), "first");
+  EXPECT_EQ(*io->ReadText(index), "first");
+  // A name one job owns (a retried task's) is replaced on purpose.
+  ASSERT_OK_AND_ASSIGN(auto retried, io->OpenOutputReplacing(data));
+  ASSERT_OK(retried->Write("retry", 5));
+  ASSERT_OK(retried->Close());
+  EXPECT_EQ(*io->ReadText(data), "retry");
+}
+
 TEST(FileIOTest, ListGivesModificationTimesAndDeleteEmptyDirKeepsFiles) {
   testing::TempDir dir;
   auto io = FileIO::Local();
@@ -116,9 +144,9 @@ TEST(FileIOTest, UnsyncedWritesSyncAndHintsLeaveOnlyTheirFiles) {
   const std::string b = JoinPath(dir.path(), "manifest/manifest-list-b-0");
   ASSERT_OK(io->WriteFileUnsynced(a, "first"));
   ASSERT_OK(io->WriteFileUnsynced(b, std::string(1 << 20, 'x')));
-  ASSERT_OK(io->WriteFileUnsynced(a, "again"));  // a rewrite replaces
+  EXPECT_RAISES(AlreadyExists, io->WriteFileUnsynced(a, "again"));  // never a rewrite
   ASSERT_OK(io->Sync({a, b}));
-  EXPECT_EQ(*io->ReadText(a), "again");
+  EXPECT_EQ(*io->ReadText(a), "first");
   EXPECT_EQ(*io->FileSize(b), 1 << 20);
   ASSERT_OK_AND_ASSIGN(auto entries, io->List(JoinPath(dir.path(), "manifest")));
   EXPECT_EQ(entries.size(), 2u);  // no temp files

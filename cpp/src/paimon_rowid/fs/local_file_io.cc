@@ -25,6 +25,16 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
 
 std::string ParentOf(const std::string& path) { return fs::path(path).parent_path().string(); }
 
+// The error of a failed exclusive create of `path` (errno set): AlreadyExists when the name
+// is taken, which is never resolved by replacing the file there.
+Status CreateError(const std::string& path) {
+  if (errno == EEXIST) {
+    return Status::AlreadyExists("file '", path,
+                                 "' already exists; a new file is never written over another");
+  }
+  return ErrnoStatus("cannot create", path);
+}
+
 // Writes all of `data` to `fd`; false (errno set) on a failed write.
 bool WriteAll(int fd, std::string_view data) {
   size_t done = 0;
@@ -46,7 +56,7 @@ enum class Flush { kNone, kStart, kWait };
 // fails is removed.
 Status WriteWhole(const std::string& path, int flags, std::string_view data, Flush flush) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
-  if (fd < 0) return ErrnoStatus("cannot create", path);
+  if (fd < 0) return CreateError(path);
   bool ok = WriteAll(fd, data);
   if (ok && flush == Flush::kStart) {
     // Best effort: the batch's Sync is what guarantees durability.
@@ -143,9 +153,13 @@ Result<std::shared_ptr<arrow::io::RandomAccessFile>> LocalFileIO::OpenInputMappe
 }
 
 Result<std::shared_ptr<arrow::io::OutputStream>> LocalFileIO::OpenOutput(
-    const std::string& path) const {
+    const std::string& uri) const {
+  ARROW_ASSIGN_OR_RAISE(std::string path, LocalPath(uri));
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
-  ARROW_ASSIGN_OR_RAISE(auto file, arrow::io::FileOutputStream::Open(path));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return CreateError(path);
+  auto file = arrow::io::FileOutputStream::Open(fd);
+  if (!file.ok()) ::close(fd);
   return file;
 }
 
@@ -183,7 +197,12 @@ Status LocalFileIO::WriteFileUnsynced(const std::string& path, std::string_view 
   ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
   // Write-back starts now, so that Sync's first fsync finds every file of the batch on its
   // way to the disk.
-  return WriteWhole(path, O_TRUNC, data, Flush::kStart);
+  return WriteWhole(path, O_EXCL, data, Flush::kStart);
+}
+
+Status LocalFileIO::WriteNewFile(const std::string& path, std::string_view data) const {
+  ARROW_RETURN_NOT_OK(MakeDirs(ParentOf(path)));
+  return WriteWhole(path, O_EXCL, data, Flush::kWait);
 }
 
 Status LocalFileIO::Sync(const std::vector<std::string>& paths) const {

@@ -25,6 +25,7 @@ class LocalFileIO final : public FileIO {
   Status WriteFileNoReplace(const std::string& path, std::string_view data) const override;
   Status WriteFile(const std::string& path, std::string_view data) const override;
   Status WriteFileUnsynced(const std::string& path, std::string_view data) const override;
+  Status WriteNewFile(const std::string& path, std::string_view data) const override;
   Status Sync(const std::vector<std::string>& paths) const override;
   Status WriteHint(const std::string& path, std::string_view data) const override;
   Result<bool> Exists(const std::string& path) const override;

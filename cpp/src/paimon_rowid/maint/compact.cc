@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/executor.h"
@@ -34,8 +35,9 @@ Status CheckCompactable(const Table& table) {
     return Status::Invalid("compaction of table '", table.identifier().FullName(),
                            "' needs a data-evolution table ('data-evolution.enabled' = true)");
   }
-  ARROW_ASSIGN_OR_RAISE(bool blobs, table.options().GetBool(kBlobCompactionEnabled, false));
-  if (blobs) {
+  ARROW_ASSIGN_OR_RAISE(const CompactionSettings settings,
+                        ParseCompactionSettings(table.options()));
+  if (settings.blob_compaction) {
     // Refused rather than ignored: the caller asked for .blob files to be rewritten.
     return Status::NotImplemented(
         "table '", table.identifier().FullName(), "' sets '", kBlobCompactionEnabled,
@@ -57,10 +59,9 @@ Result<CompactionPlan> PlanCompaction(std::shared_ptr<const Table> table,
   ARROW_RETURN_NOT_OK(CheckCompactable(*table));
   int64_t min_files = 2;
   if (!options.full) {
-    ARROW_ASSIGN_OR_RAISE(
-        int64_t from_table,
-        table->options().GetInt(kCompactionMinFileNum, kDefaultCompactionMinFileNum));
-    min_files = options.min_file_num.value_or(from_table);
+    ARROW_ASSIGN_OR_RAISE(const CompactionSettings settings,
+                          ParseCompactionSettings(table->options()));
+    min_files = options.min_file_num.value_or(settings.min_file_num);
     if (min_files < 2) {
       return Status::Invalid(kCompactionMinFileNum, " (min_file_num) must be at least 2, got ",
                              min_files);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
@@ -24,31 +25,14 @@ struct Resolved {
 };
 
 Result<Resolved> Resolve(const Table& table, const ExpireOptions& o) {
-  const Options& opts = table.options();
+  ARROW_ASSIGN_OR_RAISE(const RetentionSettings table_settings,
+                        ParseRetentionSettings(table.options()));
   Resolved r;
-  if (o.retain_max) {
-    r.retain_max = *o.retain_max;
-  } else {
-    ARROW_ASSIGN_OR_RAISE(r.retain_max, opts.GetInt("snapshot.num-retained.max",
-                                                    std::numeric_limits<int32_t>::max()));
-  }
-  if (o.retain_min) {
-    r.retain_min = *o.retain_min;
-  } else {
-    ARROW_ASSIGN_OR_RAISE(r.retain_min, opts.GetInt("snapshot.num-retained.min", 10));
-  }
-  if (o.max_deletes) {
-    r.max_deletes = *o.max_deletes;
-  } else {
-    ARROW_ASSIGN_OR_RAISE(r.max_deletes, opts.GetInt("snapshot.expire.limit", 50));
-  }
-  if (o.older_than_ms) {
-    r.older_than_ms = *o.older_than_ms;
-  } else {
-    ARROW_ASSIGN_OR_RAISE(int64_t retained,
-                          opts.GetDurationMillis("snapshot.time-retained", 60 * 60 * 1000));
-    r.older_than_ms = NowMillis() - retained;
-  }
+  r.retain_max = o.retain_max.value_or(table_settings.retain_max);
+  r.retain_min = o.retain_min.value_or(table_settings.retain_min);
+  r.max_deletes = o.max_deletes.value_or(table_settings.expire_limit);
+  r.older_than_ms =
+      o.older_than_ms ? *o.older_than_ms : NowMillis() - table_settings.time_retained_ms;
   if (r.retain_min < 1) {
     return Status::Invalid("retain_min must be at least 1, got ", r.retain_min);
   }

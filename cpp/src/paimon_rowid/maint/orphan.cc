@@ -85,10 +85,7 @@ class Cleaner {
         if (!e.is_dir && IsTempFile(e.name)) candidates_.push_back({JoinPath(path, e.name), e});
       }
     }
-    std::string data_root = root;
-    if (auto sub = table_->options().Get("data-file.path-directory"); sub && !sub->empty()) {
-      data_root = JoinPath(root, *sub);
-    }
+    const std::string data_root = table_->DataRoot();
     ARROW_ASSIGN_OR_RAISE(auto entries, io_.List(data_root));
     for (const auto& e : entries) {
       if (e.is_dir && (IsBucketDir(e.name) || IsPartitionDir(e.name))) {

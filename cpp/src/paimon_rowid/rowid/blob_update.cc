@@ -3,6 +3,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "arrow/util/byte_size.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/rowid/blob_update_internal.h"
 #include "paimon_rowid/write/append_writer.h"
@@ -13,7 +14,6 @@ namespace cp = arrow::compute;
 
 namespace {
 
-constexpr int64_t kDefaultTargetFileSize = int64_t{256} << 20;
 constexpr int64_t kMaxSliceRows = int64_t{64} << 10;
 
 // Rows per slice: `slice_bytes` over the larger of the column's average stored payload in
@@ -124,12 +124,8 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
   const RowIdIndex::Group& group = index.groups()[g];
   const int64_t start = group.range.from;
   const int64_t n = group.range.count();
-  const Options& opts = table->options();
-  ARROW_ASSIGN_OR_RAISE(int64_t target,
-                        opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
-  ARROW_ASSIGN_OR_RAISE(int64_t blob_target,
-                        opts.GetMemorySize(options::kBlobTargetFileSize, target));
-  if (blob_target <= 0) return Status::Invalid("blob.target-file-size must be positive");
+  ARROW_ASSIGN_OR_RAISE(const FileWriteSettings settings, ParseFileWriteSettings(table->options()));
+  const int64_t blob_target = settings.blob_target_file_size;
   const int64_t created_at = FileCreationMillis();
   std::vector<DataFileMeta> out;
   for (const auto& column : columns) {
@@ -142,7 +138,8 @@ Result<std::vector<DataFileMeta>> WriteBlobColumns(const std::shared_ptr<const T
     BlobFieldWriter writer(
         table->file_io(), group.bucket_dir, column.field->name, column.field->type,
         table->schema().id, blob_target,
-        [&] { return BlobUpdateFileName(*table, stem, start, field_id, k++); }, written);
+        [&] { return BlobUpdateFileName(*table, stem, start, field_id, k++); }, written,
+        /*job_owned_names=*/table->options().Contains(AppendWriter::kFileStemOption));
     ARROW_ASSIGN_OR_RAISE(int64_t slice_rows, SliceRows(group.files, column, slice_bytes));
     Status st;
     size_t k_from = 0;

@@ -1,11 +1,7 @@
 #include "paimon_rowid/rowid/routed_source.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <filesystem>
 #include <map>
-#include <random>
 
 #include "arrow/array/concatenate.h"
 #include "arrow/builder.h"
@@ -15,6 +11,8 @@
 #include "arrow/ipc/writer.h"
 #include "arrow/util/byte_size.h"
 #include "arrow/util/compression.h"
+#include "paimon_rowid/common/identifier.h"
+#include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/rowid/row_id_index.h"
 
 namespace paimon_rowid {
@@ -22,13 +20,9 @@ namespace cp = arrow::compute;
 
 namespace {
 
-// A name unique to this process and store: pid, a random tag and a counter.
-std::string SpillFileName() {
-  static std::atomic<uint64_t> counter{0};
-  static const uint64_t tag = std::random_device{}();
-  return "paimon-rowid-spill-" + std::to_string(::getpid()) + "-" + std::to_string(tag) + "-" +
-         std::to_string(counter.fetch_add(1)) + ".arrow";
-}
+// A name no other spill uses, in any process (forked ones too) or host sharing the
+// directory: a fresh random UUID.
+std::string SpillFileName() { return "paimon-rowid-spill-" + RandomUuid() + ".arrow"; }
 
 }  // namespace
 
@@ -78,8 +72,9 @@ Status RoutedSource::SpillIfOverBudget() {
 
 Status RoutedSource::Spill() {
   const std::string path = (std::filesystem::path(spill_dir_) / SpillFileName()).string();
-  ARROW_ASSIGN_OR_RAISE(auto out, arrow::io::FileOutputStream::Open(path));
-  spill_paths_.push_back(path);  // registered first: deleted even if the write fails
+  // Created only where no file is (O_EXCL), then registered: deleted even if the write fails.
+  ARROW_ASSIGN_OR_RAISE(auto out, FileIO::Local()->OpenOutput(path));
+  spill_paths_.push_back(path);
   auto options = arrow::ipc::IpcWriteOptions::Defaults();
   options.memory_pool = pool_;
   if (arrow::util::Codec::IsAvailable(arrow::Compression::LZ4_FRAME)) {

@@ -33,7 +33,7 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
   ARROW_ASSIGN_OR_RAISE(const DeletionFileMap deletion_files, LoadDeletionFiles(*table, snapshot));
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table->schema()));
   PartitionLocator locator(
-      table->file_io(), table->path(), partition_fields,
+      table->file_io(), table->DataRoot(), partition_fields,
       table->options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__"));
   std::shared_ptr<RowIdIndex> index(new RowIdIndex());
   index->snapshot_id_ = snapshot.id;

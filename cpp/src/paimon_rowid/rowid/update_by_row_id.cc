@@ -194,9 +194,9 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
   impl->pool = options.pool;
   impl->reject_deleted_rows = options.reject_deleted_rows;
   impl->blob_slice_bytes = options.blob_slice_bytes;
-  ARROW_ASSIGN_OR_RAISE(impl->memory_budget, impl->table->options().GetMemorySize(
-                                                 kMemoryBudgetOption, kDefaultMemoryBudget));
-  impl->spill_dir = impl->table->options().GetOr(kSpillDirOption, "");
+  ARROW_ASSIGN_OR_RAISE(const UpdateSettings settings, ParseUpdateSettings(impl->table->options()));
+  impl->memory_budget = settings.memory_budget;
+  impl->spill_dir = settings.spill_dir;
   if (impl->index) {
     impl->routed = std::make_unique<RoutedSource>(impl->update_schema, impl->memory_budget,
                                                   impl->spill_dir, impl->pool);

@@ -31,6 +31,7 @@
 #include "arrow/memory_pool.h"
 #include "arrow/record_batch.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/rowid/row_id_index.h"
@@ -73,10 +74,10 @@ struct RowIdUpdateOptions {
 class RowIdUpdate {
  public:
   /// Bytes of routed source rows held in memory before spilling ("0" never spills).
-  static constexpr const char* kMemoryBudgetOption = "paimon-rowid.update.memory-budget";
-  static constexpr int64_t kDefaultMemoryBudget = int64_t{256} << 20;
+  static constexpr const char* kMemoryBudgetOption = UpdateSettings::kMemoryBudgetOption;
+  static constexpr int64_t kDefaultMemoryBudget = UpdateSettings::kDefaultMemoryBudget;
   /// Directory of the spill files (deleted when the update ends).
-  static constexpr const char* kSpillDirOption = "paimon-rowid.update.spill-dir";
+  static constexpr const char* kSpillDirOption = UpdateSettings::kSpillDirOption;
 
   /// Pins the latest snapshot of `table` as the base. `update_cols` must be validated.
   static Result<std::unique_ptr<RowIdUpdate>> Make(std::shared_ptr<const Table> table,

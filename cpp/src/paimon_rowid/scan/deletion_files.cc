@@ -141,8 +141,9 @@ Result<IndexManifestEntry> WriteBucketVectors(const Table& table, const std::str
   const std::string name = "index-" + RandomUuid() + "-1";
   const std::string path = table.IndexFilePath(name);
   ARROW_RETURN_NOT_OK(table.file_io()->MakeDirs(path.substr(0, path.rfind('/'))));
+  // Listed for cleanup once created: a name that is taken is someone else's file.
+  ARROW_RETURN_NOT_OK(table.file_io()->WriteNewFile(path, encoded.bytes));
   written->push_back(path);
-  ARROW_RETURN_NOT_OK(table.file_io()->WriteFile(path, encoded.bytes));
   IndexManifestEntry entry;
   entry.partition = partition;
   entry.bucket = bucket;

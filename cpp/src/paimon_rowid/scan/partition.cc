@@ -131,11 +131,11 @@ std::string PythonPartitionPath(const std::vector<DataField>& fields,
   return BuildPath(fields, values, "__DEFAULT_PARTITION__", /*escape=*/false, PythonValueString);
 }
 
-PartitionLocator::PartitionLocator(std::shared_ptr<FileIO> io, std::string table_path,
+PartitionLocator::PartitionLocator(std::shared_ptr<FileIO> io, std::string data_root,
                                    std::vector<DataField> partition_fields,
                                    std::string default_name)
     : io_(std::move(io)),
-      table_path_(std::move(table_path)),
+      data_root_(std::move(data_root)),
       fields_(std::move(partition_fields)),
       default_name_(std::move(default_name)) {}
 
@@ -163,16 +163,16 @@ Result<std::string> PartitionLocator::BucketDir(const std::string& partition_byt
   std::string bucket_name = "bucket-" + std::to_string(bucket);
   std::string dir;
   if (fields_.empty()) {
-    dir = JoinPath(table_path_, bucket_name);
+    dir = JoinPath(data_root_, bucket_name);
   } else {
     ARROW_ASSIGN_OR_RAISE(auto values, Values(partition_bytes));
     std::string java = JoinPath(
-        JoinPath(table_path_, JavaPartitionPath(fields_, values, default_name_)), bucket_name);
+        JoinPath(data_root_, JavaPartitionPath(fields_, values, default_name_)), bucket_name);
     dir = java;
     ARROW_ASSIGN_OR_RAISE(bool java_exists, io_->IsDirectory(java));
     if (!java_exists) {
       std::string py =
-          JoinPath(JoinPath(table_path_, PythonPartitionPath(fields_, values)), bucket_name);
+          JoinPath(JoinPath(data_root_, PythonPartitionPath(fields_, values)), bucket_name);
       ARROW_ASSIGN_OR_RAISE(bool py_exists, io_->IsDirectory(py));
       if (py_exists) dir = py;
     }

@@ -41,7 +41,7 @@ std::string PythonPartitionPath(const std::vector<DataField>& fields,
 /// partition. Thread-safe.
 class PartitionLocator {
  public:
-  PartitionLocator(std::shared_ptr<FileIO> io, std::string table_path,
+  PartitionLocator(std::shared_ptr<FileIO> io, std::string data_root,
                    std::vector<DataField> partition_fields, std::string default_name);
 
   /// Directory holding the data files of (partition, bucket).
@@ -52,7 +52,7 @@ class PartitionLocator {
 
  private:
   std::shared_ptr<FileIO> io_;
-  std::string table_path_;
+  std::string data_root_;  // Table::DataRoot()
   std::vector<DataField> fields_;
   std::string default_name_;
   std::mutex mu_;

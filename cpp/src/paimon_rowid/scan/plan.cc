@@ -355,7 +355,7 @@ Result<ScanPlan> ScanPlanner::Plan() const {
                         LoadDeletionFiles(*table_, *snapshot));
   ARROW_ASSIGN_OR_RAISE(auto partition_fields, PartitionFields(table_->schema()));
   PartitionLocator locator(
-      table_->file_io(), table_->path(), partition_fields,
+      table_->file_io(), table_->DataRoot(), partition_fields,
       table_->options().GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__"));
   auto shared_table = table_;
   SchemaCache schemas(shared_table);

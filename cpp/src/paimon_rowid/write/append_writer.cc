@@ -119,6 +119,11 @@ std::string AppendWriter::Impl::NewFileName(const std::string& ext) {
   return prefix + uuid + "-" + std::to_string(file_counter++) + ext;
 }
 
+Result<std::shared_ptr<arrow::io::OutputStream>> AppendWriter::Impl::CreateOutput(
+    const std::string& path) const {
+  return job_owned_names ? io->OpenOutputReplacing(path) : io->OpenOutput(path);
+}
+
 AppendWriter::AppendWriter() : impl_(std::make_unique<Impl>()) {}
 AppendWriter::~AppendWriter() = default;
 
@@ -203,30 +208,21 @@ Status AppendWriter::Impl::ResolveWriteType(const std::optional<std::vector<std:
 }
 
 Status AppendWriter::Impl::ApplyOptions(const Options& opts) {
-  ARROW_ASSIGN_OR_RAISE(target_file_size,
-                        opts.GetMemorySize(options::kTargetFileSize, kDefaultTargetFileSize));
-  if (target_file_size <= 0) return Status::Invalid("target-file-size must be positive");
-  ARROW_ASSIGN_OR_RAISE(blob_target_file_size,
-                        opts.GetMemorySize(options::kBlobTargetFileSize, target_file_size));
-  if (blob_target_file_size <= 0) {
-    return Status::Invalid("blob.target-file-size must be positive");
+  ARROW_ASSIGN_OR_RAISE(const FileWriteSettings s, ParseFileWriteSettings(opts));
+  target_file_size = s.target_file_size;
+  blob_target_file_size = s.blob_target_file_size;
+  block_size = s.block_size;
+  parquet.compression = s.compression;
+  parquet.compression_level = s.zstd_level;
+  prefix = s.data_file_prefix;
+  if (auto stem = opts.Get(kFileStemOption)) {
+    uuid = *stem;
+    job_owned_names = true;
   }
-  ARROW_ASSIGN_OR_RAISE(block_size, opts.GetMemorySize("file.block-size", kDefaultBlockSize));
-  block_size = std::max<int64_t>(1, std::min(block_size, target_file_size));
-  std::string codec =
-      Lower(opts.GetOr("parquet.compression", opts.GetOr(options::kFileCompression, "zstd")));
-  if (codec == "uncompressed") codec = "none";
-  parquet.compression = codec;
-  ARROW_ASSIGN_OR_RAISE(int64_t level, opts.GetInt(options::kZstdLevel, 1));
-  parquet.compression_level = static_cast<int>(level);
-  prefix = opts.GetOr(options::kDataFilePrefix, "data-");
-  if (auto stem = opts.Get(kFileStemOption)) uuid = *stem;
-  ARROW_ASSIGN_OR_RAISE(bool suffix_compression,
-                        opts.GetBool("file.suffix.include.compression", false));
-  if (suffix_compression && codec != "none") {
-    extension = "." + CompressionExtension(codec) + ".parquet";
+  if (s.suffix_include_compression && s.compression != "none") {
+    extension = "." + CompressionExtension(s.compression) + ".parquet";
   }
-  default_partition_name = opts.GetOr(options::kPartitionDefaultName, "__DEFAULT_PARTITION__");
+  default_partition_name = s.partition_default_name;
   return Status::OK();
 }
 
@@ -357,7 +353,7 @@ Result<PartitionWriter*> AppendWriter::Impl::GetPartition(
   for (int idx : blob_index) {
     pw->blobs.push_back(std::make_unique<BlobFieldWriter>(
         io, pw->dir, write_fields[idx].name, write_fields[idx].type, table->schema().id,
-        blob_target_file_size, [this] { return NewFileName(".blob"); }, &paths));
+        blob_target_file_size, [this] { return NewFileName(".blob"); }, &paths, job_owned_names));
   }
   PartitionWriter* raw = pw.get();
   order.push_back(key);
@@ -394,7 +390,7 @@ Status AppendWriter::Impl::OpenNewFile(PartitionWriter* pw, double raw_per_row,
       static_cast<int64_t>(static_cast<double>(block_size) / std::max(1.0, raw_per_row)), 1,
       kMaxRowGroupRows);
   opts.row_group_size_rows = file->row_group_rows;
-  ARROW_ASSIGN_OR_RAISE(auto sink, io->OpenOutput(file->path));
+  ARROW_ASSIGN_OR_RAISE(auto sink, CreateOutput(file->path));
   paths.push_back(file->path);
   ARROW_ASSIGN_OR_RAISE(file->writer, ParquetFileWriter::Open(sink, file_schema, opts));
   file->stats = std::make_unique<StatsCollector>(stats_types, stats_modes, parquet.pool);

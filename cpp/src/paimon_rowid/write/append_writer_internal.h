@@ -13,6 +13,7 @@
 #include "arrow/record_batch.h"
 #include "arrow/scalar.h"
 #include "paimon_rowid/catalog/bucket_spec.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/write/append_writer.h"
@@ -21,8 +22,8 @@
 
 namespace paimon_rowid {
 
-inline constexpr int64_t kDefaultTargetFileSize = 256LL << 20;
-inline constexpr int64_t kDefaultBlockSize = 128LL << 20;
+inline constexpr int64_t kDefaultTargetFileSize = FileWriteSettings::kDefaultTargetFileSize;
+inline constexpr int64_t kDefaultBlockSize = FileWriteSettings::kDefaultBlockSize;
 
 // One open data file of a partition.
 struct OpenFile {
@@ -99,6 +100,9 @@ struct AppendWriter::Impl {
   std::optional<FixedTarget> fixed;
 
   std::string uuid = RandomUuid();
+  // The names carry a job's stem (kFileStemOption): a retried task of that job replaces its
+  // earlier attempt's file; every other file is created only where none exists.
+  bool job_owned_names = false;
   int64_t file_counter = 0;
   std::vector<std::string> order;  // (partition, bucket) keys, first-seen
   std::map<std::string, std::unique_ptr<PartitionWriter>> partitions;
@@ -124,6 +128,8 @@ struct AppendWriter::Impl {
   // File sizes, compression and naming from the table's options.
   Status ApplyOptions(const Options& opts);
   std::string NewFileName(const std::string& extension);
+  /// Opens a new data or `.blob` file at `path` (see job_owned_names).
+  Result<std::shared_ptr<arrow::io::OutputStream>> CreateOutput(const std::string& path) const;
   // The Parquet-bound columns of `batch` in the file schema's types (VECTOR as LIST).
   Result<std::shared_ptr<arrow::RecordBatch>> ForParquet(const arrow::RecordBatch& batch) const;
 };

@@ -42,7 +42,7 @@ Status AppendWriter::WriteSplice(
         for (const auto& run : values[c]) ARROW_RETURN_NOT_OK(file->stats->UpdateColumn(i, run));
       }
     }
-    ARROW_ASSIGN_OR_RAISE(auto sink, impl.io->OpenOutput(file->path));
+    ARROW_ASSIGN_OR_RAISE(auto sink, impl.CreateOutput(file->path));
     impl.paths.push_back(file->path);
     ARROW_RETURN_NOT_OK(splice->Write(sink, values));
     pw->current = std::move(file);

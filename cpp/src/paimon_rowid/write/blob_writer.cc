@@ -18,7 +18,7 @@ constexpr int64_t kCopyChunk = 4LL << 20;
 BlobFieldWriter::BlobFieldWriter(std::shared_ptr<FileIO> io, std::string dir,
                                  std::string field_name, DataTypePtr type, int64_t schema_id,
                                  int64_t target_file_size, std::function<std::string()> new_name,
-                                 std::vector<std::string>* created)
+                                 std::vector<std::string>* created, bool job_owned_names)
     : io_(std::move(io)),
       dir_(std::move(dir)),
       field_name_(std::move(field_name)),
@@ -26,7 +26,8 @@ BlobFieldWriter::BlobFieldWriter(std::shared_ptr<FileIO> io, std::string dir,
       schema_id_(schema_id),
       target_file_size_(target_file_size),
       new_name_(std::move(new_name)),
-      created_(created) {}
+      created_(created),
+      job_owned_names_(job_owned_names) {}
 
 BlobFieldWriter::~BlobFieldWriter() { Discard(); }
 
@@ -137,8 +138,9 @@ Status BlobFieldWriter::OpenFileIfNeeded() {
   if (current_) return Status::OK();
   current_name_ = new_name_();
   current_path_ = JoinPath(dir_, current_name_);
-  created_->push_back(current_path_);
-  ARROW_ASSIGN_OR_RAISE(auto sink, io_->OpenOutput(current_path_));
+  ARROW_ASSIGN_OR_RAISE(auto sink, job_owned_names_ ? io_->OpenOutputReplacing(current_path_)
+                                                    : io_->OpenOutput(current_path_));
+  created_->push_back(current_path_);  // ours once created: a taken name is someone else's
   current_ = std::make_unique<BlobFileWriter>(std::move(sink));
   return Status::OK();
 }

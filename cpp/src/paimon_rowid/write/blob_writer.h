@@ -35,11 +35,15 @@ namespace paimon_rowid {
 class BlobFieldWriter {
  public:
   /// `new_name` returns a fresh file name (e.g. "data-<uuid>-7.blob"); every created path
-  /// is appended to `*created` (for cleanup) before anything is written to it.
+  /// is appended to `*created` (for cleanup) before anything is written to it. A file is
+  /// created only where none exists (FileIO::OpenOutput), unless `job_owned_names`: then the
+  /// names belong to one job whose retried task may find its earlier attempt's file there,
+  /// which is replaced (AppendWriter::kFileStemOption).
   /// REQUIRES: type->holds_blob().
   BlobFieldWriter(std::shared_ptr<FileIO> io, std::string dir, std::string field_name,
                   DataTypePtr type, int64_t schema_id, int64_t target_file_size,
-                  std::function<std::string()> new_name, std::vector<std::string>* created);
+                  std::function<std::string()> new_name, std::vector<std::string>* created,
+                  bool job_owned_names);
   ~BlobFieldWriter();
 
   /// Appends the values (the field's Arrow type; nulls are NULL rows).
@@ -68,6 +72,7 @@ class BlobFieldWriter {
   int64_t target_file_size_;
   std::function<std::string()> new_name_;
   std::vector<std::string>* created_;
+  bool job_owned_names_;
 
   std::unique_ptr<BlobFileWriter> current_;
   std::string current_name_;

@@ -17,8 +17,6 @@
 namespace paimon_rowid {
 namespace {
 
-constexpr const char* kDefaultStatsMode = "truncate(16)";
-
 // (min, max) of the non-null values of `array`; both null scalars when there are none.
 Result<std::pair<std::shared_ptr<arrow::Scalar>, std::shared_ptr<arrow::Scalar>>> MinMaxOf(
     const std::shared_ptr<arrow::Array>& array, arrow::MemoryPool* pool) {
@@ -205,16 +203,6 @@ void AppendUtf8(char32_t cp, std::string* out) {
   }
 }
 
-Status InvalidMode(const std::string& key, const std::string& value, const std::string& why) {
-  return Status::Invalid("option '", key, "' has an invalid value '", value, "': ", why);
-}
-
-Result<StatsMode> ParseOption(const std::string& key, const std::string& value) {
-  auto mode = StatsMode::Parse(value);
-  if (!mode.ok()) return InvalidMode(key, value, mode.status().message());
-  return mode;
-}
-
 }  // namespace
 
 bool SupportsStats(const DataType& type) {
@@ -230,74 +218,6 @@ bool SupportsStats(const DataType& type) {
     default:
       return true;
   }
-}
-
-// ------------------------------------------------------------------------------ StatsMode
-
-Result<StatsMode> StatsMode::Parse(const std::string& text) {
-  // Java upper-cases the value and then wants an exact keyword, or TRUNCATE\((\d+)\).
-  std::string upper = text;
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (upper == "NONE") return None();
-  if (upper == "COUNTS") return Counts();
-  if (upper == "FULL") return Full();
-  constexpr std::string_view kOpen = "TRUNCATE(";
-  if (upper.size() > kOpen.size() + 1 && upper.compare(0, kOpen.size(), kOpen) == 0 &&
-      upper.back() == ')') {
-    std::string_view digits(upper.data() + kOpen.size(), upper.size() - kOpen.size() - 1);
-    if (std::all_of(digits.begin(), digits.end(),
-                    [](unsigned char c) { return c >= '0' && c <= '9'; })) {
-      int64_t n = 0;
-      for (char c : digits) {
-        n = n * 10 + (c - '0');
-        if (n > std::numeric_limits<int32_t>::max()) {
-          return Status::Invalid("the truncate length does not fit an int");
-        }
-      }
-      if (n == 0) return Status::Invalid("the truncate length must be larger than zero");
-      return Truncate(static_cast<int32_t>(n));
-    }
-  }
-  return Status::Invalid("expected none, counts, full or truncate(N)");
-}
-
-std::string StatsMode::ToString() const {
-  switch (kind) {
-    case Kind::kNone:
-      return "none";
-    case Kind::kCounts:
-      return "counts";
-    case Kind::kTruncate:
-      return "truncate(" + std::to_string(length) + ")";
-    case Kind::kFull:
-      return "full";
-  }
-  return "?";
-}
-
-Result<std::vector<StatsMode>> ColumnStatsModes(const Options& options,
-                                                const std::vector<std::string>& columns) {
-  const std::string table_value = options.GetOr(options::kMetadataStatsMode, kDefaultStatsMode);
-  ARROW_ASSIGN_OR_RAISE(StatsMode table_mode,
-                        ParseOption(options::kMetadataStatsMode, table_value));
-  ARROW_ASSIGN_OR_RAISE(int64_t keep_first, options.GetInt(options::kStatsKeepFirstNColumns, -1));
-  // Java gives system columns truncate(128) without counting them; a write never holds one.
-  std::vector<StatsMode> modes;
-  int64_t counted = 0;
-  for (const auto& name : columns) {
-    const std::string key = "fields." + name + ".stats-mode";
-    if (auto own = options.Get(key)) {
-      ARROW_ASSIGN_OR_RAISE(StatsMode mode, ParseOption(key, *own));
-      modes.push_back(mode);
-    } else if (keep_first >= 0 && counted >= keep_first) {
-      modes.push_back(StatsMode::None());
-    } else {
-      modes.push_back(table_mode);
-    }
-    ++counted;
-  }
-  return modes;
 }
 
 StatsMode ParquetColumnStatsMode(const DataType& type, StatsMode mode) {

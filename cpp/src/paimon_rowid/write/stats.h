@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "arrow/type_fwd.h"
+#include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/common/status.h"
 // EnsureComputeInitialized lives in exec/compute.h; included here for the callers that
@@ -29,33 +30,9 @@ namespace paimon_rowid {
 /// True for the Paimon types value stats are collected for: atomic, not VARIANT, not BLOB.
 bool SupportsStats(const DataType& type);
 
-/// What is kept of one column (Java's SimpleColStatsCollector kinds): `none` nothing (the
-/// column is left out of the stats, Java's dense store), `counts` the null count,
-/// `truncate(N)` the null count and bounds with strings cut to N code points (the max rounded
-/// up), `full` the null count and exact bounds.
-struct StatsMode {
-  enum class Kind { kNone, kCounts, kTruncate, kFull };
-  Kind kind = Kind::kFull;
-  int32_t length = 0;  // kTruncate only: code points kept
-
-  static StatsMode None() { return {Kind::kNone, 0}; }
-  static StatsMode Counts() { return {Kind::kCounts, 0}; }
-  static StatsMode Truncate(int32_t n) { return {Kind::kTruncate, n}; }
-  static StatsMode Full() { return {Kind::kFull, 0}; }
-
-  /// Parses an option value the way Java does: case-insensitive `none`, `counts`, `full` or
-  /// `truncate(N)` with 0 < N <= INT32_MAX and nothing else (no blanks). Invalid otherwise.
-  static Result<StatsMode> Parse(const std::string& text);
-  std::string ToString() const;
-  bool operator==(const StatsMode& o) const { return kind == o.kind && length == o.length; }
-};
-
-/// The stats mode of each column of a data file written with `columns` (write order), as
-/// Java's StatsCollectorFactories assigns them: `fields.<name>.stats-mode` first; else `none`
-/// once `metadata.stats-keep-first-n-columns` (default -1: no limit) columns are counted
-/// (columns with their own mode count too); else `metadata.stats-mode` (`truncate(16)`).
-Result<std::vector<StatsMode>> ColumnStatsModes(const Options& options,
-                                                const std::vector<std::string>& columns);
+// StatsMode and ColumnStatsModes (the table options `metadata.stats-mode`,
+// `fields.<name>.stats-mode`, `metadata.stats-keep-first-n-columns`) are parsed in
+// catalog/table_options.h, where create_table checks them.
 
 /// The mode a Parquet data file's column effectively gets. Java takes Parquet value stats
 /// from the file footer (ParquetSimpleStatsExtractor), which yields no bounds for BINARY /
