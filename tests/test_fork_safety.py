@@ -95,7 +95,8 @@ def test_os_fork_children_writing_in_parallel(warehouse):
     for pid in pids:
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
-    assert _read_ids(warehouse) == [0] + sorted(x for k in range(1, 5) for x in (10 * k, 10 * k + 1))
+    written = sorted(x for k in range(1, 5) for x in (10 * k, 10 * k + 1))
+    assert _read_ids(warehouse) == [0] + written
     assert all(len(where) == 1 for where in _all_names(warehouse).values())
 
 

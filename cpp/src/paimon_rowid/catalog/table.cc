@@ -175,10 +175,18 @@ Result<std::optional<int64_t>> Table::LatestSnapshotId() const {
 }
 
 Result<std::optional<Snapshot>> Table::LatestSnapshot() const {
-  ARROW_ASSIGN_OR_RAISE(auto id, LatestSnapshotId());
-  if (!id) return std::nullopt;
-  ARROW_ASSIGN_OR_RAISE(Snapshot snapshot, SnapshotById(*id));
-  return std::optional<Snapshot>(std::move(snapshot));
+  // An expiration can remove the snapshot LatestSnapshotId found before it is read (it keeps
+  // the latest one, so a newer one exists then): look again, a bounded number of times.
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    ARROW_ASSIGN_OR_RAISE(auto id, LatestSnapshotId());
+    if (!id) return std::nullopt;
+    auto snapshot = SnapshotById(*id);
+    if (snapshot.ok()) return std::optional<Snapshot>(std::move(snapshot).MoveValueUnsafe());
+    if (attempt == kAttempts) return snapshot.status();
+    ARROW_ASSIGN_OR_RAISE(bool exists, io_->Exists(SnapshotPath(*id)));
+    if (exists) return snapshot.status();  // damaged, not expired
+  }
 }
 
 Result<Snapshot> Table::SnapshotById(int64_t id) const {

@@ -207,6 +207,18 @@ struct Committer::Attempt {
     files.clear();
   }
 
+  // `error`, from reading snapshot `latest_id` and its metadata, as a lost race (nullopt:
+  // retry on the new latest) when that snapshot is no longer there: an expiration removed it
+  // and its manifests after this attempt chose it as the latest. Expiration keeps the latest
+  // snapshot, so a newer one exists and the next attempt builds on it.
+  Result<std::optional<int64_t>> RetryIfExpired(int64_t latest_id, Status error) {
+    if (latest_id <= 0 || !(error.IsIOError() || error.IsInvalid())) return error;
+    if (GetErrorKind(error) != nullptr) return error;  // a conflict, not a missing file
+    ARROW_ASSIGN_OR_RAISE(bool exists, table().file_io()->Exists(table().SnapshotPath(latest_id)));
+    if (exists) return error;
+    return std::nullopt;
+  }
+
   // One attempt: the snapshot id, nullopt to retry, or an error (final).
   Result<std::optional<int64_t>> TryOnce(int attempt) {
     ARROW_ASSIGN_OR_RAISE(auto latest, table().LatestSnapshot());
@@ -216,9 +228,13 @@ struct Committer::Attempt {
     const int64_t new_id = latest_id + 1;
     std::vector<ManifestEntry> live;
     if (latest) {
-      ARROW_ASSIGN_OR_RAISE(live, ReadLiveEntries(table(), *latest, nullptr));
+      auto read = ReadLiveEntries(table(), *latest, nullptr);
+      if (!read.ok()) return RetryIfExpired(latest_id, read.status());
+      live = std::move(read).MoveValueUnsafe();
     }
-    ARROW_RETURN_NOT_OK(CheckConflicts(latest, live));
+    if (Status conflicts = CheckConflicts(latest, live); !conflicts.ok()) {
+      return RetryIfExpired(latest_id, std::move(conflicts));
+    }
 
     std::vector<ManifestEntry> entries = delta.entries;
     overwrite_changes_index = false;

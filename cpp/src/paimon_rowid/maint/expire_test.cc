@@ -11,6 +11,7 @@
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/maint/table_files_internal.h"
+#include "paimon_rowid/rowid/delete_by_row_id.h"
 #include "paimon_rowid/rowid/update_by_row_id.h"
 #include "paimon_rowid/testing/gtest_util.h"
 #include "paimon_rowid/write/test_util.h"
@@ -355,6 +356,45 @@ TEST(ExpireTest, AnUpdatePlannedBeforeAnExpirationRebasesAndLands) {
   EXPECT_EQ(name->GetString(7), "seven");
   EXPECT_EQ(name->GetString(8), "name-8");
   EXPECT_EQ(t->num_rows(), 30);
+}
+
+// A deletion-vector table: the update is planned on snapshot 2, whose deletion-vector file a
+// later delete replaces; an expiration then removes snapshot 2 and that file before the update
+// writes (it reads the base's vector to refuse deleted rows) and rebases (it reads the base's
+// values). Both take the rebase path and the update lands, instead of an I/O error naming the
+// expired index file (issue 44 §5).
+TEST(ExpireTest, AnUpdateWhoseBaseDeletionVectorsExpiredMovesOnAndLands) {
+  WriteFixture fx(DeOptions({{"deletion-vectors.enabled", "true"}}));
+  fx.Append(WriteFixture::Batch(0, 10));  // 1
+  auto commit = [&](std::vector<CommitMessage> messages) {
+    ASSERT_OK(Committer::Make(fx.table()).ValueOrDie()->Commit(messages).status());
+  };
+  commit(DeleteByRowId(fx.table(), {1}).ValueOrDie());  // 2: the group's first vector
+  ASSERT_OK_AND_ASSIGN(auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t"));
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  ASSERT_OK(ids.AppendValues({3, 7}));
+  ASSERT_OK(names.AppendValues(std::vector<std::string>{"three", "seven"}));
+  auto rows = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())}),
+      2, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
+  ASSERT_OK(update->Add(rows));
+  commit(DeleteByRowId(fx.table(), {5}).ValueOrDie());  // 3: replaces the vector file
+  fx.Append(WriteFixture::Batch(10, 10));               // 4
+  ASSERT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
+  ASSERT_EQ(Ids(*fx.table()), (std::vector<int64_t>{4}));
+  ASSERT_OK_AND_ASSIGN(auto outcome, CommitUpdate(update.get(), fx.table(), RandomUuid()));
+  EXPECT_EQ(outcome.snapshot_id, 5);
+  auto t = ReadSnapshot(fx.table(), 5);
+  EXPECT_EQ(t->num_rows(), 18);  // rows 1 and 5 deleted
+  auto id = std::static_pointer_cast<arrow::Int64Array>(t->GetColumnByName("id")->chunk(0));
+  auto name = std::static_pointer_cast<arrow::StringArray>(t->GetColumnByName("name")->chunk(0));
+  for (int64_t i = 0; i < t->num_rows(); ++i) {
+    const int64_t k = id->Value(i);
+    EXPECT_EQ(name->GetString(i), k == 3   ? "three"
+                                  : k == 7 ? "seven"
+                                           : "name-" + std::to_string(k));
+  }
 }
 
 // A crash at each step of an expiration (SIGKILL at a fault point) leaves every retained

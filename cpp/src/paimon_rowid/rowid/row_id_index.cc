@@ -73,6 +73,12 @@ Result<std::shared_ptr<RowIdIndex>> RowIdIndex::Build(std::shared_ptr<const Tabl
   return index;
 }
 
+std::shared_ptr<const RowIdIndex> RowIdIndex::WithoutDeletionVectors() const {
+  std::shared_ptr<RowIdIndex> copy(new RowIdIndex(*this));
+  for (auto& g : copy->groups_) g.deletion_files.clear();
+  return copy;
+}
+
 int64_t RowIdIndex::total_rows() const {
   int64_t n = 0;
   for (const auto& g : groups_) {  // saturating: a shipped index may be hostile

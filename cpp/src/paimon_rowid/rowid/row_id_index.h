@@ -49,6 +49,9 @@ class RowIdIndex {
                                                    const Snapshot& snapshot);
 
   int64_t snapshot_id() const { return snapshot_id_; }
+  /// This index with no group's deletion vector: for reading rows of an expired snapshot whose
+  /// deletion-vector files may be gone (rowid_internal::ReaderAt).
+  std::shared_ptr<const RowIdIndex> WithoutDeletionVectors() const;
   const std::vector<Group>& groups() const { return groups_; }
   /// Sorted union of the normal files' ranges, adjacent ranges merged.
   const std::vector<RowRange>& valid_ranges() const { return valid_ranges_; }

@@ -512,7 +512,7 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
     for (const auto& paths : written) {
       for (const auto& p : paths) (void)impl_->table->file_io()->DeleteFile(p);
     }
-    return st;
+    return rowid_internal::BaseExpiredOr(*impl_->table, impl_->index->snapshot_id(), st);
   }
   std::vector<CommitMessage> out;
   for (auto& r : results) out.push_back(std::move(*r));

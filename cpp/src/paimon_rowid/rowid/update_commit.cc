@@ -17,12 +17,21 @@ Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
                                             std::shared_ptr<const RowIdIndex> index,
                                             arrow::MemoryPool* pool) {
   // The index names its files, so the handle only supplies schema and options. An update's
-  // base snapshot may have been expired since it was planned (maint/expire.h): its files are
-  // still there (only DELETEd files go), so they are read through the unpinned handle.
+  // base snapshot may have been expired since it was planned (maint/expire.h): its data files
+  // are still there (only DELETEd files go), so they are read through the unpinned handle. Its
+  // deletion-vector files may not be (a later delete replaced them, and expiration removed
+  // them with the base): the base is then read without them. That is safe for what the base
+  // read is for, the values of rows that were live at the base (the update refused deleted
+  // rows when it was planned); a row deleted since is missing from the latest read instead,
+  // which the rebase reports as a conflict.
   ARROW_ASSIGN_OR_RAISE(bool exists,
                         table.file_io()->Exists(table.SnapshotPath(index->snapshot_id())));
   std::optional<std::string> snapshot_id;
-  if (exists) snapshot_id = std::to_string(index->snapshot_id());
+  if (exists) {
+    snapshot_id = std::to_string(index->snapshot_id());
+  } else {
+    index = index->WithoutDeletionVectors();
+  }
   // BLOB columns compare as descriptors (file and byte range): no payload is fetched, and an
   // unchanged row keeps its file.
   ARROW_ASSIGN_OR_RAISE(auto pinned, table.Copy({{options::kScanSnapshotId, snapshot_id},
@@ -31,6 +40,23 @@ Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
   RowIdReadOptions options;
   options.pool = pool;
   return RowIdRead::Make(std::move(pinned), cols, std::move(index), options);
+}
+
+Status BaseExpiredOr(const Table& table, int64_t base_id, Status error) {
+  if (error.ok() || !(error.IsIOError() || error.IsInvalid())) return error;
+  if (GetErrorKind(error) != nullptr) return error;
+  auto exists = table.file_io()->Exists(table.SnapshotPath(base_id));
+  if (!exists.ok() || *exists) return error;
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kRowIdConflict,
+                       "The base snapshot " + std::to_string(base_id) +
+                           " of this update was expired while it ran (" + error.message() +
+                           "). Plan the update again on the latest snapshot.");
+}
+
+bool IsBaseExpired(const Status& st) {
+  const ErrorKind* kind = GetErrorKind(st);
+  return kind != nullptr && *kind == ErrorKind::kRowIdConflict &&
+         st.message().find("was expired while it ran") != std::string::npos;
 }
 
 namespace {
@@ -157,7 +183,20 @@ Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Ta
   return CommitWithRebase(std::move(table), std::move(options), max_rebases, update->num_rows(),
                           [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
                             if (step) ARROW_RETURN_NOT_OK(update->Rebase(step->latest_index));
-                            return update->Finish(threads);
+                            auto messages = update->Finish(threads);
+                            // Expiration removed a file of the base under this round (a replaced
+                            // deletion vector, say): the round wrote nothing that stays, and moves
+                            // onto the latest snapshot as a lost commit race would. Expiration
+                            // keeps the latest snapshot, so one move suffices unless the table is
+                            // expired faster than a round runs.
+                            for (int moves = 0; !messages.ok() &&
+                                                rowid_internal::IsBaseExpired(messages.status()) &&
+                                                moves < max_rebases;
+                                 ++moves) {
+                              ARROW_RETURN_NOT_OK(update->Rebase());
+                              messages = update->Finish(threads);
+                            }
+                            return messages;
                           });
 }
 
