@@ -73,3 +73,27 @@ def test_rerun_skips_finished_batches(table):
     with pytest.raises(ValueError, match="resume_key"):
         process_row_id_ranges("db.t", {"warehouse": table}, rows_per_commit=1,
                               processor=fresh.append, resume_key="")
+
+
+def test_resume_record_survives_other_commits_and_expiration(table):
+    """Every later commit carries the record (issue 44 §4), so expiring every snapshot but the
+    newest one, an append's, still lets the rerun skip the finished batches."""
+    import time
+
+    from paimon_rowid import CatalogFactory, Range, expire_snapshots
+    from paimon_rowid.row_id_ranges import process_row_id_ranges
+    opts = {"warehouse": table}
+    process_row_id_ranges("db.t", opts, rows_per_commit=10, processor=_processor(table, []),
+                          resume_key="embed-v1")
+    t = CatalogFactory.create(opts).get_table("db.t")
+    wb = t.new_batch_write_builder()
+    w, cm = wb.new_write(), wb.new_commit()
+    w.write_arrow(pa.table({"id": pa.array(range(40, 45), pa.int64()),
+                            "e": pa.nulls(5, pa.float64())}))
+    cm.commit(w.prepare_commit())
+    expire_snapshots("db.t", opts, retain_min=1, retain_max=1,
+                     older_than_ms=int(time.time() * 1000) + 60_000)
+    rerun = []
+    process_row_id_ranges("db.t", opts, rows_per_commit=10, processor=_processor(table, rerun),
+                          resume_key="embed-v1")
+    assert rerun == [[Range(40, 44)]]

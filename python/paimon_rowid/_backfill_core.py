@@ -11,6 +11,11 @@ Progress lives in snapshot properties, written by the commit of each batch:
 - ``paimon-rowid.backfill-batch.<key>``: the ranges this commit finished (``from-to,...``),
   which ``backfill_status`` uses to tell when each range was committed.
 
+Every later commit of the engine carries the first property of the snapshot it is built on
+(``kCarriedPropertyPrefix``, commit/committer.h), so the newest snapshot always holds the
+progress and expiring older snapshots loses nothing (docs/backfill.md, "Where the progress
+lives").
+
 A batch is executed by an ``execute(batch, properties)`` callable that reads the batch's
 pending rows, computes and commits once (or not at all when there is nothing to write).
 """

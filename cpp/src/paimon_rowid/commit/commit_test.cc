@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -75,6 +76,38 @@ TEST(CommitterTest, RefusesMessagesThatWouldBreakTheTable) {
 
   EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 1);
   EXPECT_EQ(fx.ReadAll({"id"})->num_rows(), 10);
+}
+
+TEST(CommitterTest, EveryCommitCarriesTheBackfillStateOfTheLatestSnapshot) {
+  WriteFixture fx;
+  CommitOptions backfill;
+  backfill.properties = {{"paimon-rowid.backfill.k", "[[0, 9]]"},
+                         {"paimon-rowid.backfill-batch.k", "0-9"},
+                         {"other", "x"}};
+  ASSERT_OK(Committer::Make(fx.table(), backfill)
+                .ValueOrDie()
+                ->Commit(fx.WriteMessages(WriteFixture::Batch(0, 10))));
+  // A plain commit keeps the progress, not the batch marker nor unrelated properties.
+  ASSERT_OK(Committer::Make(fx.table())
+                .ValueOrDie()
+                ->Commit(fx.WriteMessages(WriteFixture::Batch(10, 5))));
+  auto second = fx.table()->LatestSnapshot().ValueOrDie();
+  ASSERT_EQ(second->id, 2);
+  EXPECT_EQ(second->properties,
+            (std::map<std::string, std::string>{{"paimon-rowid.backfill.k", "[[0, 9]]"}}));
+  // A commit that sets a key replaces it and still carries the others.
+  CommitOptions next;
+  next.properties = {{"paimon-rowid.backfill.k", "[[0, 14]]"},
+                     {"paimon-rowid.backfill.j", "[[0, 4]]"}};
+  ASSERT_OK(Committer::Make(fx.table(), next)
+                .ValueOrDie()
+                ->Commit(fx.WriteMessages(WriteFixture::Batch(15, 5))));
+  ASSERT_OK(Committer::Make(fx.table())
+                .ValueOrDie()
+                ->Commit(fx.WriteMessages(WriteFixture::Batch(20, 5))));
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->properties,
+            (std::map<std::string, std::string>{{"paimon-rowid.backfill.j", "[[0, 4]]"},
+                                                {"paimon-rowid.backfill.k", "[[0, 14]]"}}));
 }
 
 TEST(CommitterTest, RetriesAfterLosingTheSnapshotRace) {

@@ -458,9 +458,7 @@ struct Committer::Attempt {
     snap.properties = options().properties;
     if (latest) {
       for (const auto& [key, value] : latest->properties) {
-        for (const auto& prefix : options().inherit_property_prefixes) {
-          if (key.rfind(prefix, 0) == 0) snap.properties.emplace(key, value);
-        }
+        if (key.rfind(kCarriedPropertyPrefix, 0) == 0) snap.properties.emplace(key, value);
       }
     }
     snap.writer_version = kWriterVersion;

@@ -35,15 +35,21 @@ namespace paimon_rowid {
 /// Writer identity of snapshots made by this engine.
 inline constexpr const char* kWriterVersion = "paimon-rowid 0.1.0";
 
+/// Snapshot properties that every commit carries from the snapshot it is built on (the latest
+/// at its attempt) unless `CommitOptions::properties` sets them: the resume state of backfills
+/// (python/paimon_rowid/_backfill_core.py, docs/backfill.md "Where the progress lives"). So
+/// the newest snapshot always holds every key's progress, whatever commits (appends, updates,
+/// deletes, overwrites, compactions) came after the backfill, and expiring older snapshots
+/// loses nothing. Carrying is safe across overwrites: replaced rows get new row ids, above
+/// every recorded range. The batch markers ("paimon-rowid.backfill-batch.") are not carried:
+/// they date the commit that finished a range.
+inline constexpr const char* kCarriedPropertyPrefix = "paimon-rowid.backfill.";
+
 struct CommitOptions {
   std::string commit_user;  // a random UUID when empty
   int64_t commit_identifier = Snapshot::kBatchCommitIdentifier;
   /// Written into the new snapshot's "properties" (e.g. backfill progress).
   std::map<std::string, std::string> properties;
-  /// Properties of the latest snapshot whose keys start with one of these prefixes are
-  /// carried into the new snapshot (unless `properties` sets them): a compaction keeps a
-  /// backfill's resume state on the newest snapshot.
-  std::vector<std::string> inherit_property_prefixes;
   /// The snapshot's commitKind: "APPEND" (new files, updates) or "COMPACT" (a rewrite of
   /// live files that changes no value: maint/compact.h). A COMPACT commit fails with a
   /// kCommitConflict error when a file its messages delete is no longer live, and skips the

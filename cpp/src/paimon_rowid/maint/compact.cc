@@ -252,8 +252,6 @@ Result<std::optional<int64_t>> CommitCompaction(std::shared_ptr<const Table> tab
   CommitOptions options;
   options.commit_user = commit_user;
   options.commit_kind = "COMPACT";
-  // A backfill's resume state stays on the newest snapshot (compaction changes no value).
-  options.inherit_property_prefixes = {kBackfillPropertyPrefix};
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(std::move(table), std::move(options)));
   return committer->Commit(messages);
 }

@@ -47,11 +47,6 @@ inline constexpr int64_t kDefaultCompactionMinFileNum = 5;
 /// Table option (Java's): also rewrite .blob files. Not supported: NotImplemented when true.
 inline constexpr const char* kBlobCompactionEnabled = "blob-compaction.enabled";
 
-/// Snapshot properties of resumable backfills (python/paimon_rowid/row_id_ranges.py): the
-/// COMPACT snapshot carries the latest snapshot's, so a backfill resumes after compaction
-/// and expiration of the snapshots before it.
-inline constexpr const char* kBackfillPropertyPrefix = "paimon-rowid.backfill.";
-
 struct CompactOptions {
   /// Compact every group with at least two normal files, whatever the threshold.
   bool full = false;
