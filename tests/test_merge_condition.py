@@ -284,6 +284,11 @@ def test_long_and_chains_and_nested_chains_are_balanced():
     nested = f"(({_or_terms(10_000)}) AND s.v BETWEEN 0 AND 9) OR s.v < -2"
     assert evaluator.true_mask(table, compile_condition(nested)).to_pylist() == \
         [True, False, False, True]
+    # columns named like keywords (END, OR, BETWEEN) do not split a chain
+    keywords = pa.table({"s.end": pa.array([3, 500, 7]), "s.or": pa.array([1, 1, 9])})
+    chain = " OR ".join(f"(s.end = {i} AND s.or BETWEEN 0 AND 5)" for i in range(100))
+    assert evaluator.true_mask(keywords, compile_condition(chain)).to_pylist() == \
+        [True, False, False]
 
 
 # ------------------------------------------------------------------------ pypaimon's syntax

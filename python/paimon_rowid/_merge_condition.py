@@ -198,6 +198,8 @@ class _Renderer:
         depth, between = 0, False
         bounds, start = [], lo
         for k in range(lo, hi):
+            if k and self.tokens[k - 1].token_type == T.DOT:
+                continue  # a name (s.end, s.or), whatever keyword it spells
             kind = self.tokens[k].token_type
             if kind in self.opens:
                 depth += 1
@@ -218,6 +220,8 @@ class _Renderer:
         """Whether the parenthesis at ``lo`` is closed by the one at ``hi - 1``."""
         depth = 0
         for k in range(lo, hi):
+            if k and self.tokens[k - 1].token_type == self.T.DOT:
+                continue
             kind = self.tokens[k].token_type
             if kind in self.opens:
                 depth += 1
