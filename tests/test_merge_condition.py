@@ -376,3 +376,20 @@ def test_nothing_is_left_in_a_failed_conditional_merge(tmp_path):
                       when_not_matched=[pr.WhenNotMatched({"v": "s.v"},
                                                           condition="s.v > 'abc'::date")])
     assert _state(wh) == before
+
+
+def test_missing_sqlglot_is_an_import_error(tmp_path, monkeypatch):
+    import paimon_rowid as pr
+    import paimon_rowid._merge_condition as condition_module
+    monkeypatch.setattr(condition_module, "_sqlglot", None)
+    monkeypatch.setattr(condition_module, "_compile_cached",
+                        condition_module._compile_cached.__wrapped__)  # no cached parse
+    wh = str(tmp_path / "wh")
+    _table(wh, [1])
+    before = _state(wh)
+    with pytest.raises(ImportError, match=r"^merge_into condition expressions require sqlglot "
+                                          r"\(to parse them\)\. Install it with: pip install "
+                                          r"'paimon-rowid\[sql\]'"):
+        pr.merge_into("db.t", pa.table({"id": [1]}), {"warehouse": wh}, on=["id"],
+                      when_matched=[pr.WhenMatched.delete(condition="s.id = 1")])
+    assert _state(wh) == before
