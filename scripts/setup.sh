@@ -91,7 +91,8 @@ fi
 REQUIREMENTS=('pyarrow==26.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
   'pandas>=1.5,<4' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
   'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
-  "datafusion>=54; python_version >= '3.10'")
+  "datafusion>=54; python_version >= '3.10'" "sqlglot>=30.30,<31; python_version >= '3.10'"
+  "sqlglot[c]>=30.30,<31; python_version >= '3.10' and (platform_machine == 'x86_64' or sys_platform == 'darwin')")
 
 install_deps() {  # install_deps WHAT STAMP CONSTRAINTS-FILE PIP... -- REQUIREMENT...
   local what=$1 stamp=$2 file=$3; shift 3

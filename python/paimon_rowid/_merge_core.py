@@ -30,6 +30,7 @@ from ._merge_plan import (
     DEDUPLICATE,
     MergePlan,
     check_source_columns,
+    join_key,
     prepare_plan,
     self_merge_source_names,
 )
@@ -47,7 +48,8 @@ from .merge_clauses import (
 )
 from .write import BatchTableWrite
 
-__all__ = ["DEDUPLICATE", "MergePlan", "RoundResult", "check_source_columns", "prepare_plan",
+__all__ = ["DEDUPLICATE", "MergePlan", "RoundResult", "check_source_columns", "join_key",
+           "prepare_plan",
            "self_merge_source_names", "run_round", "local_merge_into", "assign_clauses",
            "update_rows", "delete_ids", "insert_rows"]
 
@@ -142,7 +144,11 @@ def delete_ids(plan: MergePlan, frame: pa.Table, action: np.ndarray) -> np.ndarr
 
 def insert_rows(plan: MergePlan, frame: pa.Table, action: np.ndarray,
                   schema: pa.Schema) -> Optional[pa.Table]:
+    """The rows the insert clauses write, in ``frame``'s row order whatever clause took them
+    (row ``i`` of the result is ``frame`` row ``np.nonzero(action >= 0)[0][i]``): inserted
+    rows take new row ids in the source's order, as in pypaimon."""
     parts = []
+    taken = []
     for i, clause in enumerate(plan.not_matched):
         rows = np.nonzero(action == i)[0]
         if not len(rows):
@@ -153,7 +159,13 @@ def insert_rows(plan: MergePlan, frame: pa.Table, action: np.ndarray,
             arrays.append(pa.nulls(len(rows), f.type) if value is None else
                           value_array(value, frame, rows, f.type, ()))
         parts.append(pa.table(arrays, schema=schema))
-    return pa.concat_tables(parts) if parts else None
+        taken.append(rows)
+    if not parts:
+        return None
+    out = pa.concat_tables(parts)
+    if len(parts) > 1:
+        out = out.take(np.argsort(np.concatenate(taken), kind="stable"))
+    return out
 
 
 class _Writes:
@@ -294,15 +306,7 @@ def _join(plan: MergePlan, pinned: Any, source: pa.Table, types: Dict[str, pa.Da
     keys = [f"__k{i}" for i in range(len(plan.target_keys))]
     left_cols = []
     for s_key, t_key in zip(plan.source_keys, plan.target_keys):
-        column = source.column(s_key)
-        if column.type != types[t_key]:
-            try:
-                column = column.cast(types[t_key], safe=True)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
-                raise ValueError(f"source column '{s_key}' ({column.type}) cannot be matched "
-                                 f"with target column '{t_key}' ({types[t_key]}): "
-                                 f"{error}") from error
-        left_cols.append(column)
+        left_cols.append(join_key(source.column(s_key), types[t_key], s_key, t_key))
     left = pa.table(left_cols + [pa.array(np.arange(source.num_rows))],
                     names=keys + ["__s"])
     builder = pinned.new_read_builder().with_projection(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
+import pyarrow as pa
+
 from . import _merge_condition as conditions
 from .merge_clauses import (
     ROW_ID,
@@ -44,9 +46,8 @@ class MergePlan:
         seen: Dict[str, None] = {}
         for clause in clauses:
             if clause.condition is not None:
-                for ref in sorted(conditions.references(clause.condition)):
-                    if ref.startswith(prefix + "."):
-                        seen.setdefault(ref[2:], None)
+                for name in clause.condition.refs_of(prefix):
+                    seen.setdefault(name, None)
         return list(seen)
 
     def source_columns(self) -> List[str]:
@@ -124,10 +125,14 @@ def prepare_plan(table: Any, where: str, target_keys: List[str], source_keys: Li
         any(nm.condition is not None for nm in when_not_matched)
     if has_condition:
         conditions.require_engine()
+        # Each condition is parsed here, before anything is read: one SQL expression over
+        # s.* / t.* columns, or a ValueError (_merge_condition).
+        for clause in matched:
+            if clause.condition is not None:
+                clause.condition = conditions.compile_condition(clause.condition)
         for nm in when_not_matched:
             if nm.condition is not None:
-                t_refs = sorted(r[2:] for r in conditions.references(nm.condition)
-                                if r.startswith("t."))
+                t_refs = conditions.compile_condition(nm.condition).refs_of("t")
                 if t_refs:
                     raise ValueError("WhenNotMatched condition must not reference target "
                                      f"columns (t.*), but found: {t_refs}")
@@ -137,7 +142,8 @@ def prepare_plan(table: Any, where: str, target_keys: List[str], source_keys: Li
         for t_key, s_key in on_map.items():
             if t_key in fields and t_key not in spec:
                 spec[t_key] = SourceColumnRef(s_key)
-        not_matched.append(Clause(spec=spec, condition=nm.condition))
+        not_matched.append(Clause(spec=spec, condition=None if nm.condition is None else
+                                  conditions.compile_condition(nm.condition)))
     if self_merge and not_matched:
         raise ValueError("Self-merge (source == target with ON _ROW_ID) does not support WHEN "
                          "NOT MATCHED clauses.")
@@ -175,7 +181,7 @@ def check_source_columns(plan: MergePlan, table: Any, source_names: Sequence[str
     for clause in plan.matched + plan.not_matched:
         if clause.condition is None:
             continue
-        for ref in sorted(conditions.references(clause.condition)):
+        for ref in clause.condition.refs:
             prefix, col = ref.split(".", 1)
             if prefix == "s" and col not in names:
                 raise ValueError(f"condition references unknown source column '{col}'")
@@ -189,3 +195,54 @@ def check_source_columns(plan: MergePlan, table: Any, source_names: Sequence[str
 
 def self_merge_source_names(table: Any) -> List[str]:
     return list(table.field_names) + [ROW_ID]
+
+
+# ------------------------------------------------------------------------------ join keys
+
+
+def key_kind(data_type: pa.DataType) -> str:
+    """The kind of a join key's type: keys of one kind are cast to the target's type (a safe
+    cast: widening, or values that fit), keys of different kinds are never compared."""
+    if pa.types.is_dictionary(data_type):
+        return key_kind(data_type.value_type)
+    if pa.types.is_integer(data_type) or pa.types.is_floating(data_type) or \
+            pa.types.is_decimal(data_type):
+        return "number"
+    if pa.types.is_string(data_type) or pa.types.is_large_string(data_type) or \
+            data_type == getattr(pa, "string_view", lambda: None)():
+        return "string"
+    if pa.types.is_binary(data_type) or pa.types.is_large_binary(data_type) or \
+            pa.types.is_fixed_size_binary(data_type):
+        return "binary"
+    if pa.types.is_date(data_type) or pa.types.is_timestamp(data_type):
+        return "date/timestamp"
+    return str(data_type)  # anything else (time, nested, ...) only matches its own type
+
+
+def check_key_type(source_type: pa.DataType, target_type: pa.DataType, source_key: str,
+                   target_key: str, call: str = "merge_into") -> None:
+    """A TypeError naming both types when a source key of one kind (string, number, ...) would
+    be matched with a target key of another: '1' never matches 1. A column of NULLs only (no
+    type) matches nothing and passes."""
+    if source_type == target_type or pa.types.is_null(source_type):
+        return
+    if key_kind(source_type) != key_kind(target_type):
+        raise TypeError(f"{call} key: source column '{source_key}' is {source_type} but target "
+                        f"column '{target_key}' is {target_type}; keys are not cast between "
+                        "kinds (string, number, binary, date/timestamp). Cast the source "
+                        "column first.")
+
+
+def join_key(column: Any, target_type: pa.DataType, source_key: str, target_key: str) -> Any:
+    """A source key column (Arrow array or chunked array) in the target key's type: a
+    TypeError across kinds (:func:`check_key_type`), a ValueError for values the safe cast
+    cannot carry (an int64 beyond int32, 1.5 into an integer)."""
+    if column.type == target_type:
+        return column
+    check_key_type(column.type, target_type, source_key, target_key)
+    try:
+        return column.cast(target_type, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise ValueError(f"source column '{source_key}' ({column.type}) cannot be matched "
+                         f"with target column '{target_key}' ({target_type}): "
+                         f"{error}") from error

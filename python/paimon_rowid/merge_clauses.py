@@ -97,9 +97,10 @@ class WhenNotMatched:
 @dataclass
 class Clause:
     """A clause after normalisation: ``spec`` maps target columns to SourceColumnRef /
-    TargetColumnRef / LiteralValue / callables; a delete has an empty spec."""
+    TargetColumnRef / LiteralValue / callables; a delete has an empty spec; ``condition`` is
+    the compiled condition (``_merge_condition.Condition``) or None."""
     spec: Dict[str, Any]
-    condition: Optional[str] = None
+    condition: Optional[Any] = None
     delete: bool = False
 
 

@@ -12,6 +12,7 @@ import pyarrow as pa
 from ._arrow import source_stream
 from ._lib import native
 from ._merge_core import local_merge_into
+from ._merge_plan import check_key_type
 from ._time_travel import pin_snapshot
 from .write import BatchTableWrite, CommitMessage
 
@@ -180,6 +181,12 @@ class BatchTableUpdate:
         if missing:
             raise ValueError("For partitioned tables, input data must contain all partition "
                              f"key columns. Missing: {missing}")
+        # Keys are matched by value: a string '1' never equals an INT 1, and the append would
+        # cast it, adding a second row with key 1. Keys of another kind are refused.
+        types = {f.name: f.type for f in target.arrow_schema}
+        for name in list(dict.fromkeys(list(upsert_keys) + partition_keys)):
+            check_key_type(table.column(name).type, types[name], name, name,
+                           "upsert_by_arrow_with_key")
         for col in self._update_cols or []:
             if col not in fields:
                 raise ValueError(

@@ -35,12 +35,14 @@ from .._merge_core import (
     check_source_columns,
     delete_ids,
     insert_rows,
+    join_key,
     key_bounds,
     prune_target_scan,
     run_round,
     self_merge_source_names,
     update_rows,
 )
+from .._merge_plan import check_key_type
 from .._time_travel import pin_snapshot
 from ..catalog import CatalogFactory
 from ..merge_clauses import ROW_ID, OnSpec, WhenMatched, WhenNotMatched
@@ -57,6 +59,7 @@ __all__ = ["merge_into"]
 DRIVER_MAX_BYTES = 256 * 1024 * 1024
 
 _NONE, _UPDATE, _DELETE, _INSERT = 0, 1, 2, 3
+_BLOCK, _ROW = "__b", "__r"  # a source row's block and row within it
 
 
 def merge_into(target: str, source: Any, catalog_options: Dict[str, str], *, on: OnSpec,
@@ -104,6 +107,8 @@ def merge_into(target: str, source: Any, catalog_options: Dict[str, str], *, on:
         if names is None:  # an empty source whose schema Ray dropped: nothing to merge
             return result_dict(RoundResult([]))
         check_source_columns(plan, table, names, target)
+        if dataset is not None:
+            _check_key_types(plan, table, dataset)
         if local is not None:
             def run(snapshot: Any) -> RoundResult:
                 return run_round(plan, table, snapshot, local, evaluator)
@@ -170,6 +175,20 @@ def _source(ray, catalog: Any, source: Any, plan: MergePlan, catalog_options: Ma
             schema.empty_table()
         return local, None, names
     return None, materialized, names
+
+
+def _check_key_types(plan: MergePlan, table: Any, dataset: Any) -> None:
+    """Join keys of different kinds (a string source key for a number target key) are a
+    TypeError on the driver, before any task runs (the driver-side merge checks in its join)."""
+    schema = dataset.schema()
+    arrow = getattr(schema, "base_schema", None)
+    if not isinstance(arrow, pa.Schema):
+        return  # not Arrow blocks: the scatter tasks check each block
+    types = {f.name: f.type for f in table.arrow_schema}
+    types[ROW_ID] = pa.int64()
+    for s_key, t_key in zip(plan.source_keys, plan.target_keys):
+        if s_key in arrow.names and t_key in types:
+            check_key_type(arrow.field(s_key).type, types[t_key], s_key, t_key)
 
 
 # ------------------------------------------------------------------------------ self-merge
@@ -310,20 +329,26 @@ def _keys(plan: MergePlan) -> List[str]:
 
 
 def _scatter_source(block: pa.Table, plan: MergePlan, types: Dict[str, pa.DataType],
-                    parts: int):
-    """A source block as ``s.*`` columns plus the keys ``__k<i>`` in the target's types, cut
-    into ``parts``."""
+                    parts: int, block_index: int):
+    """A source block as ``s.*`` columns plus the keys ``__k<i>`` in the target's types and
+    its place in the source (``__b`` block, ``__r`` row: inserts are written in that order),
+    cut into ``parts``. An empty block (Ray may drop its columns) gives empty parts."""
+    if block.num_rows == 0:
+        return [pa.table({})] * parts if parts > 1 else pa.table({})
     out = block.select(plan.source_columns()).rename_columns(
         ["s." + c for c in plan.source_columns()])
     for i, (s_key, t_key) in enumerate(zip(plan.source_keys, plan.target_keys)):
-        out = out.append_column(f"__k{i}", block.column(s_key).cast(types[t_key], safe=True))
+        out = out.append_column(f"__k{i}", join_key(block.column(s_key), types[t_key],
+                                                    s_key, t_key))
+    out = out.append_column(_BLOCK, pa.array(np.full(block.num_rows, block_index, np.int64)))
+    out = out.append_column(_ROW, pa.array(np.arange(block.num_rows, dtype=np.int64)))
     cut = _split_parts(out, _keys(plan), parts)
     return cut if parts > 1 else cut[0]
 
 
 def _block_bounds(block: pa.Table, column: str) -> Optional[Tuple[Any, Any]]:
     """(min, max) of a source block's key column (in the source's own type), or None."""
-    return key_bounds(block.column(column))
+    return None if block.num_rows == 0 else key_bounds(block.column(column))
 
 
 def _source_bounds(ray, task: Any, blocks: List[Any], plan: MergePlan,
@@ -359,20 +384,23 @@ def _scatter_target(catalog_options: Mapping[str, Any], target: str, snapshot_id
     return cut if parts > 1 else cut[0]
 
 
-def _join_part(plan: MergePlan, schema: pa.Schema, catalog_options: Mapping[str, Any],
-               target: str, num_source: int, *parts: pa.Table):
-    """Joins part p of the source (the first ``num_source`` tables) with part p of the target,
-    runs the clauses and writes the inserts. Returns (update rows, (acted-on ids, deleted ids,
-    insert messages, inserted rows))."""
+def _join_part(plan: MergePlan, schema: pa.Schema, num_source: int, num_blocks: int,
+               num_groups: int, *parts: pa.Table):
+    """Joins part p of the source (the first ``num_source`` tables) with part p of the target
+    and runs the clauses. Returns the update rows, (acted-on ids, deleted ids), then the rows
+    to insert (with their ``__b``/``__r`` source places) cut into ``num_groups`` tables by
+    source block (group g holds a contiguous run of blocks)."""
     evaluator = conditions.ConditionEvaluator()
     types = {f.name: f.type for f in schema}
     keys = _keys(plan)
-    source = pa.concat_tables(parts[:num_source])
+    sources = [p for p in parts[:num_source] if p.num_rows]
     acted = deleted = np.empty(0, np.int64)
     updates = pa.schema([(ROW_ID, pa.int64())] + [(c, types[c]) for c in plan.union]
                         ).empty_table()
-    messages: List[bytes] = []
-    inserted = 0
+    inserts = pa.schema(list(schema) + [(_BLOCK, pa.int64()), (_ROW, pa.int64())]).empty_table()
+    if not sources:  # no source row hashed here
+        return (updates, (acted, deleted)) + (inserts,) * num_groups
+    source = pa.concat_tables(sources)
     if num_source < len(parts):
         target_part = pa.concat_tables(parts[num_source:])
         right = target_part.select([k for k in target_part.column_names
@@ -395,12 +423,31 @@ def _join_part(plan: MergePlan, schema: pa.Schema, catalog_options: Mapping[str,
         action = assign_clauses(plan.not_matched, unmatched, evaluator)
         rows = insert_rows(plan, unmatched, action, schema)
         if rows is not None:
-            table = CatalogFactory.create(catalog_options).get_table(target)
-            write = BatchTableWrite(table)
-            write.write_arrow(rows)
-            messages = [m.to_bytes() for m in write.prepare_commit()]
-            inserted = rows.num_rows
-    return updates, (acted, deleted, messages, inserted)
+            taken = np.nonzero(action >= 0)[0]  # the frame rows of `rows`, in order
+            rows = rows.append_column(_BLOCK, unmatched.column(_BLOCK).take(taken))
+            inserts = rows.append_column(_ROW, unmatched.column(_ROW).take(taken))
+    if not num_groups:
+        return (updates, (acted, deleted))
+    group = inserts.column(_BLOCK).to_numpy() * num_groups // max(1, num_blocks)
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(num_groups + 1))
+    return (updates, (acted, deleted)) + tuple(inserts.take(order[a:b])
+                                               for a, b in zip(bounds, bounds[1:]))
+
+
+def _write_inserts(catalog_options: Mapping[str, Any], target: str, *parts: pa.Table):
+    """Writes one group of source blocks' inserts (from every join part) in source order:
+    new row ids are given in the order of the files, and of the rows within a file, so they
+    follow the source. Returns (serialized messages, rows written)."""
+    rows = pa.concat_tables(parts)
+    if rows.num_rows == 0:
+        return [], 0
+    rows = rows.sort_by([(_BLOCK, "ascending"), (_ROW, "ascending")]).drop_columns(
+        [_BLOCK, _ROW])
+    table = CatalogFactory.create(catalog_options).get_table(target)
+    write = BatchTableWrite(table)
+    write.write_arrow(rows)
+    return [m.to_bytes() for m in write.prepare_commit()], rows.num_rows
 
 
 class _GenericRound:
@@ -420,6 +467,7 @@ class _GenericRound:
         self.scatter_target = remote(_scatter_target)
         self.block_bounds = remote(_block_bounds)
         self.join_part = remote(_join_part)
+        self.write_inserts = remote(_write_inserts)
 
     def run(self, snapshot: Any, evaluator: conditions.ConditionEvaluator) -> RoundResult:
         ray, plan, table = self.ray, self.plan, self.table
@@ -428,7 +476,7 @@ class _GenericRound:
         types[ROW_ID] = pa.int64()
         parts = _resolve_partitions(ray, self.num_partitions, 1 << 30)
         source_parts = [self.scatter_source.options(num_returns=parts).remote(
-            ref, plan, types, parts) for ref in self.blocks]
+            ref, plan, types, parts, b) for b, ref in enumerate(self.blocks)]
         target_parts: List[Any] = []
         if snapshot is not None and (snapshot.total_record_count or 0) > 0:
             pinned = pin_snapshot(table, snapshot)
@@ -452,18 +500,26 @@ class _GenericRound:
             source_parts = [[r] for r in source_parts]
             target_parts = [[r] for r in target_parts]
         result = RoundResult([])
+        # Inserts are written per group of consecutive source blocks, each group's rows from
+        # every join part in source order, and committed in group order: new row ids follow
+        # the source (a hash-ordered write would scatter them).
+        blocks = len(self.blocks)
+        groups = min(blocks, parts) if plan.not_matched else 0
         join_refs: List[Any] = []
         for p in range(parts):
-            join_refs.append(self.join_part.options(num_returns=2).remote(
-                plan, schema, self.catalog_options, self.target, len(source_parts),
+            join_refs.append(self.join_part.options(num_returns=2 + groups).remote(
+                plan, schema, len(source_parts), blocks, groups,
                 *[s[p] for s in source_parts], *[t[p] for t in target_parts]))
-        meta_refs = [m for _, m in join_refs]
+        insert_refs = [self.write_inserts.remote(self.catalog_options, self.target,
+                                                 *[j[2 + g] for j in join_refs])
+                       for g in range(groups)]
         try:
-            metas = ray.get(meta_refs)
+            metas = ray.get([j[1] for j in join_refs])
+            written = ray.get(insert_refs)
         except BaseException:
-            _abort_inserts(ray, table, meta_refs)
+            _abort_inserts(ray, table, insert_refs)
             raise
-        for _, _, serialized, inserted in metas:
+        for serialized, inserted in written:
             result.messages.extend(native().CommitMessage.deserialize(m) for m in serialized)
             result.num_inserted += inserted
         try:
@@ -487,7 +543,7 @@ class _GenericRound:
         if plan.union and len(acted) > len(deletes):
             pinned = pin_snapshot(table, snapshot)
             pipeline = _UpdatePipeline(ray, pinned, self.target, self.catalog_options,
-                                       [ROW_ID] + plan.union, [u for u, _ in join_refs],
+                                       [ROW_ID] + plan.union, [j[0] for j in join_refs],
                                        self.num_partitions, self.remote_args, allow_blob=True)
             pipeline.run(native().RowIdIndex.build(pinned._native, snapshot.id), None)
             result.messages = list(pipeline.messages) + inserts  # updates first
@@ -499,13 +555,15 @@ class _GenericRound:
             result.num_deleted = len(deletes)
 
 
-def _abort_inserts(ray, table: Any, meta_refs: List[Any]) -> None:
-    """After a failed join task: deletes the inserts the others wrote."""
-    ray.wait(meta_refs, num_returns=len(meta_refs))
+def _abort_inserts(ray, table: Any, insert_refs: List[Any]) -> None:
+    """After a failed join or insert task: deletes the inserts the others wrote."""
+    if not insert_refs:
+        return
+    ray.wait(insert_refs, num_returns=len(insert_refs))
     messages: List[Any] = []
-    for ref in meta_refs:
+    for ref in insert_refs:
         try:
-            messages.extend(native().CommitMessage.deserialize(m) for m in ray.get(ref)[2])
+            messages.extend(native().CommitMessage.deserialize(m) for m in ray.get(ref)[0])
         except Exception:  # noqa: BLE001 - a failed task wrote nothing that stays
             continue
     if messages:
