@@ -27,6 +27,7 @@ JOBS=${FUZZ_JOBS:-1}
 PARALLEL=${FUZZ_PARALLEL:-1}
 BUILD=$ROOT/build/fuzz
 
+fuzz_started=$(date +%s)
 say() { echo "== fuzz: $*"; }
 die() { echo "fuzz.sh: error: $*" >&2; exit 2; }
 
@@ -54,6 +55,8 @@ if ! "$VENV/bin/python" -c 'import pyarrow' 2>/dev/null; then
   say "no pyarrow in $VENV: running scripts/setup.sh"
   PAIMON_ROWID_VENV=$VENV bash scripts/setup.sh
 fi
+
+step_since "fuzz: clang install (when missing), checks" "$fuzz_started"
 
 # ---------------------------------------------------------------- build
 say "building the fuzz targets in $BUILD"
@@ -114,10 +117,7 @@ for t in "${TARGETS[@]}"; do
   if [ "$running" -ge "$PARALLEL" ]; then wait -n || true; running=$((running - 1)); fi
 done
 wait
-if [ -n "${PAIMON_ROWID_STEPS:-}" ]; then
-  printf '%s\t%s\t0\n' "fuzz: run ${#TARGETS[@]} targets, ${PARALLEL} at a time" \
-    "$(($(date +%s) - run_started))" >>"$PAIMON_ROWID_STEPS"
-fi
+step_since "fuzz: run ${#TARGETS[@]} targets, ${PARALLEL} at a time" "$run_started"
 
 failed=()
 summary=()

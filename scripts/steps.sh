@@ -3,6 +3,7 @@
 #                          reach into a function called this way) and, when PAIMON_ROWID_STEPS
 #                          names a file, appends "NAME<TAB>seconds<TAB>exit status" to it;
 #                          returns COMMAND's status
+#   step_since NAME START  records a step that began at START (date +%s) and ends now
 #   step_table             prints that file as a table with the total (.ci/run does at its end,
 #                          also when a step failed)
 step() {
@@ -14,6 +15,12 @@ step() {
     printf '%s\t%s\t%s\n' "$name" "$(($(date +%s) - start))" "$rc" >>"$PAIMON_ROWID_STEPS"
   fi
   return "$rc"
+}
+
+step_since() {
+  if [ -n "${PAIMON_ROWID_STEPS:-}" ]; then
+    printf '%s\t%s\t0\n' "$1" "$(($(date +%s) - $2))" >>"$PAIMON_ROWID_STEPS"
+  fi
 }
 
 step_table() {
