@@ -29,7 +29,8 @@ fi
 cmake -S . -B build/cpp -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAIMON_ROWID_BUILD_TESTS=ON \
   -DCMAKE_CXX_COMPILER="$cxx" -DPython3_EXECUTABLE="$PY" >/dev/null
 step "C++ build (tests, CLI, examples)" ninja -C build/cpp -j"${JOBS:-2}"
-step "ctest" ctest --test-dir build/cpp --output-on-failure
+# The test binaries are independent (each test makes its own mkdtemp directory): 2 at a time.
+step "ctest" ctest --test-dir build/cpp --output-on-failure -j"${JOBS:-2}"
 
 echo "== C++ package: install, build examples/ against it, run them"
 step "C++ examples against the installed package" bash scripts/build_examples.sh
