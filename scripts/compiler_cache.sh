@@ -9,3 +9,11 @@ if [ "${PAIMON_ROWID_NO_CCACHE:-0}" != "1" ] && command -v ccache >/dev/null; th
   CCACHE_BASEDIR=$(pwd)
   export CCACHE_BASEDIR CCACHE_NOHASHDIR=true
 fi
+# One name for the C/C++ compiler in every gcc build: pip's wheel build (scikit-build-core)
+# would take Python's sysconfig CXX (g++, or x86_64-linux-gnu-g++ with Debian's python3) and
+# CMake's own default is c++. ccache keys on the compiler's name, so the wheel build and the C++
+# test build (scripts/test.sh, same build type) share their objects only when they name the
+# compiler the same. fuzz.sh names clang explicitly.
+if command -v g++ >/dev/null && command -v gcc >/dev/null; then
+  export CC=${CC:-gcc} CXX=${CXX:-g++}
+fi

@@ -10,20 +10,24 @@
 #                       by scripts/setup.sh when missing)
 #   FUZZ_OUT            where new inputs and reproducers go (default: build/fuzz/out)
 #   FUZZ_JOBS           parallel fuzzing processes per target (default: 1)
+#   FUZZ_PARALLEL       targets fuzzed at the same time (default: 1; CI: 2, one per core)
 #   FUZZ_EXTRA_ARGS     more libFuzzer flags, e.g. "-runs=1000000"
 # The committed seed corpus (fuzz/corpus/<target>) is only read; inputs libFuzzer finds go to
 # $FUZZ_OUT/corpus/<target>, which later runs reuse.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+. scripts/steps.sh
 
 SECONDS_PER_TARGET=${1:-30}
 shift || true
 VENV=${PAIMON_ROWID_VENV:-$ROOT/.venv}
 OUT=${FUZZ_OUT:-$ROOT/build/fuzz/out}
 JOBS=${FUZZ_JOBS:-1}
+PARALLEL=${FUZZ_PARALLEL:-1}
 BUILD=$ROOT/build/fuzz
 
+fuzz_started=$(date +%s)
 say() { echo "== fuzz: $*"; }
 die() { echo "fuzz.sh: error: $*" >&2; exit 2; }
 
@@ -52,6 +56,8 @@ if ! "$VENV/bin/python" -c 'import pyarrow' 2>/dev/null; then
   PAIMON_ROWID_VENV=$VENV bash scripts/setup.sh
 fi
 
+step_since "fuzz: clang install (when missing), checks" "$fuzz_started"
+
 # ---------------------------------------------------------------- build
 say "building the fuzz targets in $BUILD"
 . scripts/compiler_cache.sh
@@ -59,7 +65,8 @@ CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
   -DPAIMON_ROWID_BUILD_FUZZERS=ON -DPAIMON_ROWID_BUILD_TESTS=OFF -DPAIMON_ROWID_BUILD_TOOLS=OFF \
   -DPython3_EXECUTABLE="$VENV/bin/python" >"$BUILD.configure.log" 2>&1 ||
   { cat "$BUILD.configure.log"; die "cmake configure failed"; }
-ninja -C "$BUILD" -j"$(nproc)" $(cd fuzz && ls fuzz_*.cc | sed 's/\.cc$//') >/dev/null ||
+step "fuzz: build the targets (clang, ASan/UBSan)" \
+  ninja -C "$BUILD" -j"$(nproc)" $(cd fuzz && ls fuzz_*.cc | sed 's/\.cc$//') >/dev/null ||
   die "the fuzz targets do not build (ninja -C $BUILD)"
 
 if [ $# -gt 0 ]; then
@@ -75,31 +82,50 @@ export ARROW_DEFAULT_MEMORY_POOL=system
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$OUT"
-failed=()
-summary=()
-for t in "${TARGETS[@]}"; do
-  bin=$BUILD/fuzz/fuzz_$t
-  [ -x "$bin" ] || die "no fuzz target '$t' (fuzz/fuzz_$t.cc)"
-  work=$OUT/corpus/$t
-  artifacts=$OUT/artifacts/$t
-  log=$OUT/$t.log
+
+fuzz_one() {  # fuzz_one TARGET: runs it; its exit status goes to $OUT/TARGET.rc
+  local t=$1 bin=$BUILD/fuzz/fuzz_$1 work=$OUT/corpus/$1 artifacts=$OUT/artifacts/$1
+  local log=$OUT/$1.log rc=0 seeds=()
   rm -rf "$artifacts"; mkdir -p "$work" "$artifacts"
-  seeds=()
   [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
-  say "$t: ${SECONDS_PER_TARGET}s"
-  rc=0
-  # -jobs=N runs N fuzzing processes (with -workers=N); they write fuzz-N.log files.
+  # -jobs=N runs N fuzzing processes (with -workers=N); they write fuzz-N.log files, so each
+  # target runs in its own directory.
   if [ "$JOBS" -gt 1 ]; then
-    (cd "$OUT" && "$bin" -jobs="$JOBS" -workers="$JOBS" -max_total_time="$SECONDS_PER_TARGET" \
+    mkdir -p "$OUT/jobs-$t"
+    (cd "$OUT/jobs-$t" && "$bin" -jobs="$JOBS" -workers="$JOBS" -max_total_time="$SECONDS_PER_TARGET" \
       -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" ${FUZZ_EXTRA_ARGS:-} "$work" "${seeds[@]}") >"$log" 2>&1 || rc=$?
-    cat "$OUT"/fuzz-*.log >>"$log" 2>/dev/null || true
-    rm -f "$OUT"/fuzz-*.log
+      -artifact_prefix="$artifacts/" ${FUZZ_EXTRA_ARGS:-} "$work" "${seeds[@]/#/$ROOT/}") >"$log" 2>&1 || rc=$?
+    cat "$OUT/jobs-$t"/fuzz-*.log >>"$log" 2>/dev/null || true
+    rm -rf "$OUT/jobs-$t"
   else
     "$bin" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$artifacts/" \
       ${FUZZ_EXTRA_ARGS:-} "$work" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   fi
+  echo "$rc" >"$OUT/$t.rc"
+}
+
+for t in "${TARGETS[@]}"; do
+  [ -x "$BUILD/fuzz/fuzz_$t" ] || die "no fuzz target '$t' (fuzz/fuzz_$t.cc)"
+done
+run_started=$(date +%s)
+running=0
+for t in "${TARGETS[@]}"; do
+  say "$t: ${SECONDS_PER_TARGET}s"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$PARALLEL" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
+step_since "fuzz: run ${#TARGETS[@]} targets, ${PARALLEL} at a time" "$run_started"
+
+failed=()
+summary=()
+for t in "${TARGETS[@]}"; do
+  artifacts=$OUT/artifacts/$t
+  log=$OUT/$t.log
+  bin=$BUILD/fuzz/fuzz_$t
+  rc=$(cat "$OUT/$t.rc" 2>/dev/null || echo 2)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s+=$1} END {print s+0}')
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | awk '{s+=$1} END {print s+0}')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')

@@ -5,9 +5,10 @@
 #     GoogleTest, nlohmann-json, libcurl and OpenSSL (the object-store commit), a JDK and
 #     Maven (the Java Paimon oracle), python3-venv when the base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
-#     scikit-build-core, the test (pytest, moto[server] + boto3 for the local S3 server) and
-#     Ray extras, all at the versions in constraints.txt; then
-#     paimon-rowid itself (pip install: builds the C++ core and the native module);
+#     scikit-build-core, the test (pytest, pytest-xdist, moto[server] + boto3 for the local S3
+#     server) and Ray extras, all at the versions in constraints.txt; then paimon-rowid itself:
+#     its wheel is built into build/wheelhouse (the C++ core and the native module, compiled
+#     incrementally in build/<wheel tag>) and installed;
 #   - .venv-oracle/ : pypaimon 2.1.0, the test oracle and bench baseline (it pins pyarrow<20,
 #     so it cannot share .venv), at the versions in constraints-oracle.txt.
 # Idempotent: steps already done are skipped quickly.
@@ -20,6 +21,9 @@
 #                               2.50.1; CI runs the Ray suites once more on the oldest we support)
 #   PAIMON_ROWID_UNPINNED=1     ignore constraints.txt: take the newest releases in the declared
 #                               ranges (to try a bump before writing it into constraints.txt)
+#   PAIMON_ROWID_WHEEL          install this already built paimon-rowid wheel instead of building
+#                               one (CI builds the core once and installs that wheel into the
+#                               oldest-Ray virtualenv too; same Python and pyarrow required)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -89,7 +93,8 @@ fi
 
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
 REQUIREMENTS=('pyarrow==26.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
-  'pandas>=1.5,<4' 'pytest>=7' 'pytest-timeout>=2.1' 'moto[server]>=5.1,<6' 'boto3>=1.35'
+  'pandas>=1.5,<4' 'pytest>=7' 'pytest-timeout>=2.1' 'pytest-xdist>=3.5' 'moto[server]>=5.1,<6'
+  'boto3>=1.35'
   'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
   "datafusion>=54; python_version >= '3.10'" "sqlglot>=30.30,<31; python_version >= '3.10'"
   "sqlglot[c]>=30.30,<31; python_version >= '3.10' and (platform_machine == 'x86_64' or sys_platform == 'darwin')")
@@ -118,8 +123,27 @@ install_deps() {  # install_deps WHAT STAMP CONSTRAINTS-FILE PIP... -- REQUIREME
 
 install_deps "the build, test and Ray dependencies into $VENV" "$VENV/.paimon-rowid-deps" "$pins" "${PIP[@]}" -- "${REQUIREMENTS[@]}"
 
-say "pip install paimon-rowid into $VENV (builds the C++ core and the native module)"
-"${PIP[@]}" install -q --no-build-isolation --no-deps .
+# One wheel per checkout: built here (incremental: scikit-build-core keeps build/<wheel tag>,
+# and every compile goes through ccache), then installed; another virtualenv of the same
+# Python and pyarrow installs the same file (PAIMON_ROWID_WHEEL) without compiling anything.
+WHEEL=${PAIMON_ROWID_WHEEL:-}
+if [ -z "$WHEEL" ]; then
+  say "building the paimon-rowid wheel into build/wheelhouse (the C++ core and the native module)"
+  rm -f build/wheelhouse/paimon_rowid-*.whl
+  "${PIP[@]}" wheel -q --no-build-isolation --no-deps --wheel-dir build/wheelhouse .
+  WHEEL=$(ls build/wheelhouse/paimon_rowid-*.whl)
+fi
+[ -f "$WHEEL" ] || die "no paimon-rowid wheel at $WHEEL"
+# Skipped when this very wheel is what is installed (the stamp holds the wheel's checksum and
+# that of the RECORD pip wrote for it, so any other install in between is noticed).
+installed() { cat "$VENV"/lib/python*/site-packages/paimon_rowid-*.dist-info/RECORD 2>/dev/null |
+  sha256sum | cut -c1-16; }
+wheel_sum=$(sha256sum "$WHEEL" | cut -c1-16)
+if [ "$(cat "$VENV/.paimon-rowid-wheel" 2>/dev/null)" != "$wheel_sum $(installed)" ]; then
+  say "pip install $(basename "$WHEEL") into $VENV"
+  "${PIP[@]}" install -q --no-deps --force-reinstall "$WHEEL"
+  echo "$wheel_sum $(installed)" >"$VENV/.paimon-rowid-wheel"
+fi
 "$VENV/bin/python" -c 'import paimon_rowid._native' ||
   die "paimon-rowid installed but its native module does not import"
 

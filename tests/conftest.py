@@ -15,6 +15,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -141,20 +142,72 @@ def ray_session():
     ray.shutdown()
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True)  # before -m selects and before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
     """Marks every test that runs on Ray ``ray`` (CI runs ``-m ray`` again on the oldest Ray we
     support): those using the session's local Ray, and those in the Ray suites. Marks every
-    test using the ``s3_server`` fixture ``s3``."""
+    test using the ``s3_server`` fixture ``s3``, and every test using ``java`` ``java``.
+
+    Under pytest-xdist with ``--dist loadgroup`` (scripts/test.sh: 2 workers), each test that
+    needs a shared, heavy resource goes to one group, run by a single worker: ``ray`` (the
+    session's local Ray on 2 CPUs, ``cluster_utils`` clusters, Ray driver subprocesses),
+    ``java`` (Maven's first fetch into one cache, a JVM per command), ``s3`` (one local S3
+    server), in that order of precedence. Every other test is spread over the workers."""
     for item in items:
         module = getattr(item, "module", None)
         name = getattr(module, "__name__", "") or ""
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if ("ray_session" in getattr(item, "fixturenames", ())
+        fixtures = getattr(item, "fixturenames", ())
+        if ("ray_session" in fixtures
                 or name.rsplit(".", 1)[-1].startswith("test_ray_")
                 or item.name.startswith("test_ray_")
                 or str(params.get("path", "")).startswith("ray")
                 or item.get_closest_marker("ray") is not None):
             item.add_marker(pytest.mark.ray)
-        if ("s3_server" in getattr(item, "fixturenames", ())
-                and item.get_closest_marker("s3") is None):
+        if "s3_server" in fixtures and item.get_closest_marker("s3") is None:
             item.add_marker(pytest.mark.s3)
+        if "java" in fixtures and item.get_closest_marker("java") is None:
+            item.add_marker(pytest.mark.java)
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            group = _xdist_group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+#: The pytest-xdist groups, by precedence (a test in two goes to the first).
+XDIST_GROUPS = ("ray", "java", "s3")
+
+
+def _xdist_group(item) -> Optional[str]:
+    return next((g for g in XDIST_GROUPS if item.get_closest_marker(g) is not None), None)
+
+
+class _XdistGroupIds:
+    """pytest-xdist (3.8) hands a test's group to its ``loadgroup`` scheduler as an ``@group``
+    suffix of the node id, written into ``item._nodeid``; pytest 9.2 reads node ids from
+    ``item._id`` instead, so the suffix is lost and the tests run ungrouped (pytest-xdist issue
+    1386). On a ``--dist loadgroup`` worker this puts the suffix where pytest reads it when
+    xdist's did not take, and stops the run when neither did, rather than let a group's tests
+    run side by side."""
+
+    @pytest.hookimpl(trylast=True)  # after xdist's own suffixing
+    def pytest_collection_modifyitems(self, config, items):
+        if not config.getoption("loadgroup", False):
+            return
+        for item in items:
+            group = _xdist_group(item)
+            if group is None or item.nodeid.endswith("@" + group):
+                continue
+            wanted = f"{item.nodeid}@{group}"
+            node_id = getattr(item, "_id", None)
+            if node_id is not None and hasattr(type(node_id), "parse"):
+                item._id = type(node_id).parse(wanted)
+            if item.nodeid != wanted:
+                raise pytest.UsageError(
+                    f"pytest-xdist --dist loadgroup cannot group {item.nodeid!r} (this pytest "
+                    "keeps node ids where xdist does not write); run with -n 0")
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_XdistGroupIds(), "paimon-rowid-xdist-group-ids")

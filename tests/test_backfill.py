@@ -117,7 +117,8 @@ def test_killed_in_batch_3_of_5_resumes_without_reading_finished_batches(tmp_pat
             raise KeyError("model crashed")
         return embed(batch)
 
-    with pytest.raises(BackfillError, match=r"batch 3 of 5, row ids 400\.\.599") as info:
+    with pytest.raises(BackfillError, match=r"batch 3 of 5, row ids 400\.\.599: "
+                       r"KeyError: 'model crashed'\. 2 batch commit\(s\)") as info:
         backfill("db.images", opts, column="embedding", fn=dies_in_batch_3,
                  input_columns=["image"], rows_per_commit=GROUP, batch_size=50, progress=False)
     assert isinstance(info.value.__cause__, KeyError)

@@ -70,6 +70,61 @@ def test_ray_compact_failed_task_leaves_nothing(ray_session, warehouse, monkeypa
     assert _read(warehouse).equals(before)
 
 
+def test_ray_compact_losing_to_another_compaction_replans(ray_session, warehouse, monkeypatch):
+    """Another compaction commits the same groups between this job's plan and its commit (then
+    an update makes three groups due again): the commit is refused, this attempt's files are
+    deleted, and the next attempt re-plans and commits. When every attempt loses,
+    CommitConflictException after the last one, nothing of any attempt left behind."""
+    import sys
+
+    import paimon_rowid.ray  # noqa: F401 - loads the module the function shadows
+    from ours import files
+    from paimon_rowid import CommitConflictException
+    from paimon_rowid import compact as embedded_compact
+    ray_compact = sys.modules["paimon_rowid.ray.compact"]
+    _updated(warehouse)
+    real = ray_compact.native
+    races, planned = [], []
+
+    class AnotherCompactionFirst:
+        def __getattr__(self, name):
+            return getattr(real(), name)
+
+        def plan_compaction(self, *args):
+            planned[:] = files(warehouse)
+            return real().plan_compaction(*args)
+
+        def commit_compaction(self, *args):
+            if len(races) < limit:
+                written = set(files(warehouse)) - set(planned)  # by this attempt's tasks
+                won = embedded_compact("db.t", _opts(warehouse), full=True)
+                _update(warehouse, [1, 45, 90], "x", [float(len(races))] * 3)
+                races.append((won["snapshot_id"], written, files(warehouse)))
+            return real().commit_compaction(*args)
+
+    monkeypatch.setattr(ray_compact, "native", lambda: AnotherCompactionFirst())
+    limit = 1
+    values = _read(warehouse).select(["_ROW_ID", "x"])
+    result = ray_compact.compact("db.t", _opts(warehouse), full=True, num_partitions=2)
+    assert races[0][0] is not None
+    assert result["attempts"] == 2 and result["groups_compacted"] == 3
+    assert _snapshot(warehouse).commit_kind == "COMPACT"
+    assert _normal_files_per_group(warehouse) == [1] * 6
+    expected = {r["_ROW_ID"]: r["x"] for r in values.to_pylist()}
+    expected.update({1: 0.0, 45: 0.0, 90: 0.0})
+    assert {r["_ROW_ID"]: r["x"] for r in _read(warehouse).to_pylist()} == expected
+
+    races.clear()
+    limit = ray_compact.MAX_ATTEMPTS
+    _update(warehouse, [1, 45, 90], "x", [9.0] * 3)
+    with pytest.raises(CommitConflictException):
+        ray_compact.compact("db.t", _opts(warehouse), full=True, num_partitions=2)
+    assert len(races) == ray_compact.MAX_ATTEMPTS
+    assert all(won is not None and written for won, written, _ in races)
+    # Each losing attempt's files are gone; everything else the races left is there.
+    assert files(warehouse) == sorted(set(races[-1][2]) - races[-1][1])
+
+
 def test_ray_compact_refuses_like_embedded(ray_session, warehouse):
     from paimon_rowid.ray import compact
     _make(warehouse, groups=1, options={"row-tracking.enabled": "true"})

@@ -140,6 +140,17 @@ def test_data_type_properties():
         "MAP<STRING NOT NULL, INT>"
 
 
+def test_to_json_is_a_deep_copy():
+    nested = {"type": "ROW", "fields": [{"id": 0, "name": "a", "type": {
+        "type": "ARRAY", "element": "INT"}}]}
+    dt = DataType(nested)
+    out = dt.to_json()
+    assert out == nested
+    out["fields"][0]["type"]["element"] = "STRING"  # the copy's innermost level
+    assert dt.json["fields"][0]["type"]["element"] == "INT"
+    assert DataType("INT").to_json() == "INT"
+
+
 def test_round_trip_arrow_paimon_arrow():
     pa_schema = pa.schema([
         pa.field("id", pa.int64(), nullable=False), ("f", pa.float32()),

@@ -22,6 +22,7 @@ pending rows, computes and commits once (or not at all when there is nothing to 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -362,7 +363,7 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
             span = ", ".join(f"{r.from_}..{r.to}" for r in Range.merge_sorted_as_possible(batch))
             raise BackfillError(
                 f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} of "
-                f"{len(batches)}, row ids {span}: {type(error).__name__}: {_first_line(error)}. "
+                f"{len(batches)}, row ids {span}: {_task_error(error)}. "
                 f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to resume.",
                 list(batch), result()) from error
         computed += rows
@@ -380,10 +381,15 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
 
 def _encode_ranges(ranges: List[Range]) -> str:
     # The JSON text process_row_id_ranges records (and backfill_done_ranges decodes).
-    merged = Range.merge_sorted_as_possible(ranges)
-    return "[" + ", ".join(f"[{r.from_}, {r.to}]" for r in merged) + "]"
+    return json.dumps([[r.from_, r.to] for r in Range.merge_sorted_as_possible(ranges)])
 
 
-def _first_line(error: BaseException) -> str:
-    lines = str(error).splitlines()  # Ray appends its retry advice to a task's error
-    return lines[0] if lines else ""
+def _task_error(error: BaseException) -> str:
+    """``Type: message`` of the exception the batch's own code raised. Under Ray's
+    ``RayTaskError`` (whose text is the remote traceback and Ray's advice) that is its
+    ``cause``; every other exception is its own."""
+    seen = set()
+    while isinstance(getattr(error, "cause", None), BaseException) and id(error) not in seen:
+        seen.add(id(error))
+        error = error.cause  # type: ignore[attr-defined]
+    return f"{type(error).__name__}: {error}"

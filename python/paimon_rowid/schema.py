@@ -14,6 +14,7 @@ use). Arrow types cross as Arrow C schema capsules. Everything here costs O(numb
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 import time
@@ -57,7 +58,7 @@ class DataType:
         return self._json
 
     def to_json(self) -> TypeJson:
-        return _copy_json(self._json)
+        return copy.deepcopy(self._json)
 
     @property
     def root(self) -> str:
@@ -339,10 +340,6 @@ def _with_nullability(type_json: TypeJson, nullable: bool) -> TypeJson:
     out["type"] = _with_not_null(_strip_not_null(out["type"]).split("<")[0], nullable)
     out.pop("nullable", None)
     return out
-
-
-def _copy_json(value: TypeJson) -> TypeJson:
-    return json.loads(json.dumps(value)) if isinstance(value, dict) else value
 
 
 def _sql_string(type_json: TypeJson) -> str:

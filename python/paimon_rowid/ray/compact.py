@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .. import _job_checks as jobs
 from .._lib import native
+from .._retry import retry
 from ..compact import MAX_ATTEMPTS, check_compact_args, load_compact_table
 from ..exceptions import CommitConflictException
 from ._job_files import new_job_id, with_file_stem
@@ -56,11 +57,11 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     remote = ray.remote(**ray_remote_args)(_compact_task) if ray_remote_args else \
         ray.remote(_compact_task)
     user = str(uuid.uuid4())
-    result: Dict[str, Any] = {}
-    for attempt in range(1, MAX_ATTEMPTS + 1):
+
+    def attempt(number: int) -> Dict[str, Any]:
         _snapshot, splits, groups_total = lib.plan_compaction(table._native, full, min_file_num)
         result = dict(lib.compaction_tally([]))
-        result.update(snapshot_id=None, groups_total=groups_total, attempts=attempt)
+        result.update(snapshot_id=None, groups_total=groups_total, attempts=number)
         if not splits:
             return result
         tasks = num_partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
@@ -80,13 +81,11 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
                 raise
             raise inner from error
         messages = [lib.CommitMessage.deserialize(m) for chunk in serialized for m in chunk]
-        try:
-            snapshot_id = lib.commit_compaction(table._native, messages, user)
-        except CommitConflictException:
-            if attempt >= MAX_ATTEMPTS:
-                raise
-            continue  # the committer deleted this attempt's files; re-plan
+        # CommitConflictException: another compaction replaced these files first; the committer
+        # deleted this attempt's files, and the next attempt re-plans.
+        snapshot_id = lib.commit_compaction(table._native, messages, user)
         result = dict(lib.compaction_tally(messages))
-        result.update(snapshot_id=snapshot_id, groups_total=groups_total, attempts=attempt)
+        result.update(snapshot_id=snapshot_id, groups_total=groups_total, attempts=number)
         return result
-    return result
+
+    return retry(attempt, on=CommitConflictException, attempts=MAX_ATTEMPTS)
