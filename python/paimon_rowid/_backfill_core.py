@@ -357,7 +357,8 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
             span = ", ".join(f"{r.from_}..{r.to}" for r in Range.merge_sorted_as_possible(batch))
             raise BackfillError(
                 f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} of "
-                f"{len(batches)}, row ids {span}: {type(error).__name__}: {_first_line(error)}. "
+                f"{len(batches)}, row ids {span}: {type(error).__name__}: "
+                f"{_first_line(error).rstrip('.')}. "
                 f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to resume.",
                 list(batch), result()) from error
         computed += rows
