@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,12 +36,17 @@ from seed_backfill import (  # noqa: E402
     create_images_table,
 )
 
-from paimon_rowid import CatalogFactory, backfill_status  # noqa: E402
+from paimon_rowid import (  # noqa: E402
+    BackfillProgress,
+    BackfillResult,
+    CatalogFactory,
+    backfill_status,
+)
 
 BATCHES = 5
 
 
-def job(args, **extra):
+def job(args: argparse.Namespace, **extra: Any) -> BackfillResult:
     """The seed's backfill, as one call."""
     if args.ray:
         from paimon_rowid.ray import backfill
@@ -51,7 +57,7 @@ def job(args, **extra):
                     batch_size=128, **extra)
 
 
-def start_ray(address=None):
+def start_ray(address: Optional[str] = None) -> Any:
     import logging
 
     ray = seed_backfill.start_ray(address)
@@ -59,12 +65,12 @@ def start_ray(address=None):
     return ray
 
 
-def child(args) -> None:
+def child(args: argparse.Namespace) -> None:
     """The run that gets killed: SIGKILL (no cleanup of any kind) during batch 3."""
     if args.ray:
         start_ray(args.ray_address)
 
-    def kill_in_batch_3(p):
+    def kill_in_batch_3(p: BackfillProgress) -> None:
         if p.batch == 3 and (args.ray or p.rows_done > 2 * (args.rows // BATCHES)):
             print(f"  -- killing the run (SIGKILL) in batch 3 of {p.batches}, "
                   f"{p.commits} commit(s) made", flush=True)
@@ -73,11 +79,12 @@ def child(args) -> None:
     job(args, progress=sys.stdout, on_progress=kill_in_batch_3)
 
 
-def summary(args, phase, result, started):
+def summary(args: argparse.Namespace, phase: str, result: BackfillResult,
+            started: float) -> int:
     table = CatalogFactory.create(CATALOG_OPTIONS).get_table(TARGET)
     rb = table.new_read_builder().with_projection(["embedding", "_ROW_ID"])
     rb.with_filter(rb.new_predicate_builder().is_null("embedding"))
-    left = rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+    left: int = rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
     print(f"  {phase}: {result.rows_computed:,} rows computed, {result.rows_skipped:,} rows in "
           f"{result.ranges_skipped} finished range(s) skipped unread, {result.commits} "
           f"commit(s) (snapshots {result.snapshot_ids}), {result.bytes_read / 1e6:.1f} MB "
@@ -120,7 +127,8 @@ def main() -> None:
     status = backfill_status(TARGET, CATALOG_OPTIONS, "embedding")
     print(f"  the run died (exit {killed.returncode}); backfill_status: "
           f"{len(status.done)} range(s) done ({status.rows_done:,} rows, snapshots "
-          f"{sorted({r.snapshot_id for r in status.done})}), {len(status.pending)} pending "
+          f"{sorted({r.snapshot_id for r in status.done if r.snapshot_id is not None})}), "
+          f"{len(status.pending)} pending "
           f"({status.rows_pending:,} rows)", flush=True)
 
     print("-- 2. the same call again: batches 1-2 skipped unread, the 3 pending ones run",
@@ -143,7 +151,9 @@ def _append(n: int) -> None:
     import numpy as np
     import pyarrow as pa
     table = CatalogFactory.create(CATALOG_OPTIONS).get_table(TARGET)
-    first = table.latest_snapshot()["nextRowId"]
+    snapshot = table.latest_snapshot()
+    assert snapshot is not None, "the demo table has rows"
+    first = snapshot["nextRowId"]
     rng = np.random.default_rng(11)
     wb = table.new_batch_write_builder()
     write, commit = wb.new_write(), wb.new_commit()

@@ -22,11 +22,12 @@ import os
 import shutil
 import tempfile
 import time
+from typing import List
 
 import numpy as np
 import pyarrow as pa
 
-from paimon_rowid import BlobDescriptor, CatalogFactory, Schema
+from paimon_rowid import BlobDescriptor, CatalogFactory, Range, Schema
 from paimon_rowid.row_id_jobs import read_by_row_id, update_by_row_id
 from paimon_rowid.row_id_ranges import plan_row_id_ranges, process_row_id_ranges
 
@@ -34,7 +35,7 @@ DIM = 8
 TARGET = "demo.docs"
 
 
-def embed(images):
+def embed(images: List[bytes]) -> pa.Array:
     """A stand-in model: a deterministic unit vector per image."""
     out = []
     for img in images:
@@ -81,11 +82,11 @@ def main() -> None:
             commit.commit(write.prepare_commit())
         print(f"wrote {args.rows} rows in 4 commits to {warehouse}")
 
-    commits = []
+    commits: List[int] = []
     total = sum(r.count() for r in plan_row_id_ranges(table))
     started = time.perf_counter()
 
-    def process(ranges):
+    def process(ranges: List[Range]) -> None:
         t = CatalogFactory.create(options).get_table(TARGET).copy({"blob-as-descriptor": "false"})
         rb = t.new_read_builder().with_projection(["image", "embedding", "_ROW_ID"])
         rb.with_filter(rb.new_predicate_builder().is_null("embedding"))

@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import time
+from typing import Any, Dict
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,7 +35,7 @@ from paimon_rowid import CatalogFactory, Schema
 BUCKETS = 16
 
 
-def _write(table, data: pa.Table) -> None:
+def _write(table: paimon_rowid.Table, data: pa.Table) -> None:
     builder = table.new_batch_write_builder()
     write, commit = builder.new_write(), builder.new_commit()
     try:
@@ -45,7 +46,8 @@ def _write(table, data: pa.Table) -> None:
         commit.close()
 
 
-def build_tables(catalog, rows: int, incoming: int, seed: int = 1) -> pa.Table:
+def build_tables(catalog: paimon_rowid.Catalog, rows: int, incoming: int,
+                 seed: int = 1) -> pa.Table:
     """Creates and fills the three tables; returns the incoming rows."""
     catalog.create_database("db", True)
     images = pa.schema([("image_key", pa.string()), ("caption", pa.string()),
@@ -86,7 +88,7 @@ def transform(matched: pa.Table) -> pa.Table:
     return pa.table({"_ROW_ID": matched.column("_ROW_ID"), "label": label})
 
 
-def run_embedded(options) -> dict:
+def run_embedded(options: Dict[str, str]) -> Dict[str, Any]:
     joined = paimon_rowid.bucket_join("db.locator", "db.incoming", options, on="image_key")
     print(f"bucket_join: {joined.num_rows:,} key(s) located", flush=True)
     read = paimon_rowid.read_by_row_id("db.images", joined, options, projection=["caption"],
@@ -99,7 +101,7 @@ def run_embedded(options) -> dict:
                                          update_cols=["label"])
 
 
-def run_ray(options) -> dict:
+def run_ray(options: Dict[str, str]) -> Dict[str, Any]:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from seed_backfill import start_ray  # a private local Ray, never a stale one
 

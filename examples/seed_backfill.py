@@ -15,19 +15,20 @@ import json
 import logging
 import os
 import time
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import pyarrow as pa
 
-from paimon_rowid import CatalogFactory, Schema
+from paimon_rowid import CatalogFactory, Range, Schema
 from paimon_rowid.ray import process_row_id_ranges, update_by_row_id
 
 TARGET = "database_name.images"
 EMBEDDING_DIM = 64
-CATALOG_OPTIONS: dict = {}
+CATALOG_OPTIONS: Dict[str, str] = {}
 
 
-def start_ray(address=None):
+def start_ray(address: Optional[str] = None) -> Any:
     """Starts Ray for the examples: joins the cluster at ``address`` (or ``$RAY_ADDRESS``) when
     one is named, else starts a private local Ray with 2 CPUs. Never a bare ``ray.init()``: that
     joins whatever cluster ``/tmp/ray/ray_current_cluster`` names, even one another process
@@ -47,11 +48,11 @@ def start_ray(address=None):
     return ray
 
 
-def load_model():
+def load_model() -> Any:
     class FirstBytes:
         """Stand-in model: the first 256 bytes of the image as float32[64]."""
 
-        def encode(self, images):
+        def encode(self, images: List[bytes]) -> Any:
             out = np.zeros((len(images), EMBEDDING_DIM), dtype=np.float32)
             for i, img in enumerate(images):
                 head = np.frombuffer(img[:256].ljust(256, b"\0"), dtype=np.uint8)
@@ -61,7 +62,7 @@ def load_model():
 
 
 class EmbedImages:
-    def __init__(self):
+    def __init__(self) -> None:
         # Constructed once in every Ray actor, not once per Arrow batch.
         self.model = load_model()
 
@@ -76,7 +77,7 @@ class EmbedImages:
         })
 
 
-def process_ranges(ranges):
+def process_ranges(ranges: List[Range]) -> None:
     # Resolve a fresh table for every batch so this scan sees embeddings
     # committed by earlier callbacks. Force BLOB payloads rather than descriptors.
     table = (
@@ -167,12 +168,13 @@ def main() -> None:
     started = time.perf_counter()
     seed_update = update_by_row_id
 
-    def counted_update(*a, **kw):  # the seed's update, counting what it writes
+    # the seed's update, counting what it writes
+    def counted_update(*a: Any, **kw: Any) -> Dict[str, int]:
         result = seed_update(*a, **kw)
         embedded.append(result["num_updated"])
         return result
 
-    def processor_with_progress(ranges):
+    def processor_with_progress(ranges: List[Range]) -> None:
         before = len(embedded)
         process_ranges(ranges)
         batches.append(ranges)
@@ -198,8 +200,9 @@ def main() -> None:
     rb = table.new_read_builder().with_projection(["embedding", "_ROW_ID"])
     rb.with_filter(rb.new_predicate_builder().is_null("embedding"))
     left = rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+    latest = table.latest_snapshot()
     print(f"seed backfill on Ray: {sum(embedded):,} embeddings in {len(embedded)} commit(s), "
-          f"{seconds:.1f}s; snapshot {table.latest_snapshot()['id']}, "
+          f"{seconds:.1f}s; snapshot {latest.id if latest else None}, "
           f"rows still without an embedding: {left}")
     if args.summary:
         with open(args.summary, "a") as out:

@@ -8,8 +8,9 @@ only when <other> is <folder> itself or reachable from it through DEPS (transiti
 files (`*_test.cc`, and `*test_util.h` helpers shared by tests) may in addition include what
 the folder's `pr_test(<folder> ... DEPS ...)` links, again transitively, and `testing/`.
 
-Outside the library, the public surface is `paimon_rowid/api.h`: the command-line tool
-(cpp/tools/) and the examples (examples/) may include no other paimon_rowid header, and no
+Outside the library, the public surface is `paimon_rowid/api.h`: C++ tools (cpp/tools/, none
+today: the command line is Python) and the examples (examples/) may include no other
+paimon_rowid header, and no
 file inside the library may include api.h (the umbrella sits above every folder).
 
 Usage: check_layers.py [--root REPO] [--self-test]. Prints one line per offending #include

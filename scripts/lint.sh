@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The lint steps CI runs before the tests (and a contributor before a commit), failing fast:
 #   - ruff over the tree (pyproject.toml [tool.ruff]);
-#   - mypy over the package, with the _native.pyi stub (pyproject.toml [tool.mypy]);
+#   - mypy over the package, with the _native.pyi stub (pyproject.toml [tool.mypy]), and
+#     mypy --strict over examples/ against the installed package (it ships py.typed);
 #   - clang-format --dry-run -Werror over every tracked C++ file (.clang-format). The formatting
 #     is the one of Debian's clang-format package (14 on Debian 12), installed here when missing;
 #     another clang-format major may format a few constructs differently.
@@ -30,5 +31,8 @@ echo "== lint: ruff"
 "$VENV/bin/python" -m ruff check .
 echo "== lint: mypy"
 "$VENV/bin/python" -m mypy
+# What a user's type checker sees: the installed package (py.typed) under --strict.
+echo "== lint: mypy --strict examples/"
+"$VENV/bin/python" -m mypy --strict examples/
 echo "== lint: clang-format ($(clang-format --version | sed 's/.*version \([0-9.]*\).*/\1/'), ${#cxx[@]} files)"
 clang-format --dry-run -Werror "${cxx[@]}"

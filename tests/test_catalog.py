@@ -40,7 +40,7 @@ def _tree(root: Path):
 def test_factory_errors(warehouse):
     with pytest.raises(ValueError, match="^Paimon 'warehouse' path must be set$"):
         CatalogFactory.create({})
-    with pytest.raises(ValueError, match="^Unknown catalog identifier: nope$"):
+    with pytest.raises(ValueError, match=r"^Unknown catalog identifier: nope\. Available types: "):
         CatalogFactory.create({"warehouse": warehouse, "metastore": "nope"})
     catalog = CatalogFactory.create({"warehouse": warehouse, "metastore": "filesystem"})
     assert catalog.list_databases() == []

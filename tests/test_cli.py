@@ -1,12 +1,15 @@
-"""The C++ command-line tool (cpp/tools/paimon-rowid) and the C++ examples
-(examples/read_table.cc, examples/update_by_row_id.cc), built by scripts/test.sh into
-build/cpp, run against tables written (or read back) by the Python API. In CI a missing
-binary fails; elsewhere it skips."""
+"""The command-line tool (``paimon-rowid``, python/paimon_rowid/cli.py), as pip installs it
+next to the interpreter, and the C++ examples (examples/read_table.cc,
+examples/update_by_row_id.cc), built by scripts/test.sh into build/cpp, run against tables
+written (or read back) by the Python API. In CI a missing example binary fails; elsewhere it
+skips."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import subprocess
+import sys
 
 import pyarrow as pa
 import pytest
@@ -46,9 +49,18 @@ def table(warehouse):
     return warehouse
 
 
-def _cli(*args, stdin=None):
-    return subprocess.run([_binary("cpp/tools/paimon-rowid"), *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+# The console script pip installed with the package (pyproject.toml [project.scripts]).
+CLI = os.path.join(os.path.dirname(sys.executable), "paimon-rowid")
+
+
+def _run(*argv, stdin=None, command=(CLI,)):
+    return subprocess.run([*command, *argv], input=stdin, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _cli(warehouse, verb, *rest, stdin=None):
+    """``paimon-rowid VERB WAREHOUSE ...`` (the verb comes first on the command line)."""
+    return _run(verb, warehouse, *rest, stdin=stdin)
 
 
 def test_cli_reads_updates_and_plans(table):
@@ -124,7 +136,7 @@ def test_cpp_update_example_is_read_by_python(warehouse):
      "--ids: '99999999999999999999' is out of range"),
     (["read-by-row-id", "db.t", "--ids", "1.5"], "--ids: '1.5' is not an integer"),
     (["read-by-row-id", "db.t", "--ids", "0x10"], "--ids: '0x10' is not an integer"),
-    (["read", "db.t", "--range", "5", "a"], "--range TO: 'a' is not an integer"),
+    (["read", "db.t", "--range", "5", "a"], "--range: 'a' is not an integer"),
     (["read", "db.t", "--range", "10", "5"], "need 0 <= FROM <= TO"),
     (["read", "db.t", "--range", "-1", "5"], "need 0 <= FROM <= TO"),
     (["ranges", "db.t", "--rows-per-batch", "x"], "--rows-per-batch: 'x' is not an integer"),
@@ -161,3 +173,98 @@ def test_cli_on_an_s3_warehouse(s3_server):
     assert typo.returncode == 2 and "unknown object-store option 'fs.s3.endpiont'" in typo.stderr
     bad = _cli(uri, "tables", "db", "--option", "novalue")
     assert bad.returncode == 2 and "expected KEY=VALUE" in bad.stderr
+
+
+VERBS = ["databases", "tables", "schema", "snapshot", "ranges", "scan", "read",
+         "read-by-row-id", "update-by-row-id", "delete-by-row-id", "compact", "expire-snapshots",
+         "remove-orphan-files", "backfill-status", "tags", "create-tag", "delete-tag"]
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_has_help(verb):
+    run = _run(verb, "--help")
+    assert run.returncode == 0, run.stderr
+    shown = "scan" if verb == "read" else verb  # read is scan's alias
+    assert run.stdout.startswith(f"usage: paimon-rowid {shown} ") and "--option KEY=VALUE" in \
+        run.stdout and "--json" in run.stdout
+
+
+def test_top_level_help_and_python_m():
+    for command in ((CLI,), (sys.executable, "-m", "paimon_rowid")):
+        run = _run("--help", command=command)
+        assert run.returncode == 0, run.stderr
+        assert all(verb in run.stdout for verb in VERBS)
+    none = _run()
+    assert none.returncode == 2 and "expire-snapshots" in none.stderr
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["scan", "WH", "db.t", "--colums", "a"], "unrecognized arguments: --colums a"),
+    (["read-by-row-id", "WH", "db.t"], "the following arguments are required: --ids"),
+    (["frobnicate", "WH"], "invalid choice: 'frobnicate'"),
+    (["compact", "WH", "db.t", "--threads", "2000"], "--threads: must be in [0, 1024]"),
+    (["tables", "WH", "db", "--option", "warehouse=/x"], "the warehouse is the first argument"),
+])
+def test_bad_command_lines_exit_2_before_touching_anything(tmp_path, argv, message):
+    """argparse refuses them: nothing is read or written (the warehouse does not even exist)."""
+    run = _run(*[str(tmp_path / "wh") if a == "WH" else a for a in argv])
+    assert run.returncode == 2 and message in run.stderr and run.stdout == ""
+    assert os.listdir(tmp_path) == []
+
+
+def test_cli_refuses_ids_that_are_not_integers_and_writes_nothing(table):
+    import ours
+    before = ours.files(table)
+    for ids in ("1.5", "true", "3a"):
+        run = _cli(table, "delete-by-row-id", "db.t", "--ids", ids)
+        assert run.returncode == 2 and f"--ids: '{ids}' is not an integer" in run.stderr
+    up = _cli(table, "update-by-row-id", "db.t", "--columns", "name", "--input", "-",
+              stdin="_ROW_ID,name\n1.5,x\n")
+    assert up.returncode == 2 and "row ids must be integers: column '_ROW_ID' is double" \
+        in up.stderr
+    assert ours.files(table) == before
+
+
+def test_cli_json_output(table):
+    assert json.loads(_cli(table, "databases", "--json").stdout) == ["db"]
+    assert json.loads(_cli(table, "tables", "db", "--json").stdout) == ["t"]
+    out = _cli(table, "read-by-row-id", "db.t", "--ids", "7,2", "--columns", "name", "--json")
+    assert [json.loads(line) for line in out.stdout.splitlines()] == [
+        {"name": "n2", "_ROW_ID": 2}, {"name": "n7", "_ROW_ID": 7}]
+    scan = _cli(table, "scan", "db.t", "--range", "8", "9", "--json")
+    assert [json.loads(line) for line in scan.stdout.splitlines()] == [
+        {"id": 8, "name": "n8", "_ROW_ID": 8}, {"id": 9, "name": "n9", "_ROW_ID": 9}]
+    assert json.loads(_cli(table, "ranges", "db.t", "--json").stdout) == [[[0, 9]]]
+    assert json.loads(_cli(table, "snapshot", "db.t", "--json").stdout)["id"] == 1
+    compacted = json.loads(_cli(table, "compact", "db.t", "--json").stdout)
+    assert compacted["snapshot_id"] is None and compacted["groups_total"] == 1
+    status = json.loads(_cli(table, "backfill-status", "db.t", "--key", "k", "--json").stdout)
+    assert status == {"key": "k", "rows_done": 0, "rows_pending": 10, "done": [],
+                      "pending": [[0, 9]]}
+    text = _cli(table, "backfill-status", "db.t", "--key", "k").stdout
+    assert "rows pending: 10" in text and "ranges pending: 0-9" in text
+
+
+def test_cli_ipc_output_and_input(table):
+    import pyarrow.ipc as ipc
+    out = subprocess.run([CLI, "read-by-row-id", table, "db.t", "--ids", "1", "--ipc"],
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    got = ipc.open_stream(out.stdout).read_all()
+    assert got.to_pylist() == [{"id": 1, "name": "n1", "_ROW_ID": 1}]
+    sink = pa.BufferOutputStream()
+    with ipc.new_stream(sink, pa.schema([("_ROW_ID", pa.int64()), ("name", pa.string())])) as w:
+        w.write_table(pa.table({"_ROW_ID": pa.array([1], pa.int64()), "name": ["one"]}))
+    up = subprocess.run([CLI, "update-by-row-id", table, "db.t", "--columns", "name"],
+                        input=sink.getvalue().to_pybytes(), capture_output=True, timeout=120)
+    assert up.returncode == 0, up.stderr
+    assert json.loads(up.stdout) == {"num_updated": 1, "snapshot_id": 2}
+
+
+def test_cli_tags(table):
+    assert _cli(table, "create-tag", "db.t", "v1").returncode == 0
+    assert _cli(table, "tags", "db.t", "--json").stdout.strip() == '["v1"]'
+    again = _cli(table, "create-tag", "db.t", "v1")
+    assert again.returncode != 0 and "v1" in again.stderr
+    assert _cli(table, "delete-tag", "db.t", "v1").stdout.strip() == "deleted tag v1"
+    assert _cli(table, "tags", "db.t").stdout == ""

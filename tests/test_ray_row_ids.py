@@ -216,7 +216,8 @@ def test_read_validation_leaves_nothing(ray_session, warehouse, case):
     elif case == "str_source":
         source = "db.t"
     elif case == "bad_type":
-        source, expected = {"_ROW_ID": [1]}, TypeError
+        # (a mapping of columns is a source now; a set of ids is not)
+        source, expected = {1, 2}, TypeError
     elif case == "missing_row_id_col":
         kwargs["row_id_col"] = "row_id"
     elif case == "unknown_tag":

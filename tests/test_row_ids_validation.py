@@ -167,8 +167,11 @@ def _src(ids, **cols) -> pa.Table:
 
 
 RANGES = "['[0, 2]', '[6, 9]']"
-UPD_STALE = "planner snapshot is stale or matched rows come from a different table."
-READ_STALE = "the planner snapshot is stale or the row ids come from a different table."
+# Where valid ids come from (pypaimon blames a "stale planner snapshot" instead: issue 47).
+UPD_STALE = READ_STALE = (
+    "row ids must name rows of this table at the planned snapshot: take them from its _ROW_ID "
+    "column (ids of another table, of rows an overwrite dropped, or past the last row name no "
+    "row).")
 
 
 @pytest.mark.parametrize("path", [EMBEDDED, RAY], indirect=True)
@@ -189,8 +192,11 @@ UPDATE_REFUSALS = {
                           _exact("update_cols must be non-empty.")),
     "de-off": ("db.nde", _src([0], v=[1]), ["v"], ValueError, _exact(
         "update_by_row_id requires 'data-evolution.enabled'='true' on 'db.nde'.")),
+    # pypaimon names data evolution only; we name both (issue 47).
     "de-and-rt-off": ("db.plain", _src([0], v=[1]), ["v"], ValueError, _exact(
-        "update_by_row_id requires 'data-evolution.enabled'='true' on 'db.plain'.")),
+        "update_by_row_id requires 'data-evolution.enabled'='true' and "
+        "'row-tracking.enabled'='true' on 'db.plain' (both are set when the table is "
+        "created).")),
     "rt-off": ("db.nrt", _src([0], v=[1]), ["v"], ValueError, _exact(
         "update_by_row_id requires 'row-tracking.enabled'='true' on 'db.nrt'.")),
     "unknown-column": (T, _src([0], v=[1], zz=[1]), ["v", "zz"], ValueError,
@@ -207,11 +213,15 @@ UPDATE_REFUSALS = {
     "str-source": (T, "db.t", ["v"], ValueError, _exact(
         "update_by_row_id does not accept a table-name source; pass a ray.data.Dataset / "
         "pyarrow.Table / pandas.DataFrame carrying the target _ROW_ID.")),
-    "dict-source": (T, {"_ROW_ID": [0], "v": [1]}, ["v"], TypeError,
-                    r"^source must be a ray\.data\.Dataset, a Paimon table identifier string, "
-                    r"a pyarrow\.Table, or a pandas\.DataFrame.*; got dict\.$"),
-    "int-source": (T, 42, ["v"], TypeError, r"^source must be .*; got int\.$"),
-    "list-of-ints-source": (T, [1, 2], ["v"], TypeError, r"^source must be .*; got list\.$"),
+    # A mapping of columns is a source (beyond pypaimon); its ids must be integers.
+    "dict-source-float-ids": (T, {"_ROW_ID": [0.5], "v": [1]}, ["v"], TypeError, _exact(
+        "row ids must be integers: '_ROW_ID' has 0.5 (float) at position 0")),
+    # pypaimon's message lists "a Paimon table identifier string", which it refuses.
+    "int-source": (T, 42, ["v"], TypeError,
+                   r"^update_by_row_id's source must be a table carrying _ROW_ID and the "
+                   r"update columns: a pyarrow\.Table, .*; got int\.$"),
+    "list-of-ints-source": (T, [1, 2], ["v"], TypeError,
+                            r"^update_by_row_id's source must be .*; got list\.$"),
     "missing-row-id": (T, pa.table({"v": [1]}), ["v"], ValueError, _exact(
         "source is missing columns ['_ROW_ID']; it must carry _ROW_ID and ['v'].")),
     "missing-update-columns": (T, _src([0], v=[1]), ["s", "v", "nn"], ValueError, _exact(
@@ -480,8 +490,10 @@ READ_REFUSALS = {
     "str-source": (T, "db.t", ["v"], {}, ValueError, _exact(
         "read_by_row_id does not accept a table-name source; pass a ray.data.Dataset / "
         "pyarrow.Table / pandas.DataFrame carrying the target row ids.")),
-    "int-source": (T, 7, ["v"], {}, TypeError, r"^source must be .*; got int\.$"),
-    "list-of-ints-source": (T, [0, 1], ["v"], {}, TypeError, r"^source must be .*; got list\.$"),
+    "int-source": (T, 7, ["v"], {}, TypeError,
+                   r"^read_by_row_id's source must be a list / tuple / pyarrow Array / numpy "
+                   r"array of integer row ids, or a table carrying them: .*; got int\.$"),
+    "set-source": (T, {0, 1}, ["v"], {}, TypeError, r"^read_by_row_id's source .*; got set\.$"),
     "missing-row-id-col": (T, pa.table({"row_id": [0]}), ["v"], {}, ValueError,
                            _exact("row_ids source is missing the '_ROW_ID' column.")),
     "missing-custom-row-id-col": (T, _src([0]), ["v"], {"row_id_col": "row_id"}, ValueError,

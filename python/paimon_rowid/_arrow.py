@@ -9,12 +9,14 @@ from __future__ import annotations
 import array
 import datetime
 import decimal
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
 __all__ = ["CapsuleStream", "CapsuleSchema", "stream_reader", "whole_table", "capsule_schema",
-           "literal_array", "to_record_batch_reader", "UserStream"]
+           "literal_array", "to_record_batch_reader", "UserStream", "row_id_array",
+           "int64_row_ids", "is_id_column", "ids_source", "columns_source",
+           "unsupported_source"]
 
 
 class CapsuleStream:
@@ -264,6 +266,97 @@ class UserStream:
             raise
 
 
+# -- row ids ----------------------------------------------------------------------------------
+# Row ids are integers, everywhere: a bool, float, string or decimal is a TypeError naming the
+# value or the type, never cast (pypaimon casts, so 1.5, True and "3" addressed rows 1, 1, 3).
+
+
+def int64_row_ids(ids: Any, column: str = "_ROW_ID") -> pa.Array:
+    """A pyarrow Array/ChunkedArray of row ids as one int64 Array (a safe cast from any integer
+    type, or from the null type of an all-null or empty column; out-of-range values raise
+    ``pyarrow.ArrowInvalid``). TypeError for another type."""
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    if not (pa.types.is_integer(ids.type) or pa.types.is_null(ids.type)):  # null: no values
+        raise TypeError(f"row ids must be integers: column {column!r} is {ids.type}; a row id "
+                        "is an int64 value of a table's _ROW_ID column")
+    return ids if ids.type == pa.int64() else ids.cast(pa.int64())
+
+
+def is_id_column(values: Any) -> bool:
+    """True for the forms a bare column of row ids takes: a pyarrow Array or ChunkedArray, a
+    one-dimensional numpy array, or a list/tuple (not one of record batches)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return True
+    if type(values).__name__ == "ndarray" and type(values).__module__ == "numpy":
+        return values.ndim == 1
+    return isinstance(values, (list, tuple)) and not (
+        values and all(isinstance(v, pa.RecordBatch) for v in values))
+
+
+def row_id_array(values: Any, column: str = "_ROW_ID") -> pa.Array:
+    """A column of row ids (see ``is_id_column``) as one int64 pyarrow Array; None stays a
+    null (callers refuse nulls with their own messages). TypeError naming the first value that
+    is not an integer (``bool`` is not one), or the array's type. O(n)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return int64_row_ids(values, column)
+    if type(values).__name__ == "ndarray" and type(values).__module__ == "numpy":
+        if values.dtype.kind in "iu":
+            return int64_row_ids(pa.array(values), column)
+        if values.dtype.kind != "O":
+            raise TypeError(f"row ids must be integers: {column!r} is a numpy array of "
+                            f"{values.dtype}")
+        values = values.tolist()
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"row ids must be a list, tuple, pyarrow Array or numpy array of "
+                        f"integers; got {type(values).__name__}")
+    ids: List[Optional[int]] = []
+    for position, value in enumerate(values):
+        kind = type(value)
+        if value is None:
+            ids.append(None)
+        elif kind is int or (isinstance(value, int) and kind is not bool) or (
+                kind.__module__ == "numpy" and hasattr(value, "dtype")
+                and value.dtype.kind in "iu"):
+            ids.append(int(value))
+        else:
+            raise TypeError(f"row ids must be integers: {column!r} has {value!r} "
+                            f"({kind.__name__}) at position {position}")
+    return pa.array(ids, pa.int64())
+
+
+def ids_source(row_ids: Any, row_id_col: str) -> Any:
+    """``read_by_row_id``'s ``row_ids``: a bare column of ids (``is_id_column``) becomes a
+    one-column table named ``row_id_col``; anything else is returned as it is."""
+    if is_id_column(row_ids):
+        return pa.table({row_id_col: row_id_array(row_ids, row_id_col)})
+    return row_ids
+
+
+def columns_source(source: Any, row_id_col: str = "_ROW_ID") -> Any:
+    """An update source given as a mapping of column name to values (lists, numpy or pyarrow
+    arrays) becomes a pyarrow Table, its ``row_id_col`` checked by ``row_id_array``; anything
+    else is returned as it is."""
+    if isinstance(source, Mapping):
+        return pa.table({str(name): row_id_array(values, row_id_col) if name == row_id_col
+                         else values for name, values in source.items()})
+    return source
+
+
+def unsupported_source(operation: str, source: Any) -> TypeError:
+    """The TypeError for a source of a type ``operation`` does not take, listing what it takes
+    (pypaimon's message lists "a Paimon table identifier string", which it then refuses)."""
+    if operation == "read_by_row_id":
+        takes = ("a list / tuple / pyarrow Array / numpy array of integer row ids, or a table "
+                 "carrying them: a pyarrow.Table, a pandas.DataFrame, a mapping of columns, "
+                 "any Arrow stream, or a ray.data.Dataset (paimon_rowid.ray)")
+    else:
+        takes = ("a table carrying _ROW_ID and the update columns: a pyarrow.Table, a "
+                 "pandas.DataFrame, a mapping of columns, any Arrow stream, or a "
+                 "ray.data.Dataset (paimon_rowid.ray)")
+    return TypeError(f"{operation}'s source must be {takes}; got {type(source).__name__}.")
+
+
 def source_stream(source: Any, operation: str, what: str) -> UserStream:
     """The source as one Arrow stream (``.reader``; ``.call`` keeps the user's exceptions).
     A table name is refused (its _ROW_ID is its own); other unsupported types are TypeError."""
@@ -283,7 +376,4 @@ def source_stream(source: Any, operation: str, what: str) -> UserStream:
             raise TypeError(type(source).__name__)  # only a list of record batches is a table
         return UserStream.of(source)
     except (TypeError, AttributeError):  # AttributeError: an iterable of non-batches
-        raise TypeError(
-            "source must be a ray.data.Dataset, a Paimon table identifier string, a "
-            "pyarrow.Table, or a pandas.DataFrame (or any Arrow stream); got "
-            f"{type(source).__name__}.") from None
+        raise unsupported_source(operation, source) from None

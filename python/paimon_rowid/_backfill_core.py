@@ -363,7 +363,7 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
             span = ", ".join(f"{r.from_}..{r.to}" for r in Range.merge_sorted_as_possible(batch))
             raise BackfillError(
                 f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} of "
-                f"{len(batches)}, row ids {span}: {_task_error(error)}. "
+                f"{len(batches)}, row ids {span}: {_task_error(error).rstrip('.')}. "
                 f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to resume.",
                 list(batch), result()) from error
         computed += rows

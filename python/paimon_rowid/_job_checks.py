@@ -72,6 +72,11 @@ def check_table(table: Table, target: str, operation: str) -> None:
     fine: deleted rows are invisible to reads and refused by updates."""
     options = table.options
     if options.get("data-evolution.enabled", "false").lower() != "true":
+        if options.get("row-tracking.enabled", "false").lower() != "true":
+            # Name both: naming one sends the user to fix it and then meet the other.
+            raise ValueError(f"{operation} requires 'data-evolution.enabled'='true' and "
+                             f"'row-tracking.enabled'='true' on '{target}' (both are set when "
+                             "the table is created).")
         raise ValueError(f"{operation} requires 'data-evolution.enabled'='true' on '{target}'.")
     if options.get("row-tracking.enabled", "false").lower() != "true":
         raise ValueError(f"{operation} requires 'row-tracking.enabled'='true' on '{target}'.")

@@ -16,6 +16,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from . import _job_checks as jobs
 from ._lib import native
+from .table import Table
 
 __all__ = ["compact"]
 
@@ -36,7 +37,7 @@ def check_compact_args(target: str, full: bool, min_file_num: Optional[int]) -> 
             raise ValueError(f"min_file_num must be at least 2, got {min_file_num}.")
 
 
-def load_compact_table(target: str, catalog_options: Mapping[str, Any]):
+def load_compact_table(target: str, catalog_options: Mapping[str, Any]) -> Table:
     table = jobs.load_table(target, catalog_options)
     jobs.check_table(table, target, "compact")
     return table

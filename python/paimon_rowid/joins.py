@@ -172,6 +172,12 @@ def plan_bucket_join(left: str, right: str, catalog_options: Mapping[str, Any], 
     if right_projection is not None and not set(on_cols) <= set(right_projection):
         raise ValueError(
             f"right_projection must include the join key {on_cols}; got {right_projection}.")
+    for side, table, projection in ((left, ltable, left_projection),
+                                    (right, rtable, right_projection)):
+        unknown = [c for c in projection or () if c not in table.field_names]
+        if unknown:  # before the shared-column check, which would blame the other side
+            raise ValueError(f"bucket_join projection of {side} names columns {unknown} that "
+                             f"{side} does not have; its columns: {table.field_names}.")
     lcols = left_projection if left_projection is not None else ltable.field_names
     rcols = right_projection if right_projection is not None else rtable.field_names
     collisions = sorted((set(lcols) & set(rcols)) - set(on_cols))

@@ -5,7 +5,7 @@ Python on small lists; costs are stated per method.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Sequence, Tuple, Union
 
 RangeLike = Union["Range", Tuple[int, int], Sequence[int]]
 
@@ -23,7 +23,8 @@ class Range:
         object.__setattr__(self, "from_", from_)
         object.__setattr__(self, "to", to)
 
-    def __setattr__(self, name, value):  # immutable: hash stays valid in sets and dicts
+    # Immutable: the hash stays valid in sets and dicts.
+    def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Range is immutable")
 
     @staticmethod
@@ -158,7 +159,7 @@ class Range:
     def __repr__(self) -> str:
         return f"Range({self.from_}, {self.to})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (Range, (self.from_, self.to))
 
 

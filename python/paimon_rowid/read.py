@@ -24,7 +24,7 @@ class ReadBuilder:
     """Collects the projection, filter and limit of a read. ``with_*`` mutate and return self.
     Building is O(fields); no I/O."""
 
-    def __init__(self, table) -> None:
+    def __init__(self, table: Any) -> None:
         self._table = table
         self._projection: Optional[List[str]] = None
         self._predicate: Optional[Predicate] = None
@@ -114,7 +114,7 @@ class Row(tuple):
 class TableRead:
     """Reads splits into Arrow. Each call opens a new native stream."""
 
-    def __init__(self, table, read_fields: List[str], predicate: Optional[Predicate],
+    def __init__(self, table: Any, read_fields: List[str], predicate: Optional[Predicate],
                  limit: Optional[int]) -> None:
         self._table = table
         self._read_fields = list(read_fields)
@@ -156,7 +156,7 @@ class TableRead:
 
     def to_ray(self, splits: Sequence[Split], *, ray_remote_args: Optional[dict] = None,
                concurrency: Optional[int] = None, override_num_blocks: Optional[int] = None,
-               **read_args: Any):
+               **read_args: Any) -> Any:
         """A lazy ``ray.data.Dataset`` of the splits' rows. Splits are packed into read tasks
         by row count; each task reads its splits with the native reader (no manifest reads on
         workers). No splits give a typed empty Dataset; the limit is re-applied."""
@@ -165,7 +165,7 @@ class TableRead:
                              concurrency=concurrency, override_num_blocks=override_num_blocks,
                              **read_args)
 
-    def to_pandas(self, splits: Sequence[Split]):
+    def to_pandas(self, splits: Sequence[Split]) -> Any:
         """All rows as a pandas DataFrame (materialises the result)."""
         return self.to_arrow(splits).to_pandas()
 

@@ -3,8 +3,11 @@
 ``update_by_row_id`` and ``read_by_row_id`` take the same arguments as
 ``pypaimon.ray.update_by_row_id`` / ``read_by_row_id`` (``num_partitions`` sets the number of
 threads; ``ray_remote_args`` is accepted and ignored) and raise the same errors. Sources may
-be a pyarrow Table / RecordBatch / RecordBatchReader, a pandas DataFrame, or any object with
-``__arrow_c_stream__`` (polars, DuckDB, ...).
+be a pyarrow Table / RecordBatch / RecordBatchReader, a pandas DataFrame, a mapping of column
+name to values, or any object with ``__arrow_c_stream__`` (polars, DuckDB, ...);
+``read_by_row_id`` also takes the ids alone: a list, a pyarrow Array / ChunkedArray or a numpy
+integer array. Row ids are integers: a bool, float, string or decimal id (or id column) is a
+TypeError, never cast.
 
 Costs: one manifest read of the pinned snapshot to build the row-id index; routing is a
 binary search per id in C++; an update reads only the update columns of the touched groups
@@ -19,7 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import pyarrow as pa
 
 from . import _job_checks as jobs
-from ._arrow import source_stream, whole_table
+from ._arrow import columns_source, ids_source, source_stream, whole_table
 from ._lib import native
 
 __all__ = ["update_by_row_id", "read_by_row_id"]
@@ -77,7 +80,7 @@ def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, An
     nothing was committed); ``backfill`` records the snapshot ids it makes."""
     table, update_cols = jobs.prepare_update(target, catalog_options, update_cols)
     table = _with_update_options(table, catalog_options)
-    stream = source_stream(source, "update_by_row_id", "the target _ROW_ID")
+    stream = source_stream(columns_source(source), "update_by_row_id", "the target _ROW_ID")
     properties = jobs.snapshot_properties(target, snapshot_properties)
     rows, snapshot_id, _rebases = stream.call(lambda reader: native().update_by_row_id_commit(
         table._native, reader, update_cols, target, str(uuid.uuid4()), _threads(num_partitions),
@@ -91,11 +94,12 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Mapping[str, Any]
                    num_partitions: Optional[int] = None,
                    ray_remote_args: Optional[Dict[str, Any]] = None) -> pa.Table:
     """Reads ``projection`` for the distinct row ids in ``row_ids[row_id_col]`` (default
-    ``_ROW_ID``) and returns a pyarrow Table of ``(*projection, _ROW_ID)``: one row per
-    distinct id, grouped by file group, ascending within a group. Typed and empty when the
-    source is empty."""
+    ``_ROW_ID``), or in ``row_ids`` itself when it is a list / Array / numpy array, and
+    returns a pyarrow Table of ``(*projection, _ROW_ID)``: one row per distinct id, grouped by
+    file group, ascending within a group. Typed and empty when the source is empty."""
     table, snapshot, projection, row_id_col = jobs.prepare_read(
         target, catalog_options, projection, row_id_col, dynamic_options)
+    row_ids = columns_source(ids_source(row_ids, row_id_col), row_id_col)
     stream = source_stream(row_ids, "read_by_row_id", "the target row ids")
     reader = stream.reader
     if row_id_col not in reader.schema.names:

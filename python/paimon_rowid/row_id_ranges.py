@@ -23,7 +23,7 @@ __all__ = ["process_row_id_ranges", "plan_row_id_ranges", "completed_ranges"]
 
 PROPERTY_PREFIX = "paimon-rowid.backfill."
 
-def plan_row_id_ranges(table) -> List[Range]:
+def plan_row_id_ranges(table: Any) -> List[Range]:
     """The file groups of the table's latest snapshot as inclusive ranges, ascending."""
     snapshot = table.latest_snapshot()
     if snapshot is None:
@@ -36,7 +36,7 @@ def _encode(ranges: List[Range]) -> str:
     return json.dumps([[r.from_, r.to] for r in Range.sort_and_merge_overlap(ranges)])
 
 
-def completed_ranges(table, resume_key: str) -> List[Range]:
+def completed_ranges(table: Any, resume_key: str) -> List[Range]:
     """Ranges recorded as done for ``resume_key``: the progress property of the newest
     snapshot that carries it (snapshots are read newest first, natively, stopping at the
     first hit)."""

@@ -60,7 +60,7 @@ class Split:
     def deserialize(data: bytes) -> Split:
         return Split(native().Split.deserialize(data))
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (Split.deserialize, (self.serialize(),))
 
     def __repr__(self) -> str:
@@ -87,7 +87,7 @@ class TableScan:
     """Plans the snapshot selected by the table's options (latest, ``scan.snapshot-id`` or
     ``scan.tag-name``)."""
 
-    def __init__(self, table, predicate: Optional[Predicate] = None,
+    def __init__(self, table: Any, predicate: Optional[Predicate] = None,
                  limit: Optional[int] = None) -> None:
         self._table = table
         self._predicate = predicate

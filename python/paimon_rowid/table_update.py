@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from ._arrow import source_stream
+from ._arrow import columns_source, row_id_array, source_stream
 from ._lib import native
 from ._merge_core import local_merge_into
 from ._merge_plan import check_key_type
@@ -56,7 +56,7 @@ class BatchTableUpdate:
         returns its messages; nothing is committed. On error every written file is deleted."""
         if self._update_cols is None:
             raise ValueError("call with_update_type(columns) before update_by_arrow_with_row_id")
-        stream = source_stream(data, "update_by_row_id", "the target _ROW_ID")
+        stream = source_stream(columns_source(data), "update_by_row_id", "the target _ROW_ID")
         # Like pypaimon's table-level update, deleted rows are written (and stay deleted);
         # the update_by_row_id jobs refuse them.
         messages, _ = stream.call(lambda reader: native().update_by_row_id(
@@ -284,26 +284,24 @@ class BatchTableUpdate:
         return ShardTableUpdator(self._table, self._projection,
                                  self._update_cols, shard_num, total_shard_count)
 
-    def delete_by_row_id(self, row_ids: Sequence[int]) -> List[CommitMessage]:
+    def delete_by_row_id(self, row_ids: Any) -> List[CommitMessage]:
         """Commit messages deleting the rows ``row_ids`` through deletion vectors (docs/deletes.md):
         one new index file per touched (partition, bucket), merged with its existing vectors; no
         data file is rewritten and row ids never move. Nothing is committed. Already deleted ids
         change nothing; an id outside every file group is a ValueError. Requires
         ``data-evolution.enabled``, ``row-tracking.enabled`` and ``deletion-vectors.enabled``
         (checked first, even for an empty list). The base is the latest snapshot, or the one the
-        table's time-travel options pin."""
+        table's time-travel options pin.
+
+        ``row_ids``: a list or tuple of integers, a pyarrow Array / ChunkedArray of an integer
+        type or a numpy integer array. Anything else, and any id that is not an integer (a
+        bool, float, string, ...), is a TypeError naming it, raised before anything is
+        written."""
         native().validate_delete(self._table._native)
-        ids: List[int] = []
-        seen = set()
-        for value in row_ids:
-            if value is None:
-                raise ValueError("_ROW_ID value must not be null.")
-            if isinstance(value, pa.Scalar):
-                raise TypeError(f"row ids must be Python integers, got {type(value).__name__}")
-            v = int(value)
-            if v not in seen:
-                seen.add(v)
-                ids.append(v)
+        column = row_id_array(row_ids)
+        if column.null_count:
+            raise ValueError("_ROW_ID value must not be null.")
+        ids: List[int] = list(dict.fromkeys(column.to_pylist()))  # distinct, in order
         if not ids:
             return []
         return [CommitMessage(m) for m in native().delete_by_row_id(self._table._native, ids)]

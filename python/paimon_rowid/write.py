@@ -54,7 +54,7 @@ class CommitMessage:
     def to_bytes(self) -> bytes:
         return self._native.serialize()
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return (CommitMessage.from_bytes, (self.to_bytes(),))
 
     def is_empty(self) -> bool:

@@ -39,6 +39,7 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> CollectIds(arrow::RecordBatch
     ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
     if (!batch) break;
     auto ids = batch->GetColumnByName(column);
+    ARROW_RETURN_NOT_OK(CheckRowIdType(*ids->type(), column));
     if (ids->type_id() != arrow::Type::INT64) {
       ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*ids, arrow::int64()));
       ids = cast;

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import pyarrow as pa
 
+from .._arrow import columns_source, ids_source, int64_row_ids, unsupported_source
 from .._backfill_core import _positive_int
 from .._lib import native
 
@@ -86,6 +87,13 @@ def _source(ray, source: Any, operation: str, what: str, wanted: List[str],
         raise ValueError(
             f"{operation} does not accept a table-name source; pass a ray.data.Dataset / "
             f"pyarrow.Table / pandas.DataFrame carrying {what}.")
+    if operation == "read_by_row_id":
+        source = ids_source(source, wanted[0])  # ids alone: a list, Array or numpy array
+    source = columns_source(source, wanted[0])
+    if isinstance(source, pa.Table):
+        # Row ids are integers: refused here, before anything runs (the routing checks again).
+        if wanted[0] in source.column_names:
+            int64_row_ids(source.column(wanted[0]).slice(0, 0), wanted[0])
     # The schema of a local table is known here even when it has no rows (Ray drops the
     # schema of empty blocks, so asking a Dataset would not tell).
     if isinstance(source, pa.Table):
@@ -114,8 +122,7 @@ def _source(ray, source: Any, operation: str, what: str, wanted: List[str],
                 if fetched is not None:
                     return _Source(fetched, None, known_names)
             return _Source(None, source, known_names)
-    raise TypeError("source must be a ray.data.Dataset, a Paimon table identifier string, a "
-                    f"pyarrow.Table, or a pandas.DataFrame; got {type(source).__name__}.")
+    raise unsupported_source(operation, source)
 
 
 # pypaimon spreads ray_remote_args into Ray Data's map_batches / map_groups, so callers may
@@ -169,8 +176,11 @@ def _index(index_bytes: bytes):
     return idx
 
 
-_UPDATE_STALE = "planner snapshot is stale or matched rows come from a different table."
-_READ_STALE = "the planner snapshot is stale or the row ids come from a different table."
+# What a null or unknown id's error adds (the C++ kStaleRowIdContext): where valid ids come from.
+_UPDATE_STALE = ("row ids must name rows of this table at the planned snapshot: take them "
+                 "from its _ROW_ID column (ids of another table, of rows an overwrite dropped, "
+                 "or past the last row name no row).")
+_READ_STALE = _UPDATE_STALE
 
 
 def _bucket_ids(owners: np.ndarray, buckets: int, num_groups: int) -> np.ndarray:

@@ -107,7 +107,7 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
                    blob_uri_affinity: bool = False, prefetch_bytes: int = 64 * 1024 * 1024,
                    fn_kwargs: Optional[Dict[str, Any]] = None,
                    ray_remote_args: Optional[Dict[str, Any]] = None,
-                   catalog_options: Optional[Dict[str, Any]] = None, **map_args: Any):
+                   catalog_options: Optional[Dict[str, Any]] = None, **map_args: Any) -> Any:
     """A lazy Dataset of ``fn``'s results over ``dataset``, a Dataset whose BLOB columns hold
     serialized descriptors.
 

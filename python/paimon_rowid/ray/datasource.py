@@ -63,10 +63,10 @@ def _make_datasource(native_table: Any, read_fields: List[str], predicate: Any,
     return PaimonSplitsDatasource()
 
 
-def splits_to_ray(table_read, splits: Sequence[Any], *,
+def splits_to_ray(table_read: Any, splits: Sequence[Any], *,
                   ray_remote_args: Optional[Dict[str, Any]] = None,
                   concurrency: Optional[int] = None,
-                  override_num_blocks: Optional[int] = None, **read_args: Any):
+                  override_num_blocks: Optional[int] = None, **read_args: Any) -> Any:
     """See ``TableRead.to_ray``."""
     import ray.data
     if override_num_blocks is not None and override_num_blocks < 1:

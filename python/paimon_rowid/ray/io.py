@@ -67,7 +67,7 @@ def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filte
                 dynamic_options: Optional[Dict[str, str]] = None,
                 ray_remote_args: Optional[Dict[str, Any]] = None,
                 concurrency: Optional[int] = None, override_num_blocks: Optional[int] = None,
-                **read_args: Any):
+                **read_args: Any) -> Any:
     """A lazy ``ray.data.Dataset`` of the table's rows (or of ``snapshot_id`` / ``tag_name``).
 
     ``filter`` is a ``paimon_rowid`` Predicate, ``projection`` a list of column names

@@ -116,7 +116,7 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
 def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *, on: OnSpec,
                 left_projection: Optional[List[str]] = None,
                 right_projection: Optional[List[str]] = None, join_type: str = "inner",
-                ray_remote_args: Optional[Dict[str, Any]] = None):
+                ray_remote_args: Optional[Dict[str, Any]] = None) -> Any:
     """Join two co-bucketed tables (same bucket count, bucket-key and bucket function,
     joined on the bucket-key) with no global shuffle; returns a lazy ``ray.data.Dataset``.
     ``ray_remote_args`` apply to every read task. Validation errors are raised

@@ -79,7 +79,7 @@ def range_join(left: str, right: str, catalog_options: Dict[str, str], *,
                left_partitions: Optional[Dict[str, Any]] = None,
                right_partitions: Optional[Dict[str, Any]] = None,
                join_type: str = "inner",
-               ray_remote_args: Optional[Dict[str, Any]] = None):
+               ray_remote_args: Optional[Dict[str, Any]] = None) -> Any:
     """``paimon_rowid.range_join`` on Ray: a lazy ``ray.data.Dataset`` with one block per key
     range (``ray_remote_args`` apply to the range tasks). Validation and planning happen at
     the call; nothing is read until the Dataset is consumed. With nothing to match, a typed

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _job_checks as jobs
+from .._arrow import int64_row_ids
 from .._lib import native
 from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
@@ -55,15 +56,10 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
     rows belong to (what a failed round deletes the files of)."""
     import pyarrow.compute as pc
     block = block.select(columns)
-    ids = block.column(0).combine_chunks()
-    if ids.type != pa.int64():
-        ids = ids.cast(pa.int64())
+    ids = int64_row_ids(block.column(0))
     if ids.null_count:
-        raise ValueError("_ROW_ID is null; planner snapshot is stale or matched rows come from "
-                         "a different table.")
-    bucket, owners = _bucket_of(_index(index_bytes), ids, buckets,
-                                "planner snapshot is stale or matched rows come from a "
-                                "different table.")
+        raise ValueError("_ROW_ID is null; " + _UPDATE_STALE)
+    bucket, owners = _bucket_of(_index(index_bytes), ids, buckets, _UPDATE_STALE)
     groups = np.unique(owners).tolist()
     return [block.filter(pc.equal(bucket, b)) for b in range(buckets)] + [groups]
 
@@ -71,9 +67,7 @@ def _scatter(block: pa.Table, index_bytes: bytes, columns: List[str], buckets: i
 def _route_rows(index, block: pa.Table) -> pa.Array:
     """The owning group of each row of a driver-side update source (columns ``[_ROW_ID,
     *update_cols]``), with ``_scatter``'s checks and errors."""
-    ids = block.column(0).combine_chunks()
-    if ids.type != pa.int64():
-        ids = ids.cast(pa.int64())
+    ids = int64_row_ids(block.column(0))
     if ids.null_count:
         raise ValueError("_ROW_ID is null; " + _UPDATE_STALE)
     return index.route(ids, _UPDATE_STALE)

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _job_checks as jobs
-from .._arrow import whole_table
+from .._arrow import int64_row_ids, whole_table
 from .._lib import native
 from ._compat import read_datasource
 from ._row_id_routing import (
@@ -45,15 +45,11 @@ def _route_ids(block: pa.Table, index_bytes: bytes, row_id_col: str, buckets: in
     else:
         if row_id_col not in block.column_names:
             raise ValueError(f"row_ids source is missing the {row_id_col!r} column.")
-        ids = block.column(row_id_col).combine_chunks()
-        if ids.type != pa.int64():
-            ids = ids.cast(pa.int64())
+        ids = int64_row_ids(block.column(row_id_col), row_id_col)
         if ids.null_count:
-            raise ValueError("_ROW_ID is null; the planner snapshot is stale or the row ids "
-                             "come from a different table.")
+            raise ValueError("_ROW_ID is null; " + _READ_STALE)
         index = _index(index_bytes)
-        bucket, _ = _bucket_of(index, ids, buckets, "the planner snapshot is stale or the "
-                               "row ids come from a different table.")
+        bucket, _ = _bucket_of(index, ids, buckets, _READ_STALE)
         parts = [pc.unique(ids.filter(pc.equal(bucket, b))).sort() for b in range(buckets)]
     return [[len(p) for p in parts]] + parts
 
@@ -70,9 +66,7 @@ _INLINE_IDS_BYTES = 256 * 1024
 def _route_local(index, source: pa.Table, row_id_col: str):
     """The distinct ids of a driver-side source, ascending, and the owning group of each,
     with ``_route_ids``'s checks and errors."""
-    ids = source.column(row_id_col).combine_chunks()
-    if ids.type != pa.int64():
-        ids = ids.cast(pa.int64())
+    ids = int64_row_ids(source.column(row_id_col), row_id_col)
     if ids.null_count:
         raise ValueError("_ROW_ID is null; " + _READ_STALE)
     unique = np.unique(ids.to_numpy())
@@ -287,7 +281,7 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
                    num_partitions: Optional[int] = None,
                    ray_remote_args: Optional[Dict[str, Any]] = None,
                    driver_routing_max_bytes: Optional[int] = None,
-                   driver_max_bytes: Optional[int] = None):
+                   driver_max_bytes: Optional[int] = None) -> Any:
     """A ``ray.data.Dataset`` of ``(*projection, _ROW_ID)`` for the distinct ids of
     ``row_ids[row_id_col]``, lazy: the ids are read when the result is consumed, and bad ids
     are refused then (a small job on the driver, below, is read here but still refuses then).

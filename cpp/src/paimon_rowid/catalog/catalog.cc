@@ -77,7 +77,9 @@ Catalog::Catalog(std::string warehouse, Options options, std::shared_ptr<FileIO>
 Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::string>& options) {
   auto metastore = options.find(kMetastore);
   if (metastore != options.end() && metastore->second != "filesystem") {
-    return Status::Invalid("Unknown catalog identifier: ", metastore->second);
+    return Status::Invalid("Unknown catalog identifier: ", metastore->second,
+                           ". Available types: ['filesystem'] (pypaimon's 'jdbc' and 'rest' "
+                           "catalogs are not supported yet)");
   }
   auto warehouse = options.find(kWarehouse);
   if (warehouse == options.end() || warehouse->second.empty()) {
@@ -103,6 +105,15 @@ std::string Catalog::TablePath(const std::string& database, const std::string& t
 
 Result<std::vector<std::string>> Catalog::ListDatabases() const {
   ARROW_ASSIGN_OR_RAISE(auto entries, io_->List(warehouse_));
+  if (entries.empty() && io_ == FileIO::Local()) {
+    // A local warehouse that is not there is a typo far more often than an empty lake (pypaimon
+    // lists nothing). Object stores have no directories: an empty prefix stays an empty list.
+    ARROW_ASSIGN_OR_RAISE(bool is_dir, io_->IsDirectory(warehouse_));
+    if (!is_dir) {
+      return Status::IOError("warehouse '", warehouse_,
+                             "' does not exist or is not a directory (create_database creates it)");
+    }
+  }
   std::vector<std::string> out;
   const std::string suffix = kDbSuffix;
   for (const auto& e : entries) {

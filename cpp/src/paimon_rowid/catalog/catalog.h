@@ -20,14 +20,15 @@ class Table;
 class Catalog {
  public:
   /// Options: "warehouse" (required; Invalid "Paimon 'warehouse' path must be set"),
-  /// "metastore" (only "filesystem"; anything else Invalid "Unknown catalog identifier: x").
-  /// A "file://" prefix on the warehouse is accepted.
+  /// "metastore" (only "filesystem"; anything else Invalid "Unknown catalog identifier: x.
+  /// Available types: [...]"). A "file://" prefix on the warehouse is accepted.
   static Result<std::shared_ptr<Catalog>> Make(const std::map<std::string, std::string>& options);
 
   const std::string& warehouse() const { return warehouse_; }
   const std::shared_ptr<FileIO>& file_io() const { return io_; }
   const Options& options() const { return options_; }
 
+  /// Sorted database names. IOError when a local warehouse directory does not exist.
   Result<std::vector<std::string>> ListDatabases() const;
   /// kDatabaseNotExist (KeyError-like) when the database is absent.
   Result<std::vector<std::string>> ListTables(const std::string& database) const;

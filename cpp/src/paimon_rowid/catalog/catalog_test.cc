@@ -51,7 +51,9 @@ TEST(CatalogMakeTest, OptionErrors) {
   EXPECT_RAISES(Invalid, Catalog::Make({{"warehouse", ""}}));
   auto unknown = Catalog::Make({{"warehouse", "/tmp/x"}, {"metastore", "hive"}});
   ASSERT_RAISES(Invalid, unknown);
-  EXPECT_EQ(unknown.status().message(), "Unknown catalog identifier: hive");
+  EXPECT_EQ(unknown.status().message(),
+            "Unknown catalog identifier: hive. Available types: ['filesystem'] (pypaimon's "
+            "'jdbc' and 'rest' catalogs are not supported yet)");
   auto ok = Catalog::Make({{"warehouse", "file:///tmp/wh/"}, {"metastore", "filesystem"}});
   ASSERT_OK(ok);
   EXPECT_EQ((*ok)->warehouse(), "/tmp/wh");
@@ -63,7 +65,13 @@ TEST(CatalogMakeTest, OptionErrors) {
 }
 
 TEST_F(CatalogTest, DatabaseLifecycle) {
-  EXPECT_TRUE(catalog_->ListDatabases()->empty());  // warehouse need not exist yet
+  // A local warehouse that does not exist is an error (a typo, not an empty lake); creating a
+  // database creates it.
+  auto missing = catalog_->ListDatabases();
+  EXPECT_RAISES(IOError, missing.status());
+  EXPECT_EQ(missing.status().message(), "warehouse '" + warehouse_ +
+                                            "' does not exist or is not a directory "
+                                            "(create_database creates it)");
   ASSERT_OK(catalog_->CreateDatabase("db", false));
   ASSERT_OK(catalog_->CreateDatabase("other", false));
   EXPECT_TRUE(fs::is_directory(fs::path(warehouse_) / "db.db"));

@@ -55,6 +55,11 @@ Result<std::optional<std::map<std::string, DeletionVector>>> MergeBucket(
 
 Status ValidateDelete(const Table& table) {
   if (!table.data_evolution_enabled()) {
+    if (!table.row_tracking_enabled()) {  // name both, or the user fixes one and meets the other
+      return Status::Invalid(
+          "delete requires 'data-evolution.enabled' = 'true' and 'row-tracking.enabled' = 'true' "
+          "(both are set when the table is created).");
+    }
     return Status::Invalid("delete requires 'data-evolution.enabled' = 'true'.");
   }
   if (!table.row_tracking_enabled()) {

@@ -8,8 +8,7 @@
 namespace paimon_rowid {
 namespace {
 
-constexpr const char* kStaleContext =
-    "the planner snapshot is stale or the row ids come from a different table.";
+constexpr const char* kStaleContext = kStaleRowIdContext;
 
 using GroupPlan = std::vector<std::pair<size_t, std::vector<RowRange>>>;
 

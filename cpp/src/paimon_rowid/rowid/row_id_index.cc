@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "arrow/type_traits.h"
 #include "paimon_rowid/codec/envelope.h"
 #include "paimon_rowid/common/checked_json.h"
 #include "paimon_rowid/scan/partition.h"
@@ -95,6 +96,13 @@ std::string RowIdIndex::ValidRangesString() const {
            std::to_string(valid_ranges_[i].to) + "]'";
   }
   return out + "]";
+}
+
+Status CheckRowIdType(const arrow::DataType& type, const std::string& column) {
+  // The null type: a column with no values (an empty pandas frame's); its nulls fail later.
+  if (arrow::is_integer(type.id()) || type.id() == arrow::Type::NA) return Status::OK();
+  return Status::TypeError("row ids must be integers: column '", column, "' is ", type.ToString(),
+                           "; a row id is an int64 value of a table's _ROW_ID column");
 }
 
 Result<std::vector<int32_t>> RowIdIndex::Route(const arrow::Int64Array& ids,

@@ -26,9 +26,19 @@
 
 namespace paimon_rowid {
 
-/// What Route's errors say of ids no group owns when they came from a plan.
+/// What Route's errors say of ids no group owns (and of null ids): where valid ids come from.
+/// (pypaimon blames a "stale planner snapshot", which sends a user with a wrong id astray.)
 inline constexpr const char* kStaleRowIdContext =
-    "planner snapshot is stale or matched rows come from a different table.";
+    "row ids must name rows of this table at the planned snapshot: take them from its "
+    "_ROW_ID column (ids of another table, of rows an overwrite dropped, or past the last "
+    "row name no row).";
+
+/// OK when a column of row ids named `column` has an integer type (any width, signed or not:
+/// values are then cast safely to int64) or the null type (no values); else TypeError naming
+/// the column and its type.
+/// Strings, floats, booleans and decimals are refused rather than cast (pypaimon casts them,
+/// so "3" and 1.5 addressed rows 3 and 1).
+Status CheckRowIdType(const arrow::DataType& type, const std::string& column);
 
 class RowIdIndex {
  public:

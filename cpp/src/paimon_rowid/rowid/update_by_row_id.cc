@@ -58,6 +58,12 @@ Result<std::vector<std::string>> ValidateUpdateColumns(const Table& table,
     if (std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
   }
   if (!table.data_evolution_enabled()) {
+    if (!table.row_tracking_enabled()) {  // name both, or the user fixes one and meets the other
+      return Status::Invalid(operation,
+                             " requires 'data-evolution.enabled'='true' and "
+                             "'row-tracking.enabled'='true' on '",
+                             target, "' (both are set when the table is created).");
+    }
     return Status::Invalid(operation, " requires 'data-evolution.enabled'='true' on '", target,
                            "'.");
   }
@@ -246,6 +252,9 @@ Result<std::shared_ptr<arrow::RecordBatch>> RowIdUpdate::Impl::Conform(
   cp::ExecContext ctx(pool);
   for (const auto& f : update_schema->fields()) {
     auto column = batch.GetColumnByName(f->name());
+    if (f->name() == system_fields::kRowId) {
+      ARROW_RETURN_NOT_OK(CheckRowIdType(*column->type(), f->name()));
+    }
     if (!column->type()->Equals(*f->type())) {
       auto cast = cp::Cast(*column, f->type(), cp::CastOptions::Safe(), &ctx);
       if (!cast.ok()) {
