@@ -29,6 +29,9 @@ class Catalog:
     def create_table(self, identifier: str, schema_json: str, ignore_if_exists: bool) -> None:
         """schema_json: TableSchema JSON (docs/format.md §1.4) with field ids assigned."""
     def drop_table(self, identifier: str, ignore_if_not_exists: bool) -> None: ...
+    def rename_table(self, from_identifier: str, to_identifier: str) -> None: ...
+    def alter_table(self, identifier: str, changes_json: str,
+                    ignore_if_not_exists: bool) -> Optional[str]: ...
 
 class Table:
     @property

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 
 from . import _backfill_core as core
+from ._backfill_column import add_missing_column
 from ._backfill_core import BackfillError, BackfillResult
 from ._backfill_status import BackfillStatus, RangeStatus, backfill_status
 from ._progress import BackfillProgress, ProgressTracker
@@ -33,7 +34,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
              only_null: Optional[bool] = None, progress: Any = True,
              on_progress: Optional[Callable[[BackfillProgress], Any]] = None,
              fn_constructor_args: Sequence[Any] = (),
-             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None) -> BackfillResult:
+             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None,
+             column_type: Any = None) -> BackfillResult:
     """Computes ``column`` of ``target`` as ``fn`` of ``input_columns``, committing once per
     batch of file groups of about ``rows_per_commit`` rows, and records each batch as done
     for ``key`` in the snapshot it commits.
@@ -43,6 +45,10 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
       called with a ``pyarrow.Table`` of ``input_columns`` + ``_ROW_ID`` of at most
       ``batch_size`` rows; returns an array (or anything ``pa.array`` takes) or a one-column
       table of as many values, cast to the column's type (TypeError when it cannot be).
+    - ``column_type``: a pyarrow type or a Paimon type; when the table has no ``column``,
+      it is added as a nullable column of this type (one ``alter_table``) before anything is
+      read; a rerun, or a concurrent backfill that added it first, adds nothing. A column
+      that exists with another type is a ValueError. Without it the column must exist.
     - ``key`` (default: ``column``, or ``column@version`` with a ``version``): a rerun with the
       same key skips the ranges done for it without reading them; rows appended since are
       pending, so a rerun after an append computes exactly those; a new ``version`` is a new
@@ -69,6 +75,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     stream into the update as they are computed, which holds them up to its memory budget
     (``paimon-rowid.update.memory-budget``, default 256 mb) and spills the rest to disk until
     the batch's commit, so ``rows_per_commit`` does not set the memory."""
+    add_missing_column(target, catalog_options, column, column_type)
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,

@@ -5,13 +5,17 @@ Catalog calls list or stat a directory or read one schema file; none reads table
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ._lib import native
+from .exceptions import TableNotExistException
 from .schema import Schema, normalize_options
+from .schema.schema_change import SchemaChange, changes_json
 from .table import Table
 
-__all__ = ["CatalogFactory", "Catalog"]
+__all__ = ["CatalogFactory", "Catalog", "Database"]
 
 
 def _identifier(identifier: Any) -> str:
@@ -25,6 +29,16 @@ def _identifier(identifier: Any) -> str:
         return f"{identifier.database}.{identifier.object}"
     raise TypeError(f"identifier must be a 'database.table' string, got "
                     f"{type(identifier).__name__}")
+
+
+@dataclass
+class Database:
+    """A database of the filesystem catalog (pypaimon's ``Database``): it stores no options
+    or comment."""
+
+    name: str
+    options: Dict[str, str] = field(default_factory=dict)
+    comment: Optional[str] = None
 
 
 class Catalog:
@@ -54,6 +68,16 @@ class Catalog:
                              "catalog.")
         self._native.create_database(name, bool(ignore_if_exists))
 
+    def get_database(self, name: str) -> Database:
+        """The database (DatabaseNotExistException when it is missing). One listing."""
+        self._native.list_tables(name)
+        return Database(name, {})
+
+    def alter_database(self, name: str, changes: Sequence[Any]) -> None:
+        """The filesystem catalog stores no database properties: always refused, as
+        pypaimon refuses it."""
+        raise NotImplementedError("alter_database is not supported by this catalog.")
+
     def drop_database(self, name: str, ignore_if_not_exists: bool = False,
                       cascade: bool = False) -> None:
         self._native.drop_database(name, bool(ignore_if_not_exists), bool(cascade))
@@ -71,6 +95,37 @@ class Catalog:
 
     def drop_table(self, identifier: Any, ignore_if_not_exists: bool = False) -> None:
         self._native.drop_table(_identifier(identifier), bool(ignore_if_not_exists))
+
+    def rename_table(self, source_identifier: Any, target_identifier: Any) -> None:
+        """Renames a table, also into another database, with one directory rename (as
+        pypaimon). TableNotExistException (source), DatabaseNotExistException (target
+        database), TableAlreadyExistException (target); NotImplementedError on an object
+        store, which has no atomic directory rename. Handles of the old name stop working."""
+        self._native.rename_table(_identifier(source_identifier),
+                                  _identifier(target_identifier))
+
+    def alter_table(self, identifier: Any, changes: Sequence[SchemaChange],
+                    ignore_if_not_exists: bool = False) -> None:
+        """Applies ``changes`` (``paimon_rowid.schema.schema_change.SchemaChange``) in order and
+        writes them as one new ``schema/schema-N`` (all or nothing). A concurrent alter that
+        took the same N first is not lost: the changes are applied again on its schema, and
+        refused if that schema refuses them. Table handles already open keep their schema;
+        ``get_table`` again to see the new one.
+
+        Errors as pypaimon raises them: TableNotExistException when the table is missing
+        (nothing with ``ignore_if_not_exists``); any refused change raises
+        ``RuntimeError("Failed to alter table db.t: <reason>")`` whose ``__cause__`` is the
+        reason (ColumnNotExistException, ColumnAlreadyExistException, ValueError,
+        NotImplementedError); nothing is written then. Cost: a few small file reads and one
+        schema file write."""
+        table_id = _identifier(identifier)
+        payload = json.dumps(changes_json(changes))
+        try:
+            self._native.alter_table(table_id, payload, bool(ignore_if_not_exists))
+        except TableNotExistException:
+            raise
+        except Exception as e:
+            raise RuntimeError(f"Failed to alter table {table_id}: {e}") from e
 
 
 class CatalogFactory:

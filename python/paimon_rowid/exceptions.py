@@ -18,6 +18,8 @@ __all__ = [
     "TableNotExistException",
     "TableAlreadyExistException",
     "CommitConflictException",
+    "ColumnNotExistException",
+    "ColumnAlreadyExistException",
 ]
 
 
@@ -41,6 +43,14 @@ class TableAlreadyExistException(CatalogException):
     """The table already exists (and ``ignore_if_exists`` was false)."""
 
 
+class ColumnNotExistException(CatalogException):
+    """``alter_table`` names a column the table does not have ("Column x does not exist")."""
+
+
+class ColumnAlreadyExistException(CatalogException):
+    """``alter_table`` adds or renames to a name the table has ("Column x already exists")."""
+
+
 class CommitConflictException(RuntimeError):
     """A commit lost against a concurrent commit it conflicts with (same rows and columns,
     or files rewritten under it). Nothing of the failed commit stays visible; re-run it."""
@@ -54,4 +64,6 @@ ERROR_CLASSES = {
     "DatabaseAlreadyExist": DatabaseAlreadyExistException,
     "CommitConflict": CommitConflictException,
     "RowIdConflict": CommitConflictException,
+    "ColumnNotExist": ColumnNotExistException,
+    "ColumnAlreadyExist": ColumnAlreadyExistException,
 }

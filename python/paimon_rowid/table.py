@@ -56,6 +56,10 @@ class Table:
             self._schema = TableSchema.from_json(self._native.schema_json())
         return self._schema
 
+    def schema(self) -> TableSchema:
+        """The schema in force (pypaimon's ``FileStoreTable.schema()``)."""
+        return self.table_schema
+
     @property
     def fields(self) -> List[DataField]:
         return list(self.table_schema.fields)

@@ -179,9 +179,21 @@ NB_MODULE(_native, m) {
             auto schema = Unwrap(TableSchema::FromJson(schema_json));
             Check(c.CreateTable(id, std::move(schema), ignore));
           })
-      .def("drop_table", [](const Catalog& c, const std::string& id, bool ignore) {
-        Check(c.DropTable(id, ignore));
-      });
+      .def("drop_table", [](const Catalog& c, const std::string& id,
+                            bool ignore) { Check(c.DropTable(id, ignore)); })
+      .def("rename_table",
+           [](const Catalog& c, const std::string& from, const std::string& to) {
+             WithoutGil([&] { return c.RenameTable(from, to); });
+           })
+      .def("alter_table",
+           [](const Catalog& c, const std::string& id, const std::string& changes_json,
+              bool ignore) -> std::optional<std::string> {
+             // Returns the JSON of the schema written (None for an ignored missing table).
+             auto changes = Unwrap(SchemaChange::ListFromJson(changes_json));
+             auto written = WithoutGil([&] { return c.AlterTable(id, changes, ignore); });
+             if (!written) return std::nullopt;
+             return written->ToJson();
+           });
 
   nb::class_<DataSplit>(m, "Split")
       .def_prop_ro("row_count", &DataSplit::RowCount)

@@ -366,6 +366,40 @@ def _delete_result(table, builder, messages, cmd):
     return result
 
 
+def cmd_alter_table(cmd):
+    """pypaimon's ``alter_table`` with changes given in their JSON form (as
+    ``paimon_rowid.schema.schema_change`` writes them): one schema file."""
+    from pypaimon.schema.data_types import DataTypeParser
+    from pypaimon.schema.schema_change import Move, MoveType, SchemaChange
+
+    def move(m):
+        return None if m is None else Move(m["fieldName"], m.get("referenceFieldName"),
+                                           MoveType(m["type"]))
+
+    def dtype(t):
+        return DataTypeParser.parse_data_type(t)
+
+    build = {
+        "setOption": lambda c: SchemaChange.set_option(c["key"], c["value"]),
+        "removeOption": lambda c: SchemaChange.remove_option(c["key"]),
+        "updateComment": lambda c: SchemaChange.update_comment(c.get("comment")),
+        "addColumn": lambda c: SchemaChange.add_column(c["fieldNames"], dtype(c["dataType"]),
+                                                       c.get("comment"), move(c.get("move"))),
+        "renameColumn": lambda c: SchemaChange.rename_column(c["fieldNames"], c["newName"]),
+        "dropColumn": lambda c: SchemaChange.drop_column(c["fieldNames"]),
+        "updateColumnType": lambda c: SchemaChange.update_column_type(
+            c["fieldNames"], dtype(c["newDataType"]), bool(c.get("keepNullability"))),
+        "updateColumnNullability": lambda c: SchemaChange.update_column_nullability(
+            c["fieldNames"], bool(c["newNullability"])),
+        "updateColumnComment": lambda c: SchemaChange.update_column_comment(
+            c["fieldNames"], c.get("newComment")),
+        "updateColumnPosition": lambda c: SchemaChange.update_column_position(move(c["move"])),
+    }
+    changes = [build[c["action"]](c) for c in cmd["changes"]]
+    _catalog(cmd).alter_table(cmd["identifier"], changes, bool(cmd.get("ignore_if_not_exists")))
+    return {}
+
+
 def cmd_delete_by_row_id(cmd):
     table = _table(cmd)
     builder = table.new_batch_write_builder()
@@ -522,6 +556,7 @@ def cmd_index_manifest(cmd):
 
 
 COMMANDS = {
+    "alter_table": cmd_alter_table,
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
     "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files,

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 
 from .. import _backfill_core as core
+from .._backfill_column import add_missing_column
 from .._backfill_core import BackfillResult
 from .._backfill_status import backfill_status
 from .._progress import BackfillProgress, ProgressTracker
@@ -38,7 +39,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
              only_null: Optional[bool] = None, progress: Any = True,
              on_progress: Optional[Callable[[BackfillProgress], Any]] = None,
              fn_constructor_args: Sequence[Any] = (),
-             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None) -> BackfillResult:
+             fn_constructor_kwargs: Optional[Mapping[str, Any]] = None,
+             column_type: Any = None) -> BackfillResult:
     """``paimon_rowid.backfill`` on Ray (see its docstring for every argument).
     ``concurrency``: the most actors in the pool, which live for the whole run and are
     created on demand, never more than a batch has splits (default: the cluster's CPUs less
@@ -49,6 +51,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     live: leave some free. Progress advances per split (a file group, or a window of one) as
     its values are computed."""
     ray = require_ray()
+    add_missing_column(target, catalog_options, column, column_type)
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,
         rows_per_commit=rows_per_commit, batch_size=batch_size, version=version, key=key,

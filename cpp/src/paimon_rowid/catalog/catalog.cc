@@ -224,6 +224,60 @@ Status Catalog::CreateTable(const std::string& identifier, TableSchema schema,
   return st;
 }
 
+Status Catalog::RenameTable(const std::string& from, const std::string& to) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier source, Identifier::Parse(from));
+  ARROW_ASSIGN_OR_RAISE(Identifier target, Identifier::Parse(to));
+  std::string source_path = TablePath(source.database, source.table);
+  ARROW_ASSIGN_OR_RAISE(bool source_exists, HasSchemaFile(*io_, source_path));
+  if (!source_exists) return TableNotExist(source);
+  ARROW_ASSIGN_OR_RAISE(bool db_exists, DatabaseExists(target.database));
+  if (!db_exists) return DatabaseNotExist(target.database);
+  std::string target_path = TablePath(target.database, target.table);
+  ARROW_ASSIGN_OR_RAISE(bool target_exists, HasSchemaFile(*io_, target_path));
+  if (target_exists) {
+    return MakeKindError(arrow::StatusCode::AlreadyExists, ErrorKind::kTableAlreadyExist,
+                         "Table " + target.FullName() + " already exists.");
+  }
+  if (!io_->atomic_rename()) {
+    return Status::NotImplemented("rename_table is not supported on '", warehouse_,
+                                  "': the store has no atomic directory rename");
+  }
+  ARROW_ASSIGN_OR_RAISE(bool leftovers, io_->Exists(target_path));
+  if (leftovers) {
+    return Status::Invalid("cannot rename ", source.FullName(), " to ", target.FullName(),
+                           ": the directory '", target_path,
+                           "' already exists (of a dropped table?); remove it first");
+  }
+  return io_->Rename(source_path, target_path);
+}
+
+Result<std::optional<TableSchema>> Catalog::AlterTable(const std::string& identifier,
+                                                       const std::vector<SchemaChange>& changes,
+                                                       bool ignore_if_not_exists,
+                                                       int max_attempts) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  std::string path = TablePath(id.database, id.table);
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+    ARROW_ASSIGN_OR_RAISE(bool is_table, HasSchemaFile(*io_, path));
+    if (!is_table) {
+      if (ignore_if_not_exists) return std::nullopt;
+      return TableNotExist(id);
+    }
+    // Opened afresh each round: the latest schema and whether a snapshot exists.
+    ARROW_ASSIGN_OR_RAISE(auto table, Table::Open(io_, id, path));
+    ARROW_ASSIGN_OR_RAISE(auto latest_snapshot, table->LatestSnapshotId());
+    ARROW_ASSIGN_OR_RAISE(TableSchema next, ApplySchemaChanges(table->schema(), changes,
+                                                               latest_snapshot.has_value()));
+    next.time_millis = NowMillis();
+    Status st = io_->WriteFileNoReplace(table->SchemaPath(next.id), next.ToJson());
+    if (st.ok()) return next;
+    if (!st.IsAlreadyExists()) return st;
+    // Another alter won schema-(id): apply the changes again on top of it.
+  }
+  return Status::Invalid("Failed to alter table ", id.FullName(), ": schema-N was taken by ",
+                         max_attempts, " concurrent alters in a row");
+}
+
 Status Catalog::DropTable(const std::string& identifier, bool ignore_if_not_exists) const {
   ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
   std::string path = TablePath(id.database, id.table);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "paimon_rowid/catalog/schema_change.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/types/table_schema.h"
@@ -43,6 +44,22 @@ class Catalog {
   Status CreateTable(const std::string& identifier, TableSchema schema,
                      bool ignore_if_exists) const;
   Status DropTable(const std::string& identifier, bool ignore_if_not_exists) const;
+  /// Moves table `from` to `to` (also across databases) with one directory rename, as
+  /// pypaimon's filesystem catalog does: kTableNotExist for a missing source,
+  /// kDatabaseNotExist for a missing target database, kTableAlreadyExist for an existing
+  /// target; Invalid when the target directory holds files of no table; NotImplemented on
+  /// a store without atomic rename (an object store would copy the table file by file).
+  Status RenameTable(const std::string& from, const std::string& to) const;
+  /// Applies `changes` (catalog/schema_change.h) to the latest schema and writes the result
+  /// as schema-(latest + 1) with the no-replace primitive. When a concurrent alter took that
+  /// id first, the changes are applied again on the newer schema (up to `max_attempts`
+  /// times, then Invalid); a change the newer schema refuses is refused and nothing is
+  /// written. kTableNotExist when the table is absent (OK with `ignore_if_not_exists`).
+  /// Returns the schema written (nullopt when the missing table was ignored).
+  Result<std::optional<TableSchema>> AlterTable(const std::string& identifier,
+                                                const std::vector<SchemaChange>& changes,
+                                                bool ignore_if_not_exists,
+                                                int max_attempts = 1000) const;
 
   std::string DatabasePath(const std::string& database) const;
   std::string TablePath(const std::string& database, const std::string& table) const;

@@ -30,6 +30,10 @@ const char* ErrorKindName(ErrorKind kind) {
       return "CommitConflict";
     case ErrorKind::kRowIdConflict:
       return "RowIdConflict";
+    case ErrorKind::kColumnNotExist:
+      return "ColumnNotExist";
+    case ErrorKind::kColumnAlreadyExist:
+      return "ColumnAlreadyExist";
   }
   return "Unknown";
 }

@@ -24,6 +24,10 @@ enum class ErrorKind {
   /// A data-evolution conflict of an update with a concurrent commit on the same file groups
   /// (docs/format.md §5.6): rebasable when the concurrent commit did not change the same rows.
   kRowIdConflict,
+  /// ALTER TABLE names a column that is absent / already present (pypaimon's
+  /// ColumnNotExistException / ColumnAlreadyExistException).
+  kColumnNotExist,
+  kColumnAlreadyExist,
 };
 
 /// Returns the name used by the Python error map ("TableNotExist", ...).

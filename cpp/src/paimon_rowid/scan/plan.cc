@@ -229,9 +229,39 @@ class GroupStats {
                               [&](const WrittenField& w) { return w.field_id == table_field->id; });
       if (hit == written.end()) continue;
       // This file wins the column: use its stats if it has them for the column.
-      return FileColumnStats(*f, **schema, *hit->field);
+      auto stats = FileColumnStats(*f, **schema, *hit->field);
+      if (!stats) return stats;
+      return EvolveStats(std::move(*stats), *hit->field->type, *table_field->type);
     }
     return std::nullopt;
+  }
+
+  // Stats of a file written before a column's type changed: kept when the old type's order
+  // is the new one's (integer widening, cast exactly), dropped otherwise (a STRING min/max
+  // says nothing about the order of the values as INT), as Java drops unsafe filters.
+  static std::optional<Predicate::ColumnStats> EvolveStats(Predicate::ColumnStats s,
+                                                           const DataType& file_type,
+                                                           const DataType& table_type) {
+    if (file_type.WithNullable(true)->Equals(*table_type.WithNullable(true))) return s;
+    auto is_integer = [](TypeRoot r) {
+      return r == TypeRoot::kTinyInt || r == TypeRoot::kSmallInt || r == TypeRoot::kInt ||
+             r == TypeRoot::kBigInt;
+    };
+    if (!is_integer(file_type.root()) || !is_integer(table_type.root()) ||
+        static_cast<int>(file_type.root()) > static_cast<int>(table_type.root())) {
+      Predicate::ColumnStats counts_only;
+      counts_only.null_count = s.null_count;
+      if (!counts_only.null_count) return std::nullopt;
+      return counts_only;
+    }
+    auto target = table_type.ToArrow();
+    for (auto* bound : {&s.min, &s.max}) {
+      if (!*bound) continue;
+      auto cast = (*bound)->CastTo(target);
+      if (!cast.ok()) return std::nullopt;
+      *bound = *cast;
+    }
+    return s;
   }
 
   std::optional<Predicate::ColumnStats> FileColumnStats(const DataFileMeta& f,
