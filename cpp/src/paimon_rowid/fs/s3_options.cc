@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "paimon_rowid/common/options.h"
+
 namespace paimon_rowid {
 namespace {
 
@@ -39,6 +41,9 @@ const std::vector<Setting>& S3Settings() {
        UnderS3Prefixes({"session-token", "session.token", "security-token", "security.token"},
                        {"fs.s3.securityToken"})},
       {"path-style access", UnderS3Prefixes({"path-style-access", "path.style.access"})},
+      {"connect timeout", UnderS3Prefixes({"connection.establish.timeout"})},
+      {"request timeout", UnderS3Prefixes({"connection.timeout"})},
+      {"maximum attempts", UnderS3Prefixes({"attempts.maximum"})},
   };
   return *settings;
 }
@@ -133,7 +138,7 @@ Result<S3Config> S3Config::FromOptions(const std::string& scheme,
   c.scheme = scheme;
   const bool oss = scheme == "oss";
   const auto& settings = oss ? OssSettings() : S3Settings();
-  std::string values[6];
+  std::string values[9];
   for (size_t i = 0; i < settings.size(); ++i) {
     ARROW_ASSIGN_OR_RAISE(values[i], Lookup(settings[i], options, &c.keys));
   }
@@ -170,6 +175,36 @@ Result<S3Config> S3Config::FromOptions(const std::string& scheme,
   c.path_style = !oss && !c.endpoint.empty();
   if (!oss && !values[5].empty()) {
     ARROW_ASSIGN_OR_RAISE(c.path_style, ParseBoolOption("s3.path.style.access", values[5]));
+  }
+  if (!oss) {
+    for (int i = 0; i < 3; ++i) {
+      const std::string& text = values[6 + i];
+      if (text.empty()) continue;
+      std::string name;  // the key the user set, for the messages
+      for (const auto& key : settings[6 + i].keys) {
+        if (options.count(key) != 0) {
+          name = key;
+          break;
+        }
+      }
+      Options one({{name, text}});
+      if (i < 2) {
+        auto ms = one.GetDurationMillis(name, 0);
+        if (!ms.ok() || *ms <= 0) {
+          return Status::Invalid(
+              "option '", name,
+              "' must be a positive duration (ms, or with a unit such as '5 s'), got '", text, "'");
+        }
+        (i == 0 ? c.connect_timeout_ms : c.request_timeout_ms) = *ms;
+      } else {
+        auto n = one.GetInt(name, 0);
+        if (!n.ok() || *n < 1 || *n > 100) {
+          return Status::Invalid("option '", name, "' must be an integer from 1 to 100, got '",
+                                 text, "'");
+        }
+        c.max_attempts = static_cast<int>(*n);
+      }
+    }
   }
   if (auto it = options.find(kPutIfAbsent); it != options.end()) {
     c.keys[kPutIfAbsent] = it->second;

@@ -35,6 +35,14 @@ struct S3Config {
   bool path_style = false;  // bucket in the path (MinIO, moto) instead of the host name
   PutIfAbsentMode put_if_absent = PutIfAbsentMode::kAuto;
   bool single_writer = false;
+  // Hadoop S3A's names under every S3 prefix (s3., s3a., fs.s3., fs.s3a.):
+  // `connection.establish.timeout` (connect), `connection.timeout` (a request's socket
+  // timeout), `attempts.maximum` (tries of a failing request, the first included). Values in
+  // ms or with a unit ("5 s"). A refused or unreachable endpoint then fails within about
+  // attempts x connect timeout plus the back-off, ~15 s with the defaults (docs/object-stores.md).
+  int64_t connect_timeout_ms = 5000;
+  int64_t request_timeout_ms = 60000;
+  int max_attempts = 3;
   /// The keys it was parsed from (what another process needs to parse it again).
   std::map<std::string, std::string> keys;
 

@@ -73,6 +73,25 @@ TEST(S3OptionsTest, RefusesUnknownAndConflictingKeys) {
   EXPECT_RAISES(Invalid, S3Config::FromOptions("s3", {{"s3.endpoint", "h:1/path"}}));
 }
 
+// Timeouts and attempts under Hadoop S3A's names (any S3 prefix), with bounded defaults.
+TEST(S3OptionsTest, TimeoutsAndAttempts) {
+  ASSERT_OK_AND_ASSIGN(auto d, S3Config::FromOptions("s3", {{"s3.endpoint", "http://h:1"}}));
+  EXPECT_EQ(d.connect_timeout_ms, 5000);
+  EXPECT_EQ(d.request_timeout_ms, 60000);
+  EXPECT_EQ(d.max_attempts, 3);
+  ASSERT_OK_AND_ASSIGN(auto c,
+                       S3Config::FromOptions("s3", {{"fs.s3a.connection.establish.timeout", "2 s"},
+                                                    {"s3.connection.timeout", "1500"},
+                                                    {"s3.attempts.maximum", "1"}}));
+  EXPECT_EQ(c.connect_timeout_ms, 2000);
+  EXPECT_EQ(c.request_timeout_ms, 1500);
+  EXPECT_EQ(c.max_attempts, 1);
+  EXPECT_RAISES(Invalid, S3Config::FromOptions("s3", {{"s3.attempts.maximum", "0"}}));
+  EXPECT_RAISES(Invalid, S3Config::FromOptions("s3", {{"s3.connection.timeout", "soon"}}));
+  EXPECT_RAISES(Invalid, S3Config::FromOptions("s3", {{"s3.connection.timeout", "1 s"},
+                                                      {"fs.s3a.connection.timeout", "2 s"}}));
+}
+
 TEST(S3OptionsTest, Oss) {
   auto c = S3Config::FromOptions("oss", {{"fs.oss.endpoint", "oss-cn-hangzhou.aliyuncs.com"},
                                          {"fs.oss.accessKeyId", "ak"},

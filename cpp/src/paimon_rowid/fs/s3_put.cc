@@ -10,7 +10,6 @@
 namespace paimon_rowid {
 namespace {
 
-constexpr int kMaxAttempts = 5;
 constexpr size_t kMaxIdleHandles = 8;
 
 size_t AppendBody(char* data, size_t size, size_t count, void* out) {
@@ -154,8 +153,8 @@ int S3ConditionalPut::Send(const char* method, const std::string& url, std::stri
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 120L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout_ms));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.request_timeout_ms));
   const CURLcode rc = curl_easy_perform(curl);
   long http = 0;
   if (rc == CURLE_OK) {
@@ -171,7 +170,7 @@ int S3ConditionalPut::Send(const char* method, const std::string& url, std::stri
 Result<std::string> S3ConditionalPut::Get(const std::string& bucket, const std::string& key) const {
   const std::string url = Url(bucket, key);
   std::string last;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+  for (int attempt = 0; attempt < config_.max_attempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
     std::string body, error;
     const int http = Send("GET", url, {}, &body, &error);
@@ -190,7 +189,7 @@ Status S3ConditionalPut::PutIfAbsent(const std::string& bucket, const std::strin
                                      std::string_view data) const {
   const std::string url = Url(bucket, key);
   std::string last;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+  for (int attempt = 0; attempt < config_.max_attempts; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
     std::string body, error;
     const int http = Send("PUT", url, data, &body, &error);
