@@ -187,7 +187,7 @@ Result<S3Config> S3Config::FromOptions(const std::string& scheme,
           break;
         }
       }
-      Options one({{name, text}});
+      Options one(std::map<std::string, std::string>{{name, text}});
       if (i < 2) {
         auto ms = one.GetDurationMillis(name, 0);
         if (!ms.ok() || *ms <= 0) {

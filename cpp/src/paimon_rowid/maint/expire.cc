@@ -17,6 +17,19 @@
 namespace paimon_rowid {
 namespace {
 
+// Snapshot `id`, nullopt when it is not there or is removed while it is read: two
+// expirations (or an expiration and orphan cleaning) may run at once, and the other one's
+// deletions are not errors here.
+Result<std::optional<Snapshot>> ReadSnapshotIfExists(const Table& table, int64_t id) {
+  ARROW_ASSIGN_OR_RAISE(bool exists, table.file_io()->Exists(table.SnapshotPath(id)));
+  if (!exists) return std::nullopt;
+  auto snap = table.SnapshotById(id);
+  if (snap.ok()) return std::optional<Snapshot>(std::move(snap).MoveValueUnsafe());
+  ARROW_ASSIGN_OR_RAISE(exists, table.file_io()->Exists(table.SnapshotPath(id)));
+  if (!exists) return std::nullopt;
+  return snap.status();
+}
+
 struct Resolved {
   int64_t retain_max;
   int64_t retain_min;
@@ -127,10 +140,7 @@ class Expirer {
 
  private:
   Result<std::optional<Snapshot>> ReadIfExists(int64_t id) {
-    ARROW_ASSIGN_OR_RAISE(bool exists, io_->Exists(table_->SnapshotPath(id)));
-    if (!exists) return std::nullopt;
-    ARROW_ASSIGN_OR_RAISE(Snapshot snap, table_->SnapshotById(id));
-    return snap;
+    return ReadSnapshotIfExists(*table_, id);
   }
 
   // The delta entries of `snap`, skipping manifest files an interrupted expiration removed.
@@ -181,10 +191,9 @@ Result<ExpireResult> ExpireSnapshots(std::shared_ptr<const Table> table, ExpireO
   const int64_t max_exclusive = std::min(*latest - r.retain_min + 1, earliest + r.max_deletes);
   int64_t end = max_exclusive;
   for (int64_t id = min_id; id < max_exclusive; ++id) {
-    ARROW_ASSIGN_OR_RAISE(bool exists, table->file_io()->Exists(table->SnapshotPath(id)));
-    if (!exists) continue;
-    ARROW_ASSIGN_OR_RAISE(Snapshot snap, table->SnapshotById(id));
-    if (r.older_than_ms <= snap.time_millis) {
+    ARROW_ASSIGN_OR_RAISE(std::optional<Snapshot> snap, ReadSnapshotIfExists(*table, id));
+    if (!snap) continue;  // expired already (by another expiration, maybe right now)
+    if (r.older_than_ms <= snap->time_millis) {
       end = id;
       break;
     }

@@ -10,8 +10,12 @@ Result<std::optional<std::shared_ptr<arrow::Buffer>>> ReadIfExists(const FileIO&
                                                                    const std::string& path) {
   ARROW_ASSIGN_OR_RAISE(bool exists, io.Exists(path));
   if (!exists) return std::nullopt;
-  ARROW_ASSIGN_OR_RAISE(auto data, io.ReadFile(path));
-  return data;
+  auto data = io.ReadFile(path);
+  if (data.ok()) return std::move(data).MoveValueUnsafe();
+  // Removed between the check and the read (another expiration running): as missing.
+  ARROW_ASSIGN_OR_RAISE(exists, io.Exists(path));
+  if (!exists) return std::nullopt;
+  return data.status();
 }
 
 Status MissingFile(const std::string& path) {
