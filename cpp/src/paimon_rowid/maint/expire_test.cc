@@ -328,6 +328,17 @@ TEST(ExpireTest, AnUpdateWhoseBaseExpiredIsARowIdConflict) {
       << committed.status().ToString();
 }
 
+// The update rows of the two tests below: rows 3 and 7 get new names.
+std::shared_ptr<arrow::RecordBatch> NamesOfThreeAndSeven() {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  EXPECT_OK(ids.AppendValues({3, 7}));
+  EXPECT_OK(names.AppendValues(std::vector<std::string>{"three", "seven"}));
+  return arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())}),
+      2, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
+}
+
 // The whole update path: planned on snapshot 1, which expires before the commit; the commit's
 // conflict check reports a row-id conflict, the update rebases onto the latest snapshot and
 // lands.
@@ -335,14 +346,7 @@ TEST(ExpireTest, AnUpdatePlannedBeforeAnExpirationRebasesAndLands) {
   WriteFixture fx;
   fx.Append(WriteFixture::Batch(0, 10));  // 1
   ASSERT_OK_AND_ASSIGN(auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t"));
-  arrow::Int64Builder ids;
-  arrow::StringBuilder names;
-  ASSERT_OK(ids.AppendValues({3, 7}));
-  ASSERT_OK(names.AppendValues(std::vector<std::string>{"three", "seven"}));
-  auto rows = arrow::RecordBatch::Make(
-      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())}),
-      2, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
-  ASSERT_OK(update->Add(rows));
+  ASSERT_OK(update->Add(NamesOfThreeAndSeven()));
   fx.Append(WriteFixture::Batch(10, 10));  // 2
   fx.Append(WriteFixture::Batch(20, 10));  // 3
   ASSERT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
@@ -371,14 +375,7 @@ TEST(ExpireTest, AnUpdateWhoseBaseDeletionVectorsExpiredMovesOnAndLands) {
   };
   commit(DeleteByRowId(fx.table(), {1}).ValueOrDie());  // 2: the group's first vector
   ASSERT_OK_AND_ASSIGN(auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t"));
-  arrow::Int64Builder ids;
-  arrow::StringBuilder names;
-  ASSERT_OK(ids.AppendValues({3, 7}));
-  ASSERT_OK(names.AppendValues(std::vector<std::string>{"three", "seven"}));
-  auto rows = arrow::RecordBatch::Make(
-      arrow::schema({arrow::field("_ROW_ID", arrow::int64()), arrow::field("name", arrow::utf8())}),
-      2, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
-  ASSERT_OK(update->Add(rows));
+  ASSERT_OK(update->Add(NamesOfThreeAndSeven()));
   commit(DeleteByRowId(fx.table(), {5}).ValueOrDie());  // 3: replaces the vector file
   fx.Append(WriteFixture::Batch(10, 10));               // 4
   ASSERT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
