@@ -67,8 +67,9 @@ def pypaimon_setup(oracle, warehouse, identifier, keys, options=None) -> List[di
 # -- ours --------------------------------------------------------------------------------------
 
 def catalog(warehouse):
-    from paimon_rowid import CatalogFactory
-    return CatalogFactory.create({"warehouse": str(warehouse)})
+    """Our catalog over a warehouse path or a dict of catalog options (S3)."""
+    import ours
+    return ours.catalog(warehouse)
 
 
 def our_table(warehouse, identifier, snapshot_id=None):

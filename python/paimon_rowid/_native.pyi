@@ -6,7 +6,7 @@ Invalid -> ValueError, TypeError -> TypeError, KeyError -> KeyError, IOError -> 
 NotImplemented -> NotImplementedError, others -> RuntimeError; catalog error kinds are raised
 as the classes registered with ``register_error_classes``.
 """
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 def register_error_classes(classes: Dict[str, type]) -> None:
     """Maps error kinds ("TableNotExist", "TableAlreadyExist", "DatabaseNotExist",
@@ -16,6 +16,11 @@ def _arm_crash_point(point: str) -> None:
     """Test-only: this process kills itself with SIGKILL when a commit reaches the fault point
     ``point`` ("before_manifest", "after_manifest", "after_manifest_lists", "after_snapshot",
     "after_latest"); "" disarms. Nothing is read from the environment."""
+
+def _arm_fault_hook(point: str, hook: Optional[Callable[[], None]]) -> None:
+    """Test-only: the first thread reaching the fault point ``point`` (e.g.
+    "commit_after_choosing_latest") calls ``hook()`` there, once; an exception it raises is
+    reported as unraisable. "" or None disarms."""
 
 class Catalog:
     def __init__(self, options: Dict[str, str]) -> None: ...

@@ -20,6 +20,7 @@ __all__ = [
     "CommitConflictException",
     "ColumnNotExistException",
     "ColumnAlreadyExistException",
+    "BaseSnapshotExpiredException",
 ]
 
 
@@ -56,6 +57,12 @@ class CommitConflictException(RuntimeError):
     or files rewritten under it). Nothing of the failed commit stays visible; re-run it."""
 
 
+class BaseSnapshotExpiredException(CommitConflictException):
+    """A running update's base snapshot was expired under it (a file of the base, such as a
+    replaced deletion vector, is gone). The update moves onto the latest snapshot by itself;
+    a caller sees this only when it kept happening through every retry."""
+
+
 # Error kinds used by the native layer -> Python classes.
 ERROR_CLASSES = {
     "TableNotExist": TableNotExistException,
@@ -66,4 +73,5 @@ ERROR_CLASSES = {
     "RowIdConflict": CommitConflictException,
     "ColumnNotExist": ColumnNotExistException,
     "ColumnAlreadyExist": ColumnAlreadyExistException,
+    "BaseExpired": BaseSnapshotExpiredException,
 }

@@ -75,6 +75,11 @@ void RegisterErrorClasses(nb::dict classes) {
   }
 }
 
+nb::handle ErrorClass(ErrorKind kind) {
+  auto it = ErrorClasses().find(ErrorKindName(kind));
+  return it == ErrorClasses().end() ? nb::none() : nb::handle(it->second);
+}
+
 void RaiseStatus(const Status& status) {
   std::string message = status.message();
   if (const ErrorKind* kind = GetErrorKind(status)) {

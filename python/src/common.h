@@ -48,6 +48,8 @@ auto WithoutGil(Fn&& fn) {
 
 /// Registers the Python classes raised for ErrorKinds (name -> class).
 void RegisterErrorClasses(nb::dict classes);
+/// The Python class registered for `kind` (None before registration).
+nb::handle ErrorClass(ErrorKind kind);
 
 /// An "arrow_array_stream" capsule owning a stream exported from `reader`.
 nb::object ExportStreamCapsule(std::shared_ptr<arrow::RecordBatchReader> reader);

@@ -98,6 +98,23 @@ NB_MODULE(_native, m) {
   m.def("register_error_classes", &RegisterErrorClasses);
   // Test-only (tests/test_crash.py): arms a commit fault point; the process SIGKILLs itself there.
   m.def("_arm_crash_point", &ArmCrashPoint, nb::arg("point"));
+  // Test-only (race tests): the first thread reaching `point` calls `hook()` there, once; an
+  // exception it raises is printed and ignored (the point cannot fail). "" disarms.
+  m.def(
+      "_arm_fault_hook",
+      [](const std::string& point, nb::object hook) {
+        if (point.empty() || hook.is_none()) return ArmFaultHook("", nullptr);
+        auto held = std::make_shared<nb::object>(std::move(hook));
+        ArmFaultHook(point, [held] {
+          nb::gil_scoped_acquire gil;
+          try {
+            (*held)();
+          } catch (nb::python_error& error) {
+            error.discard_as_unraisable("paimon_rowid fault hook");
+          }
+        });
+      },
+      nb::arg("point"), nb::arg("hook").none());
   RegisterSnapshot(m);
 
   nb::class_<Table>(m, "Table")

@@ -217,6 +217,12 @@ void RegisterRowId(nb::module_& m) {
             }
             return messages;
           } catch (nb::python_error& error) {
+            // A round whose base was expired under it (a task's kBaseExpired error, raised
+            // through Ray) moves onto the latest snapshot like an embedded round.
+            if (error.matches(ErrorClass(ErrorKind::kBaseExpired))) {
+              return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kBaseExpired,
+                                   nb::cast<std::string>(nb::str(error.value())));
+            }
             raised.emplace(std::move(error));
             return Status::Cancelled("the update round raised a Python exception");
           } catch (const std::exception& error) {  // nb::cast_error, nb::next_overflow, ...

@@ -18,9 +18,11 @@ __all__ = ["TaskHooks", "HoldWhileExists"]
 
 @dataclass(frozen=True)
 class TaskHooks:
-    """``after_apply``: an update's apply task, after its files are written and before it
+    """``before_apply``: an update's apply task, before it opens the table or reads its
+    base. ``after_apply``: an update's apply task, after its files are written and before it
     returns. ``after_write``: a ``write_paimon`` task, after its files are written and
     before it reports them."""
+    before_apply: Optional[Callable[[], None]] = None
     after_apply: Optional[Callable[[], None]] = None
     after_write: Optional[Callable[[], None]] = None
 
@@ -43,6 +45,12 @@ class HoldWhileExists:
         deadline = time.monotonic() + self.timeout
         while os.path.exists(self.path) and time.monotonic() < deadline:
             time.sleep(0.02)
+
+
+def before_apply(hooks: Optional[TaskHooks]) -> None:
+    """Runs the ``before_apply`` hook when one was given."""
+    if hooks is not None and hooks.before_apply is not None:
+        hooks.before_apply()
 
 
 def after_apply(hooks: Optional[TaskHooks]) -> None:

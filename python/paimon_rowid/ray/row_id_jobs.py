@@ -95,6 +95,7 @@ def _apply(index_bytes: bytes, verify_bytes: Optional[bytes], catalog_options: M
     tables = [p for p in parts if p.num_rows]
     if not tables:
         return [], 0
+    _task_hooks.before_apply(hooks)
     table = with_file_stem(jobs.load_table(target, catalog_options), job_id)
     data = pa.concat_tables(tables, promote_options="permissive")
     verify = _index(verify_bytes) if verify_bytes is not None else None
@@ -195,8 +196,12 @@ def update_and_commit(target: str, source: Any, catalog_options: Mapping[str, An
 
     def run_round(step):
         index = base_index if step is None else step.latest_index
-        pipeline.run(index, rounds[-1] if rounds else None)
+        verify = rounds[-1] if rounds else None
+        # Kept before the round runs: a round whose base is expired under it fails
+        # (BaseSnapshotExpiredException), and the next one, on the latest snapshot, checks
+        # these rows against this round's base as after a lost race.
         rounds.append(index)
+        pipeline.run(index, verify)
         return pipeline.messages
 
     properties = jobs.snapshot_properties(target, snapshot_properties)

@@ -223,6 +223,7 @@ struct Committer::Attempt {
   Result<std::optional<int64_t>> TryOnce(int attempt) {
     ARROW_ASSIGN_OR_RAISE(auto latest, table().LatestSnapshot());
     const int64_t latest_id = latest ? latest->id : 0;
+    FaultPoint("commit_after_choosing_latest");
     ARROW_ASSIGN_OR_RAISE(auto landed, FindLanded(latest_id));
     if (landed) return landed;
     const int64_t new_id = latest_id + 1;
@@ -317,14 +318,22 @@ struct Committer::Attempt {
   }
 
   // On a retry: a snapshot above the first latest seen made by this commit (same user,
-  // identifier and kind) means an earlier attempt landed after all.
+  // identifier and kind) means an earlier attempt landed after all. A snapshot of the range
+  // that an expiration removed meanwhile is skipped: it was not this commit's, since each
+  // attempt that created its snapshot knew it (ResolveFailedCreate, Verify) and returned.
   Result<std::optional<int64_t>> FindLanded(int64_t latest_id) {
     if (!first_seen_latest) {
       first_seen_latest = latest_id;
       return std::nullopt;
     }
     for (int64_t id = *first_seen_latest + 1; id <= latest_id; ++id) {
-      ARROW_ASSIGN_OR_RAISE(Snapshot s, table().SnapshotById(id));
+      auto read = table().SnapshotById(id);
+      if (!read.ok()) {
+        ARROW_ASSIGN_OR_RAISE(bool exists, table().file_io()->Exists(table().SnapshotPath(id)));
+        if (!exists) continue;  // expired under this commit
+        return read.status();
+      }
+      const Snapshot& s = *read;
       if (s.commit_user == options().commit_user &&
           s.commit_identifier == options().commit_identifier && s.commit_kind == kind) {
         return std::optional<int64_t>(id);

@@ -34,6 +34,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "ColumnNotExist";
     case ErrorKind::kColumnAlreadyExist:
       return "ColumnAlreadyExist";
+    case ErrorKind::kBaseExpired:
+      return "BaseExpired";
   }
   return "Unknown";
 }

@@ -28,6 +28,11 @@ enum class ErrorKind {
   /// ColumnNotExistException / ColumnAlreadyExistException).
   kColumnNotExist,
   kColumnAlreadyExist,
+  /// A running update's base snapshot was expired under it (a file of the base is gone): the
+  /// update wrote nothing that stays and moves onto the latest snapshot, as after a lost
+  /// row-id conflict (CommitWithRebase). Callers who see it (every move used up) see a
+  /// commit conflict (Python: a CommitConflictException subclass).
+  kBaseExpired,
 };
 
 /// Returns the name used by the Python error map ("TableNotExist", ...).

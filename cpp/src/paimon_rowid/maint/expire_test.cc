@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -392,6 +394,80 @@ TEST(ExpireTest, AnUpdateWhoseBaseDeletionVectorsExpiredMovesOnAndLands) {
                                   : k == 7 ? "seven"
                                            : "name-" + std::to_string(k));
   }
+}
+
+// The same race in the shape of a Ray update: each round makes its update from the index it
+// is given (the base built before the job, then the latest), and is checked against the
+// index of the round before. The first round fails because the base's vector file is gone;
+// CommitWithRebase moves it onto the latest snapshot (RebaseStep.previous_base_id is -1: the
+// failed round reported no base) and the update lands.
+TEST(ExpireTest, ARoundWhoseBaseDeletionVectorsExpiredMovesOnAndLands) {
+  WriteFixture fx(DeOptions({{"deletion-vectors.enabled", "true"}}));
+  fx.Append(WriteFixture::Batch(0, 10));  // 1
+  auto commit = [&](std::vector<CommitMessage> messages) {
+    ASSERT_OK(Committer::Make(fx.table()).ValueOrDie()->Commit(messages).status());
+  };
+  commit(DeleteByRowId(fx.table(), {1}).ValueOrDie());  // 2: the group's first vector
+  ASSERT_OK_AND_ASSIGN(auto base_snapshot, fx.table()->SnapshotById(2));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const RowIdIndex> base,
+                       RowIdIndex::Build(fx.table(), base_snapshot));
+  commit(DeleteByRowId(fx.table(), {5}).ValueOrDie());  // 3: replaces the vector file
+  fx.Append(WriteFixture::Batch(10, 10));               // 4
+  ASSERT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
+  std::shared_ptr<const RowIdIndex> previous;
+  std::vector<int64_t> previous_base_ids;
+  ASSERT_OK_AND_ASSIGN(
+      auto outcome,
+      CommitWithRebase(fx.table(), CommitOptions{}, /*max_rebases=*/3, 2,
+                       [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
+                         std::shared_ptr<const RowIdIndex> index = step ? step->latest_index : base;
+                         if (step) previous_base_ids.push_back(step->previous_base_id);
+                         ARROW_ASSIGN_OR_RAISE(
+                             auto update, RowIdUpdate::Make(fx.table(), {"name"}, "db.t", index));
+                         ARROW_RETURN_NOT_OK(update->Add(NamesOfThreeAndSeven()));
+                         if (previous) ARROW_RETURN_NOT_OK(update->VerifyUnchangedSince(previous));
+                         previous = index;
+                         return update->Finish(1);
+                       }));
+  EXPECT_EQ(previous_base_ids, (std::vector<int64_t>{-1}));
+  EXPECT_EQ(outcome.rebases, 1);
+  EXPECT_EQ(outcome.snapshot_id, 5);
+  auto t = ReadSnapshot(fx.table(), 5);
+  EXPECT_EQ(t->num_rows(), 18);
+  auto name = std::static_pointer_cast<arrow::StringArray>(t->GetColumnByName("name")->chunk(0));
+  auto id = std::static_pointer_cast<arrow::Int64Array>(t->GetColumnByName("id")->chunk(0));
+  for (int64_t i = 0; i < t->num_rows(); ++i) {
+    if (id->Value(i) == 3) EXPECT_EQ(name->GetString(i), "three");
+    if (id->Value(i) == 7) EXPECT_EQ(name->GetString(i), "seven");
+  }
+}
+
+// Issue 44 §5, the append side: a commit chooses the latest snapshot, then (a hook at
+// "commit_after_choosing_latest") two other commits land and an expiration keeps only the
+// newest, so the chosen snapshot and the one after it are gone. The commit retries on the
+// latest (its look for an earlier landing skips the expired snapshot) and lands once.
+TEST(ExpireTest, ACommitWhoseChosenLatestExpiresUnderItRetriesAndLands) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));  // 1
+  auto ours = fx.WriteMessages(WriteFixture::Batch(10, 10));
+  int hook_runs = 0;
+  ArmFaultHook("commit_after_choosing_latest", [&] {
+    ++hook_runs;
+    fx.Append(WriteFixture::Batch(20, 10));  // 2
+    fx.Append(WriteFixture::Batch(30, 10));  // 3
+    EXPECT_OK(ExpireSnapshots(fx.table(), ByCount(1)).status());
+  });
+  auto committed = Committer::Make(fx.table()).ValueOrDie()->Commit(ours);
+  ArmFaultHook("", nullptr);
+  ASSERT_OK(committed);
+  EXPECT_EQ(hook_runs, 1);
+  EXPECT_EQ(*committed, 4);
+  EXPECT_EQ(Ids(*fx.table()), (std::vector<int64_t>{3, 4}));
+  auto ids = WriteFixture::Int64s(ReadSnapshot(fx.table(), 4), "id");
+  std::sort(ids.begin(), ids.end());
+  std::vector<int64_t> expected(40);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(ids, expected);  // every row once: nothing lost, nothing twice
 }
 
 // A crash at each step of an expiration (SIGKILL at a fault point) leaves every retained

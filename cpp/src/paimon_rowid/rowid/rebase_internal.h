@@ -25,10 +25,10 @@ Result<std::shared_ptr<RowIdRead>> ReaderAt(const Table& table,
 /// OK when `cols` of `ids` hold the same values through `before` and `after`; else the
 /// kCommitConflict error every rebase reports.
 /// `error` (a failed read or write of an update planned on snapshot `base_id`) as the
-/// row-id conflict "... was expired while it ran ..." when that snapshot no longer exists (an
-/// expiration removed a file of the base under the update), else `error` unchanged.
+/// kBaseExpired error "... was expired while it ran ..." when that snapshot no longer exists
+/// (an expiration removed a file of the base under the update), else `error` unchanged.
 Status BaseExpiredOr(const Table& table, int64_t base_id, Status error);
-/// Whether `st` is BaseExpiredOr's conflict: the update moves onto the latest snapshot.
+/// Whether `st` is BaseExpiredOr's error: the update moves onto the latest snapshot.
 bool IsBaseExpired(const Status& st);
 
 Status CheckUnchanged(const RowIdRead& before, const RowIdRead& after,

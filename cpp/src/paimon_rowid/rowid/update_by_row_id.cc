@@ -7,6 +7,7 @@
 #include "arrow/api.h"
 #include "arrow/compute/api.h"
 #include "paimon_rowid/commit/committer.h"
+#include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/exec/executor.h"
@@ -208,8 +209,14 @@ Result<std::unique_ptr<RowIdUpdate>> RowIdUpdate::Make(std::shared_ptr<const Tab
                                                   impl->spill_dir, impl->pool);
     impl->routed->Reset(impl->index->groups().size());
     if (!impl->base) {
-      ARROW_ASSIGN_OR_RAISE(auto snap, impl->table->SnapshotById(impl->index->snapshot_id()));
-      impl->base = std::move(snap);
+      // A round of a Ray update made from an index built earlier: expiration may have removed
+      // its snapshot since (the round then moves onto the latest snapshot).
+      auto snap = impl->table->SnapshotById(impl->index->snapshot_id());
+      if (!snap.ok()) {
+        return rowid_internal::BaseExpiredOr(*impl->table, impl->index->snapshot_id(),
+                                             snap.status());
+      }
+      impl->base = std::move(snap).ValueOrDie();
     }
   }
   return update;
@@ -503,7 +510,12 @@ Result<std::vector<CommitMessage>> RowIdUpdate::Finish(int threads) {
     }
   }
   if (touched.empty()) return std::vector<CommitMessage>{};
-  ARROW_ASSIGN_OR_RAISE(auto reads, impl_->MakeReads());
+  FaultPoint("update_before_write");
+  auto made = impl_->MakeReads();
+  if (!made.ok()) {
+    return rowid_internal::BaseExpiredOr(*impl_->table, impl_->index->snapshot_id(), made.status());
+  }
+  Impl::Reads reads = std::move(made).ValueOrDie();
   // With a group per core the hand-offs of a parallel writer only add waits: 1% of a 1M-row
   // table's rows (10 groups) updated in 27-29 ms with them, 22-23 ms without (2 cores).
   reads.parallel_writer = static_cast<int64_t>(touched.size()) <

@@ -145,7 +145,9 @@ struct UpdateOutcome {
 
 /// What a rebased round of an update must do: move from the snapshot the previous round was
 /// based on onto `latest_index`'s snapshot, verifying that none of its rows changed between
-/// the two (RowIdUpdate::Rebase / VerifyUnchangedSince).
+/// the two (RowIdUpdate::Rebase / VerifyUnchangedSince). `previous_base_id` is -1 when the
+/// first round failed because its base was expired under it (kBaseExpired): that round
+/// reported no base.
 struct RebaseStep {
   int64_t previous_base_id = 0;
   std::shared_ptr<const RowIdIndex> latest_index;
@@ -161,7 +163,9 @@ using UpdateRound = std::function<Result<std::vector<CommitMessage>>(const Rebas
 /// snapshot properties), and when the commit loses a data-evolution conflict only because a
 /// concurrent commit wrote the same columns of the same groups, builds the latest snapshot's
 /// index and runs a rebased round, up to `max_rebases` times: both writers' rows are kept,
-/// and a true conflict (the same rows changed) fails clearly. On failure nothing of any round
+/// and a true conflict (the same rows changed) fails clearly. A round failing with
+/// kBaseExpired (an expiration removed a file of its base under it) moves onto the latest
+/// snapshot the same way, within the same `max_rebases`. On failure nothing of any round
 /// stays on disk (the committer deletes each lost round's files). `num_updated` is returned
 /// in the outcome as given; `operation` names the call in the error after the last rebase.
 Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, CommitOptions options,

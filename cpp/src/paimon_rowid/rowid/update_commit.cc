@@ -47,7 +47,7 @@ Status BaseExpiredOr(const Table& table, int64_t base_id, Status error) {
   if (GetErrorKind(error) != nullptr) return error;
   auto exists = table.file_io()->Exists(table.SnapshotPath(base_id));
   if (!exists.ok() || *exists) return error;
-  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kRowIdConflict,
+  return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kBaseExpired,
                        "The base snapshot " + std::to_string(base_id) +
                            " of this update was expired while it ran (" + error.message() +
                            "). Plan the update again on the latest snapshot.");
@@ -55,8 +55,7 @@ Status BaseExpiredOr(const Table& table, int64_t base_id, Status error) {
 
 bool IsBaseExpired(const Status& st) {
   const ErrorKind* kind = GetErrorKind(st);
-  return kind != nullptr && *kind == ErrorKind::kRowIdConflict &&
-         st.message().find("was expired while it ran") != std::string::npos;
+  return kind != nullptr && *kind == ErrorKind::kBaseExpired;
 }
 
 namespace {
@@ -102,8 +101,32 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
   outcome.num_updated = num_updated;
   ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table, std::move(options)));
   std::optional<RebaseStep> step;
+  // The next round moves onto the latest snapshot, from the snapshot `base_id` the last one
+  // was based on.
+  auto move_on = [&](int64_t base_id) -> Status {
+    ARROW_ASSIGN_OR_RAISE(auto latest, table->LatestSnapshot());
+    if (!latest) return Status::Invalid("cannot rebase an update without snapshots");
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
+                          RowIdIndex::Build(table, *latest));
+    step = RebaseStep{base_id, std::move(latest_index)};
+    ++outcome.rebases;
+    return Status::OK();
+  };
   while (true) {
-    ARROW_ASSIGN_OR_RAISE(auto messages, round(step ? &*step : nullptr));
+    auto round_messages = round(step ? &*step : nullptr);
+    if (!round_messages.ok()) {
+      // Expiration removed a file of the round's base under it (a replaced deletion vector,
+      // say): the round deleted what it wrote and moves onto the latest snapshot, as after a
+      // lost race. Expiration keeps the latest snapshot, so one move suffices unless the table
+      // is expired faster than a round runs.
+      if (!rowid_internal::IsBaseExpired(round_messages.status()) ||
+          outcome.rebases >= max_rebases) {
+        return round_messages.status();
+      }
+      ARROW_RETURN_NOT_OK(move_on(step ? step->latest_index->snapshot_id() : -1));
+      continue;
+    }
+    std::vector<CommitMessage> messages = std::move(round_messages).ValueOrDie();
     if (messages.empty()) return outcome;
     auto committed = committer->Commit(messages);
     if (committed.ok()) {
@@ -125,12 +148,7 @@ Result<UpdateOutcome> CommitWithRebase(std::shared_ptr<const Table> table, Commi
     // The committer deleted this round's files; the next round moves onto the latest snapshot.
     const std::optional<int64_t>& base = messages.front().check_from_snapshot;
     if (!base) return committed.status();
-    ARROW_ASSIGN_OR_RAISE(auto latest, table->LatestSnapshot());
-    if (!latest) return committed.status();
-    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const RowIdIndex> latest_index,
-                          RowIdIndex::Build(table, *latest));
-    step = RebaseStep{*base, std::move(latest_index)};
-    ++outcome.rebases;
+    ARROW_RETURN_NOT_OK(move_on(*base));
   }
 }
 
@@ -183,20 +201,7 @@ Result<UpdateOutcome> CommitUpdate(RowIdUpdate* update, std::shared_ptr<const Ta
   return CommitWithRebase(std::move(table), std::move(options), max_rebases, update->num_rows(),
                           [&](const RebaseStep* step) -> Result<std::vector<CommitMessage>> {
                             if (step) ARROW_RETURN_NOT_OK(update->Rebase(step->latest_index));
-                            auto messages = update->Finish(threads);
-                            // Expiration removed a file of the base under this round (a replaced
-                            // deletion vector, say): the round wrote nothing that stays, and moves
-                            // onto the latest snapshot as a lost commit race would. Expiration
-                            // keeps the latest snapshot, so one move suffices unless the table is
-                            // expired faster than a round runs.
-                            for (int moves = 0; !messages.ok() &&
-                                                rowid_internal::IsBaseExpired(messages.status()) &&
-                                                moves < max_rebases;
-                                 ++moves) {
-                              ARROW_RETURN_NOT_OK(update->Rebase());
-                              messages = update->Finish(threads);
-                            }
-                            return messages;
+                            return update->Finish(threads);
                           });
 }
 
