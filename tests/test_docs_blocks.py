@@ -16,7 +16,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 
@@ -37,13 +37,17 @@ NOT_RUN: Dict[tuple, str] = {
 }
 
 
-# page -> (text in the page, the s3_server attribute or constant it is replaced with)
+# page -> the placeholders of its store, replaced by the local S3 server's values
+_S3_PLACEHOLDERS = [("s3://my-bucket/lake", "warehouse"),
+                    ("http://minio.internal:9000", "endpoint"),
+                    ('"fs.s3.accessKeyId": "..."', "access_key"),
+                    ('"fs.s3.accessKeySecret": "..."', "secret_key")]
 S3_PAGES: Dict[str, List[Tuple[str, str]]] = {
-    "docs/object-stores.md": [("s3://my-bucket/lake", "warehouse"),
-                              ("http://minio.internal:9000", "endpoint"),
-                              ('"fs.s3.accessKeyId": "..."', "access_key"),
-                              ('"fs.s3.accessKeySecret": "..."', "secret_key")],
+    "docs/object-stores.md": _S3_PLACEHOLDERS,
+    "docs/ray-cluster.md": _S3_PLACEHOLDERS,
 }
+# Pages whose blocks another test runs, in the setting they describe.
+RUN_ELSEWHERE = {"docs/ray-cluster.md": "tests/test_ray_cluster_docs.py (a 3-node local cluster)"}
 
 
 class Block(NamedTuple):
@@ -75,16 +79,21 @@ def _uses_ray(page: str) -> bool:
     return any(_USES_RAY.search(b.code) for b in page_blocks(page) if not b.not_run)
 
 
-def run_page(page: str, warehouse: Path, s3_server=None) -> tuple:
-    """Runs the page's blocks in order in one namespace; returns (namespace, stdout)."""
+def run_page(page: str, warehouse: Path, s3: Optional[Tuple[str, str]] = None) -> tuple:
+    """Runs the page's blocks in order in one namespace; returns (namespace, stdout). ``s3``:
+    (the S3 server's endpoint, a warehouse URI on it) for the pages of ``S3_PAGES``."""
     replace = [(WAREHOUSE, str(warehouse))]
     if page in S3_PAGES:
         from s3_server import ACCESS_KEY, SECRET_KEY
 
-        values = {"warehouse": s3_server.fresh_warehouse("docs"), "endpoint": s3_server.endpoint,
+        assert s3 is not None, f"{page} needs the S3 server"
+        endpoint, uri = s3
+        values = {"warehouse": uri, "endpoint": endpoint,
                   "access_key": f'"fs.s3.accessKeyId": "{ACCESS_KEY}"',
                   "secret_key": f'"fs.s3.accessKeySecret": "{SECRET_KEY}"'}
-        replace += [(text, values[what]) for text, what in S3_PAGES[page]]
+        for text, what in S3_PAGES[page]:
+            assert any(text in b.code for b in page_blocks(page)), (page, text)
+            replace.append((text, values[what]))
     namespace: dict = {"__name__": "__docs__"}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -105,15 +114,15 @@ def _marks(page: str) -> list:
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=_marks(p)) for p in _pages()
-                                  if p != "README.md"])
+                                  if p != "README.md" and p not in RUN_ELSEWHERE])
 def test_page_python_blocks_run_as_written(page, tmp_path, request):
     if _uses_ray(page):
         request.getfixturevalue("ray_session")
-    server = request.getfixturevalue("s3_server") if page in S3_PAGES else None
+    s3 = None
     if page in S3_PAGES:
-        for text, _ in S3_PAGES[page]:
-            assert any(text in b.code for b in page_blocks(page)), (page, text)
-    run_page(page, tmp_path / "warehouse", server)
+        server = request.getfixturevalue("s3_server")
+        s3 = (server.endpoint, server.fresh_warehouse("docs"))
+    run_page(page, tmp_path / "warehouse", s3)
 
 
 def test_pages_say_which_blocks_do_not_run():
@@ -150,3 +159,12 @@ def test_readme_python_blocks_run_in_order(tmp_path):
              namespace)
     assert again.getvalue().splitlines()[-1] == "0 0"
     assert sorted((wh / "db.db" / "docs" / "schema").iterdir()) == schemas
+
+
+def test_readme_and_index_link_every_page():
+    readme = (ROOT / "README.md").read_text()
+    index = (ROOT / "docs" / "index.md").read_text()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"](docs/{page.name})" in readme, f"README.md links no docs/{page.name}"
+        if page.name != "index.md":
+            assert f"]({page.name})" in index, f"docs/index.md links no {page.name}"
