@@ -52,6 +52,9 @@ class Table:
     def resolve_snapshot(self) -> Optional[Snapshot]:
         """The snapshot selected by the options (scan.snapshot-id / scan.tag-name) or latest."""
     def list_snapshot_ids(self) -> List[int]: ...
+    def partition_stats(self) -> List[Dict[str, Any]]:
+        """The latest snapshot's partitions: {"spec", "record_count", "file_size_in_bytes",
+        "file_count", "last_file_creation_time", "total_buckets"}, sorted by name."""
     # tags (python/src/module.cc over catalog/tags.h): ValueError with pypaimon's messages
     def create_tag(self, name: str, snapshot_id: Optional[int], ignore_if_exists: bool,
                    time_retained: Optional[str] = None) -> None: ...

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from . import _catalog_partitions as partitions_
 from . import _catalog_tags as tags
 from ._lib import native
 from .catalog_objects import GetTagResponse, PagedList
@@ -129,7 +130,23 @@ class Catalog:
         except Exception as e:
             raise RuntimeError(f"Failed to alter table {table_id}: {e}") from e
 
-    # -- snapshots and tags (pypaimon's filesystem catalog; docs/tags.md) ---------------------
+    # -- partitions, snapshots and tags (pypaimon's filesystem catalog; docs/tags.md) ----------
+
+    def list_partitions_paged(self, identifier: Any, max_results: Optional[int] = None,
+                              page_token: Optional[str] = None,
+                              partition_name_pattern: Optional[str] = None) -> PagedList:
+        """The latest snapshot's partitions (``catalog_objects.Partition``: spec, record,
+        file and byte counts, newest file time, buckets), sorted by "k=v,..." name;
+        ``partition_name_pattern`` with ``*`` wildcards; the page token is the next start
+        index. Reads the live manifests once."""
+        return partitions_.list_partitions_paged(self.get_table(identifier), max_results,
+                                                 page_token, partition_name_pattern)
+
+    def drop_partitions(self, identifier: Any, partitions: Sequence[Mapping[str, Any]]) -> None:
+        """Deletes the partitions' rows as one OVERWRITE snapshot (``truncate_partitions``).
+        ValueError "Partitions list cannot be empty." or for a key that is not a partition
+        key; nothing is committed then."""
+        partitions_.drop_partitions(self.get_table(identifier), partitions)
 
     def load_snapshot(self, identifier: Any) -> Any:
         """Refused, as pypaimon's filesystem catalog refuses it (a REST catalog call); use

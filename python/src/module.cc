@@ -19,6 +19,7 @@
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/partition_stats.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
 
@@ -153,6 +154,25 @@ NB_MODULE(_native, m) {
           },
           nb::arg("name"))
       .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
+      // The latest snapshot's partitions with their statistics (scan/partition_stats.h).
+      .def("partition_stats",
+           [](const Table& t) {
+             auto stats = WithoutGil([&] { return ListPartitionStats(t); });
+             nb::list out;
+             for (const auto& p : stats) {
+               nb::dict d;
+               nb::dict spec;
+               for (const auto& [k, v] : p.spec) spec[nb::cast(k)] = v;
+               d["spec"] = spec;
+               d["record_count"] = p.record_count;
+               d["file_size_in_bytes"] = p.file_size_in_bytes;
+               d["file_count"] = p.file_count;
+               d["last_file_creation_time"] = p.last_file_creation_time;
+               d["total_buckets"] = p.total_buckets;
+               out.append(d);
+             }
+             return out;
+           })
       .def("list_snapshot_ids",
            [](const Table& t) { return WithoutGil([&] { return t.ListSnapshotIds(); }); })
       .def(

@@ -196,6 +196,19 @@ def cmd_tag_op(cmd):
     return {}
 
 
+def cmd_list_partitions(cmd):
+    """pypaimon's catalog.list_partitions_paged: the page's partitions and token."""
+    page = _catalog(cmd).list_partitions_paged(
+        cmd["identifier"], max_results=cmd.get("max_results"), page_token=cmd.get("page_token"),
+        partition_name_pattern=cmd.get("pattern"))
+    return {"partitions": [{"spec": p.spec, "record_count": p.record_count,
+                            "file_size_in_bytes": p.file_size_in_bytes,
+                            "file_count": p.file_count, "total_buckets": p.total_buckets,
+                            "last_file_creation_time": p.last_file_creation_time}
+                           for p in page.elements],
+            "next_page_token": page.next_page_token}
+
+
 def _build_predicate(builder, spec):
     method = spec[0]
     if method in ("and", "or"):
@@ -586,7 +599,7 @@ COMMANDS = {
     "alter_table": cmd_alter_table,
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
-    "tag_op": cmd_tag_op,
+    "tag_op": cmd_tag_op, "list_partitions": cmd_list_partitions,
     "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files,
     "batch": cmd_batch,
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,
