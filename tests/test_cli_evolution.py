@@ -65,7 +65,7 @@ def test_cli_tags_and_rollback(table):
     assert json.loads(_ok(_cli(table, "tags", "db.t", "--json"))) == ["t1", "t3b"]
     _ok(_cli(table, "replace-tag", "db.t", "t1", "--snapshot", "2"))
     assert ours.catalog(table).get_tag("db.t", "t1").snapshot.id == 2
-    out = _ok(_cli(table, "rollback", "db.t", "--snapshot", "2"))
+    out = _ok(_cli(table, "rollback", "db.t", "--snapshot", "2", "--delete-unused-files"))
     assert "rolled back to snapshot: 2" in out and "tags deleted: t3b" in out
     assert "snapshots deleted: 1" in out and "data files deleted: 1" in out
     got = json.loads(_ok(_cli(table, "rollback", "db.t", "--tag", "t1", "--json")))

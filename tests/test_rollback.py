@@ -1,6 +1,7 @@
 """Rollback (docs/tags.md): ``Table.rollback_to(snapshot id | tag)`` and
-``rollback_to_timestamp`` as Java Paimon does them — later snapshots and the tags on them go,
-with the files only they needed — with pypaimon 2.1.0's checks and messages. Refusals change
+``rollback_to_timestamp`` as Java Paimon and pypaimon do them — later snapshots and the tags on
+them go, their files stay for orphan cleaning (or go at once with ``delete_unused_files``) —
+with pypaimon 2.1.0's checks and messages. Refusals change
 nothing; pypaimon reads what we rolled back and we read what it rolled back."""
 from __future__ import annotations
 
@@ -62,13 +63,28 @@ def _build(warehouse: str):
     return catalog(warehouse).get_table("db.t")
 
 
-def test_rollback_to_snapshot_deletes_later_snapshots_tags_and_files(warehouse):
+def test_rollback_leaves_the_files_for_orphan_cleaning(warehouse):
+    from paimon_rowid import remove_orphan_files
+    table = _build(warehouse)
+    data_before = _data_files(warehouse)
+    result = table.rollback_to(2)
+    assert result["snapshots_deleted"] == 2 and result["tags_deleted"] == ["on3"]
+    assert result["data_files_deleted"] == result["manifest_files_deleted"] == 0
+    assert _data_files(warehouse) == data_before
+    assert _snapshot_ids(warehouse) == [1, 2] and table.list_tags() == ["on2"]
+    # The later snapshots' files are orphans now: orphan cleaning finds exactly those two.
+    orphans = remove_orphan_files("db.t", {"warehouse": warehouse}, older_than_ms=2 ** 62)
+    assert len([p for p in orphans["paths"] if p.endswith(".parquet")]) == 2
+    assert _rows(warehouse)["id"].to_pylist() == list(range(20))
+
+
+def test_rollback_deleting_unused_files(warehouse):
     table = _build(warehouse)
     at2 = table.copy({"scan.snapshot-id": "2"})
     rb = at2.new_read_builder().with_projection(["id", "name", "_ROW_ID"])
     expected = rb.new_read().to_arrow(rb.new_scan().plan().splits()).sort_by("_ROW_ID")
     data_before = _data_files(warehouse)
-    result = table.rollback_to(2)
+    result = table.rollback_to(2, delete_unused_files=True)
     assert result["snapshot_id"] == 2 and result["snapshots_deleted"] == 2
     assert result["tags_deleted"] == ["on3"]
     assert result["data_files_deleted"] == 2  # the update's partial file, the last append
@@ -102,7 +118,7 @@ def test_rollback_to_a_tag_whose_snapshot_expired(warehouse):
                      older_than_ms=2 ** 62)
     assert _snapshot_ids(warehouse) == [4]
     # By id: snapshot 2 is gone, but tag on2 holds it (pypaimon and Java do the same).
-    table.rollback_to(2)
+    table.rollback_to(2, delete_unused_files=True)
     assert _snapshot_ids(warehouse) == [2]
     assert _hint(warehouse, "EARLIEST") == "2" and _hint(warehouse, "LATEST") == "2"
     assert _rows(warehouse)["id"].to_pylist() == list(range(20))
@@ -118,6 +134,8 @@ def test_rollback_to_a_tag_whose_snapshot_expired(warehouse):
     (lambda t: t.rollback_to_timestamp(1), ValueError,
      "No snapshot found with timestamp earlier than or equal to 1ms."),
     (lambda t: t.rollback_to_timestamp("1"), TypeError, "timestamp_millis must be an int"),
+    (lambda t: t.rollback_to(2, delete_unused_files="yes"), TypeError,
+     "delete_unused_files must be a bool"),
 ])
 def test_refusals_change_nothing(warehouse, call, error, message):
     table = _build(warehouse)
@@ -156,10 +174,9 @@ def test_same_result_as_pypaimon_and_readable_both_ways(oracle, warehouse, tmp_p
     assert _rows(warehouse).equals(_rows(theirs))
     ours_read = oracle.read(warehouse, "db.t", projection=["id", "name"]).sort_by("id")
     assert ours_read.equals(_rows(warehouse).select(["id", "name"]).sort_by("id"))
-    # pypaimon leaves the later snapshots' data files; we delete them, as Java does.
-    mine = {os.path.relpath(p, warehouse) for p in _data_files(warehouse)}
-    left = {os.path.relpath(p, theirs) for p in _data_files(theirs)}
-    assert mine < left and len(left - mine) == 2
+    # Both leave every file but the snapshot and tag files.
+    assert ([os.path.relpath(p, warehouse) for p in files(warehouse)]
+            == [os.path.relpath(p, theirs) for p in files(theirs)])
     # Each engine appends to the other's rolled-back table: snapshot 3 again, read alike.
     oracle.write(warehouse, "db.t", _batch(50, 3))
     write(catalog(theirs).get_table("db.t"), _batch(50, 3))

@@ -80,10 +80,12 @@ def add_verbs(verb: Callable[..., argparse.ArgumentParser], *, int64: Callable[[
 
     def rollback(args: argparse.Namespace, out: TextIO) -> None:
         table = catalog_of(args).get_table(args.table)
+        clean = args.delete_unused_files
         if args.timestamp_ms is not None:
-            r = table.rollback_to_timestamp(args.timestamp_ms)
+            r = table.rollback_to_timestamp(args.timestamp_ms, delete_unused_files=clean)
         else:
-            r = table.rollback_to(args.snapshot if args.snapshot is not None else args.tag)
+            r = table.rollback_to(args.snapshot if args.snapshot is not None else args.tag,
+                                  delete_unused_files=clean)
         emit_lines([("rolled back to snapshot", r["snapshot_id"]),
                     ("snapshots deleted", r["snapshots_deleted"]),
                     ("tags deleted", " ".join(r["tags_deleted"]) or "none"),
@@ -109,8 +111,10 @@ def add_verbs(verb: Callable[..., argparse.ArgumentParser], *, int64: Callable[[
     sub.add_argument("--snapshot", type=int64, metavar="ID")
     sub.add_argument("--time-retained", metavar="DURATION", help="e.g. '1 d', '12 h'")
     sub = verb("rollback", rollback, "Roll the table back to a snapshot, a tag or a time: "
-               "later snapshots, the tags on them and the files only they need are deleted "
-               "(docs/tags.md).")
+               "later snapshots and the tags on them are deleted; their files stay for "
+               "remove-orphan-files unless --delete-unused-files (docs/tags.md).")
+    sub.add_argument("--delete-unused-files", action="store_true",
+                     help="also delete the files only the deleted snapshots and tags needed")
     target = sub.add_mutually_exclusive_group(required=True)
     target.add_argument("--snapshot", type=int64, metavar="ID")
     target.add_argument("--tag", metavar="NAME")

@@ -32,6 +32,12 @@ def _snapshot_id(value: Any) -> Optional[int]:
     return value
 
 
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
 def _is_true(value: Optional[str]) -> bool:
     return value is not None and value.strip().lower() == "true"
 
@@ -209,30 +215,36 @@ class Table:
         doesn't exist.", "Tag 'x' doesn't exist."."""
         self._native.replace_tag(tag_name, _snapshot_id(snapshot_id), time_retained)
 
-    def rollback_to(self, target: Any) -> Dict[str, Any]:
+    def rollback_to(self, target: Any, *, delete_unused_files: bool = False) -> Dict[str, Any]:
         """Rolls the table back to snapshot ``target`` (an int) or to tag ``target`` (a str),
-        as Java Paimon does: later snapshots and the tags on them are deleted with the files
-        only they needed; LATEST points at the retained snapshot; the schema stays the
-        latest. A snapshot id that expired but a tag holds rolls back to that tag.
+        as Java Paimon and pypaimon do: later snapshots and the tags on them are deleted;
+        LATEST points at the retained snapshot; the schema stays the latest. A snapshot id
+        that expired but a tag holds rolls back to that tag (its snapshot file is re-created,
+        EARLIEST set). Data files and manifests stay (``remove_orphan_files`` deletes them
+        later); with ``delete_unused_files`` (beyond pypaimon and Java) the files only the
+        deleted snapshots and tags needed are deleted now.
 
         ValueError: "Rollback snapshot 'N' doesn't exist.", "Tag 'x' doesn't exist.",
         "Unsupported rollback target type: <type>"; nothing changes then. Returns what was
         deleted: ``{"snapshot_id", "snapshots_deleted", "tags_deleted", "data_files_deleted",
         "manifest_files_deleted", "bytes_freed"}`` (pypaimon returns None)."""
+        clean = _flag("delete_unused_files", delete_unused_files)
         if isinstance(target, int) and not isinstance(target, bool):
-            return dict(native().rollback_to_snapshot(self._native, target))
+            return dict(native().rollback_to_snapshot(self._native, target, clean))
         if isinstance(target, str):
-            return dict(native().rollback_to_tag(self._native, target))
+            return dict(native().rollback_to_tag(self._native, target, clean))
         raise ValueError(f"Unsupported rollback target type: {type(target)}")
 
-    def rollback_to_timestamp(self, timestamp_millis: int) -> Dict[str, Any]:
+    def rollback_to_timestamp(self, timestamp_millis: int, *,
+                              delete_unused_files: bool = False) -> Dict[str, Any]:
         """Rolls back to the latest snapshot committed at or before ``timestamp_millis``
-        (epoch ms). ValueError "No snapshot found with timestamp earlier than or equal to
-        <ms>ms." when there is none."""
+        (epoch ms), as ``rollback_to``. ValueError "No snapshot found with timestamp earlier
+        than or equal to <ms>ms." when there is none."""
         if isinstance(timestamp_millis, bool) or not isinstance(timestamp_millis, int):
             raise TypeError(f"timestamp_millis must be an int, got "
                             f"{type(timestamp_millis).__name__}")
-        return dict(native().rollback_to_timestamp(self._native, timestamp_millis))
+        clean = _flag("delete_unused_files", delete_unused_files)
+        return dict(native().rollback_to_timestamp(self._native, timestamp_millis, clean))
 
     # -- reading ------------------------------------------------------------------------------
 

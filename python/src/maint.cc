@@ -67,23 +67,27 @@ void RegisterMaint(nb::module_& m) {
 
   m.def(
       "rollback_to_snapshot",
-      [](std::shared_ptr<Table> table, int64_t snapshot_id) {
-        return RollbackDict(WithoutGil([&] { return RollbackToSnapshot(table, snapshot_id); }));
+      [](std::shared_ptr<Table> table, int64_t snapshot_id, bool delete_unused_files) {
+        return RollbackDict(WithoutGil([&] {
+          return RollbackToSnapshot(table, snapshot_id, RollbackOptions{delete_unused_files});
+        }));
       },
-      nb::arg("table"), nb::arg("snapshot_id"));
+      nb::arg("table"), nb::arg("snapshot_id"), nb::arg("delete_unused_files") = false);
   m.def(
       "rollback_to_tag",
-      [](std::shared_ptr<Table> table, const std::string& tag_name) {
-        return RollbackDict(WithoutGil([&] { return RollbackToTag(table, tag_name); }));
+      [](std::shared_ptr<Table> table, const std::string& tag_name, bool delete_unused_files) {
+        return RollbackDict(WithoutGil(
+            [&] { return RollbackToTag(table, tag_name, RollbackOptions{delete_unused_files}); }));
       },
-      nb::arg("table"), nb::arg("tag_name"));
+      nb::arg("table"), nb::arg("tag_name"), nb::arg("delete_unused_files") = false);
   m.def(
       "rollback_to_timestamp",
-      [](std::shared_ptr<Table> table, int64_t timestamp_millis) {
-        return RollbackDict(
-            WithoutGil([&] { return RollbackToTimestamp(table, timestamp_millis); }));
+      [](std::shared_ptr<Table> table, int64_t timestamp_millis, bool delete_unused_files) {
+        return RollbackDict(WithoutGil([&] {
+          return RollbackToTimestamp(table, timestamp_millis, RollbackOptions{delete_unused_files});
+        }));
       },
-      nb::arg("table"), nb::arg("timestamp_millis"));
+      nb::arg("table"), nb::arg("timestamp_millis"), nb::arg("delete_unused_files") = false);
 }
 
 }  // namespace paimon_rowid::python

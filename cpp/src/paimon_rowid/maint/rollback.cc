@@ -41,11 +41,12 @@ Status AddKeep(const Table& table, const Snapshot& snap, std::set<std::string>* 
   return Status::OK();
 }
 
-// Reads everything the rollback to `retained` deletes; deletes nothing.
-Result<Plan> MakePlan(const Table& table, const Snapshot& retained) {
+// Reads everything the rollback to `retained` deletes (files too with `files`); deletes
+// nothing.
+Result<Plan> MakePlan(const Table& table, const Snapshot& retained, bool files) {
   Plan plan;
   std::set<std::string> keep_meta, keep_data;
-  ARROW_RETURN_NOT_OK(AddKeep(table, retained, &keep_meta, &keep_data));
+  if (files) ARROW_RETURN_NOT_OK(AddKeep(table, retained, &keep_meta, &keep_data));
 
   std::vector<Snapshot> dropped;  // snapshots and tags whose files may go
   ARROW_ASSIGN_OR_RAISE(auto latest, table.LatestSnapshotId());
@@ -54,8 +55,9 @@ Result<Plan> MakePlan(const Table& table, const Snapshot& retained) {
     for (int64_t id = *latest; id >= std::max(earliest, retained.id + 1); --id) {
       ARROW_ASSIGN_OR_RAISE(bool exists, table.file_io()->Exists(table.SnapshotPath(id)));
       if (!exists) continue;
-      ARROW_ASSIGN_OR_RAISE(Snapshot snap, table.SnapshotById(id));
       plan.snapshot_ids.push_back(id);
+      if (!files) continue;
+      ARROW_ASSIGN_OR_RAISE(Snapshot snap, table.SnapshotById(id));
       // What this snapshot added (Java's deleteAddedDataFiles of its delta and changelog).
       std::vector<const std::string*> lists{&snap.delta_manifest_list};
       if (snap.changelog_manifest_list) lists.push_back(&*snap.changelog_manifest_list);
@@ -82,10 +84,11 @@ Result<Plan> MakePlan(const Table& table, const Snapshot& retained) {
     ARROW_ASSIGN_OR_RAISE(Tag tag, table.TagByName(name));
     if (tag.snapshot.id <= retained.id) {
       // A tag that stays keeps its files (it cannot name a file newer than R; kept anyway).
-      ARROW_RETURN_NOT_OK(AddKeep(table, tag.snapshot, &keep_meta, &keep_data));
+      if (files) ARROW_RETURN_NOT_OK(AddKeep(table, tag.snapshot, &keep_meta, &keep_data));
       continue;
     }
     plan.tags.push_back(name);
+    if (!files) continue;
     ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(table, tag.snapshot, nullptr));
     for (const auto& e : live) ARROW_RETURN_NOT_OK(AddDataPaths(table, e, &plan.data_files));
     dropped.push_back(std::move(tag.snapshot));
@@ -111,9 +114,9 @@ Status DeleteCounted(const FileIO& io, const std::string& path, int64_t* count, 
 
 // Java's cleanLargerThan, with `recreate` set when R's snapshot file must be written from
 // its tag first.
-Result<RollbackResult> CleanLargerThan(const Table& table, const Snapshot& retained,
-                                       bool recreate) {
-  ARROW_ASSIGN_OR_RAISE(Plan plan, MakePlan(table, retained));
+Result<RollbackResult> CleanLargerThan(const Table& table, const Snapshot& retained, bool recreate,
+                                       const RollbackOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(Plan plan, MakePlan(table, retained, options.delete_unused_files));
   const FileIO& io = *table.file_io();
   SnapshotManager snapshots(table.file_io(), table.path());
   RollbackResult result;
@@ -156,32 +159,33 @@ Result<RollbackResult> CleanLargerThan(const Table& table, const Snapshot& retai
 }  // namespace
 
 Result<RollbackResult> RollbackToTag(std::shared_ptr<const Table> table,
-                                     const std::string& tag_name) {
+                                     const std::string& tag_name, RollbackOptions options) {
   if (!table) return Status::Invalid("RollbackToTag needs a table");
   ARROW_ASSIGN_OR_RAISE(Tag tag, table->TagByName(tag_name));
   ARROW_ASSIGN_OR_RAISE(bool exists,
                         table->file_io()->Exists(table->SnapshotPath(tag.snapshot.id)));
-  return CleanLargerThan(*table, tag.snapshot, /*recreate=*/!exists);
+  return CleanLargerThan(*table, tag.snapshot, /*recreate=*/!exists, options);
 }
 
-Result<RollbackResult> RollbackToSnapshot(std::shared_ptr<const Table> table, int64_t snapshot_id) {
+Result<RollbackResult> RollbackToSnapshot(std::shared_ptr<const Table> table, int64_t snapshot_id,
+                                          RollbackOptions options) {
   if (!table) return Status::Invalid("RollbackToSnapshot needs a table");
   ARROW_ASSIGN_OR_RAISE(bool exists, table->file_io()->Exists(table->SnapshotPath(snapshot_id)));
   if (exists) {
     ARROW_ASSIGN_OR_RAISE(Snapshot snap, table->SnapshotById(snapshot_id));
-    return CleanLargerThan(*table, snap, /*recreate=*/false);
+    return CleanLargerThan(*table, snap, /*recreate=*/false, options);
   }
   // Expired: a tag may still hold it (pypaimon and Java look for one).
   ARROW_ASSIGN_OR_RAISE(auto names, table->ListTags());
   for (const auto& name : names) {
     ARROW_ASSIGN_OR_RAISE(Tag tag, table->TagByName(name));
-    if (tag.snapshot.id == snapshot_id) return RollbackToTag(table, name);
+    if (tag.snapshot.id == snapshot_id) return RollbackToTag(table, name, options);
   }
   return Status::Invalid("Rollback snapshot '", snapshot_id, "' doesn't exist.");
 }
 
 Result<RollbackResult> RollbackToTimestamp(std::shared_ptr<const Table> table,
-                                           int64_t timestamp_millis) {
+                                           int64_t timestamp_millis, RollbackOptions options) {
   if (!table) return Status::Invalid("RollbackToTimestamp needs a table");
   std::map<std::string, std::optional<std::string>> travel;
   for (const char* key : {options::kScanVersion, options::kScanSnapshotId, options::kScanTagName,
@@ -203,7 +207,7 @@ Result<RollbackResult> RollbackToTimestamp(std::shared_ptr<const Table> table,
     return Status::Invalid("No snapshot found with timestamp earlier than or equal to ",
                            timestamp_millis, "ms.");
   }
-  return RollbackToSnapshot(table, snap->id);
+  return RollbackToSnapshot(table, snap->id, options);
 }
 
 }  // namespace paimon_rowid

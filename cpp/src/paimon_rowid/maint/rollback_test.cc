@@ -18,6 +18,8 @@ namespace {
 
 using testing::WriteFixture;
 
+const RollbackOptions kDeleteFiles{/*delete_unused_files=*/true};
+
 std::vector<int64_t> Ids(const Table& table) { return table.ListSnapshotIds().ValueOrDie(); }
 
 std::vector<int64_t> RowIds(const std::shared_ptr<Table>& table) {
@@ -60,7 +62,7 @@ TEST(RollbackTest, DeletesLaterSnapshotsTagsAndTheFilesOnlyTheyNeed) {
   std::set<std::string> needed = FilesOf(t, two);
   auto before = AllFiles(fx);
 
-  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 2));
+  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 2, kDeleteFiles));
   EXPECT_EQ(r.snapshot_id, 2);
   EXPECT_EQ(r.snapshots_deleted, 2);
   EXPECT_EQ(r.tags_deleted, std::vector<std::string>{"gone"});
@@ -81,11 +83,27 @@ TEST(RollbackTest, DeletesLaterSnapshotsTagsAndTheFilesOnlyTheyNeed) {
   EXPECT_EQ(RowIds(fx.table()).size(), 25u);
 }
 
+TEST(RollbackTest, ByDefaultLeavesTheFilesAsJavaDoes) {
+  WriteFixture fx;
+  for (int i = 0; i < 3; ++i) fx.Append(WriteFixture::Batch(i * 10, 10));
+  const Table& t = *fx.table();
+  ASSERT_OK(CreateTag(t, "gone", 3, false, std::nullopt));
+  auto before = AllFiles(fx);
+  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 1));
+  EXPECT_EQ(r.snapshots_deleted, 2);
+  EXPECT_EQ(r.tags_deleted, std::vector<std::string>{"gone"});
+  EXPECT_EQ(r.data_files_deleted + r.manifest_files_deleted, 0);
+  EXPECT_EQ(AllFiles(fx), before);  // data files and manifests stay (orphans now)
+  EXPECT_EQ(Ids(t), (std::vector<int64_t>{1}));
+  EXPECT_TRUE(t.ListTags().ValueOrDie().empty());
+  EXPECT_EQ(RowIds(fx.table()).size(), 10u);
+}
+
 TEST(RollbackTest, ToTheLatestSnapshotChangesNothing) {
   WriteFixture fx;
   for (int i = 0; i < 2; ++i) fx.Append(WriteFixture::Batch(i * 10, 10));
   auto before = AllFiles(fx);
-  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 2));
+  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 2, kDeleteFiles));
   EXPECT_EQ(r.snapshots_deleted + r.data_files_deleted + r.manifest_files_deleted, 0);
   EXPECT_EQ(AllFiles(fx), before);
 }
@@ -120,7 +138,7 @@ TEST(RollbackTest, ToATagWhoseSnapshotExpiredRecreatesIt) {
   ASSERT_OK(ExpireSnapshots(fx.table(), o).status());
   ASSERT_EQ(Ids(t), (std::vector<int64_t>{4}));
   // By snapshot id: snapshot 1 expired, but tag t1 holds it.
-  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 1));
+  ASSERT_OK_AND_ASSIGN(auto r, RollbackToSnapshot(fx.table(), 1, kDeleteFiles));
   EXPECT_EQ(r.snapshot_id, 1);
   EXPECT_EQ(Ids(t), (std::vector<int64_t>{1}));
   SnapshotManager sm(t.file_io(), t.path());
