@@ -177,7 +177,8 @@ def test_cli_on_an_s3_warehouse(s3_server):
 
 VERBS = ["databases", "tables", "schema", "snapshot", "ranges", "scan", "read",
          "read-by-row-id", "update-by-row-id", "delete-by-row-id", "compact", "expire-snapshots",
-         "remove-orphan-files", "backfill-status", "tags", "create-tag", "delete-tag"]
+         "remove-orphan-files", "backfill-status", "tags", "create-tag", "delete-tag",
+         "alter", "rename-tag", "replace-tag", "rollback"]
 
 
 @pytest.mark.parametrize("verb", VERBS)

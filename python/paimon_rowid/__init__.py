@@ -36,6 +36,8 @@ from .exceptions import (
     DatabaseNotExistException,
     TableAlreadyExistException,
     TableNotExistException,
+    TagAlreadyExistException,
+    TagNotExistException,
 )
 from .joins import bucket_join, bucket_join_reader
 from .maintenance import expire_snapshots, remove_orphan_files
@@ -57,7 +59,8 @@ __all__ = [
     "Table", "ReadBuilder", "TableScan", "Plan", "Split", "TableRead", "Predicate",
     "PredicateBuilder", "CatalogException", "DatabaseNotExistException",
     "DatabaseAlreadyExistException", "TableNotExistException", "TableAlreadyExistException",
-    "CommitConflictException", "BlobDescriptor", "map_with_blobs",
+    "CommitConflictException", "TagNotExistException", "TagAlreadyExistException",
+    "BlobDescriptor", "map_with_blobs",
     # the row-id jobs, embedded (paimon_rowid.ray has the same calls on Ray)
     "update_by_row_id", "read_by_row_id", "process_row_id_ranges",
     # a derived column in one call (paimon_rowid.ray.backfill runs it on Ray)

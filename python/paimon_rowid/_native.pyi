@@ -56,6 +56,21 @@ class Table:
     def latest_snapshot(self) -> Optional[Snapshot]: ...
     def resolve_snapshot(self) -> Optional[Snapshot]:
         """The snapshot selected by the options (scan.snapshot-id / scan.tag-name) or latest."""
+    def list_snapshot_ids(self) -> List[int]: ...
+    def partition_stats(self) -> List[Dict[str, Any]]:
+        """The latest snapshot's partitions: {"spec", "record_count", "file_size_in_bytes",
+        "file_count", "last_file_creation_time", "total_buckets"}, sorted by name."""
+    # tags (python/src/module.cc over catalog/tags.h): ValueError with pypaimon's messages
+    def create_tag(self, name: str, snapshot_id: Optional[int], ignore_if_exists: bool,
+                   time_retained: Optional[str] = None) -> None: ...
+    def replace_tag(self, name: str, snapshot_id: Optional[int],
+                    time_retained: Optional[str]) -> None: ...
+    def rename_tag(self, old_name: str, new_name: str) -> None: ...
+    def delete_tag(self, name: str) -> bool: ...
+    def list_tags(self) -> List[str]: ...
+    def get_tag(self, name: str) -> Optional[Tuple[Snapshot, Optional[int], Optional[int]]]:
+        """(snapshot, tagCreateTime as epoch ms in the host's zone, tagTimeRetained in ns);
+        None when the tag does not exist."""
 
 class Snapshot:
     """One snapshot file (meta/snapshot.h), read-only. Attributes use pypaimon's names;
@@ -365,3 +380,13 @@ def expire_snapshots(table: Table, retain_max: Optional[int], retain_min: Option
 def remove_orphan_files(table: Table, older_than_ms: Optional[int],
                         dry_run: bool) -> Dict[str, Any]:
     """RemoveOrphanFiles: {"files", "bytes", "paths", "dirs_removed", "dry_run"}."""
+
+# rollback (maint/rollback.h): {"snapshot_id", "snapshots_deleted", "tags_deleted",
+# "data_files_deleted", "manifest_files_deleted", "bytes_freed"}; ValueError when the target
+# does not exist.
+def rollback_to_snapshot(table: Table, snapshot_id: int,
+                         delete_unused_files: bool = False) -> Dict[str, Any]: ...
+def rollback_to_tag(table: Table, tag_name: str,
+                    delete_unused_files: bool = False) -> Dict[str, Any]: ...
+def rollback_to_timestamp(table: Table, timestamp_millis: int,
+                          delete_unused_files: bool = False) -> Dict[str, Any]: ...

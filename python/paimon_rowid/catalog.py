@@ -9,7 +9,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from . import _catalog_partitions as partitions_
+from . import _catalog_tags as tags
 from ._lib import native
+from .catalog_objects import GetTagResponse, PagedList
 from .exceptions import TableNotExistException
 from .schema import Schema, normalize_options
 from .schema.schema_change import SchemaChange, changes_json
@@ -126,6 +129,52 @@ class Catalog:
             raise
         except Exception as e:
             raise RuntimeError(f"Failed to alter table {table_id}: {e}") from e
+
+    # -- partitions, snapshots and tags (pypaimon's filesystem catalog; docs/tags.md) ----------
+
+    def list_partitions_paged(self, identifier: Any, max_results: Optional[int] = None,
+                              page_token: Optional[str] = None,
+                              partition_name_pattern: Optional[str] = None) -> PagedList:
+        """The latest snapshot's partitions (``catalog_objects.Partition``: spec, record,
+        file and byte counts, newest file time, buckets), sorted by "k=v,..." name;
+        ``partition_name_pattern`` with ``*`` wildcards; the page token is the next start
+        index. Reads the live manifests once."""
+        return partitions_.list_partitions_paged(self.get_table(identifier), max_results,
+                                                 page_token, partition_name_pattern)
+
+    def drop_partitions(self, identifier: Any, partitions: Sequence[Mapping[str, Any]]) -> None:
+        """Deletes the partitions' rows as one OVERWRITE snapshot (``truncate_partitions``).
+        ValueError "Partitions list cannot be empty." or for a key that is not a partition
+        key; nothing is committed then."""
+        partitions_.drop_partitions(self.get_table(identifier), partitions)
+
+    def load_snapshot(self, identifier: Any) -> Any:
+        """Refused, as pypaimon's filesystem catalog refuses it (a REST catalog call); use
+        ``get_table(...).latest_snapshot()``."""
+        raise NotImplementedError("Filesystem catalog does not support load_snapshot")
+
+    def create_tag(self, identifier: Any, tag_name: str, snapshot_id: Optional[int] = None,
+                   time_retained: Optional[str] = None, ignore_if_exists: bool = False) -> None:
+        """``Table.create_tag``; an existing tag raises TagAlreadyExistException (unless
+        ``ignore_if_exists``), the table's other refusals ValueError."""
+        tags.create_tag(self.get_table(identifier), tag_name, snapshot_id, time_retained,
+                        ignore_if_exists)
+
+    def delete_tag(self, identifier: Any, tag_name: str) -> None:
+        """Deletes a tag; TagNotExistException when there is none."""
+        tags.delete_tag(self.get_table(identifier), tag_name)
+
+    def get_tag(self, identifier: Any, tag_name: str) -> GetTagResponse:
+        """The tag (``GetTagResponse``); TagNotExistException when there is none."""
+        return tags.get_tag(self.get_table(identifier), tag_name)
+
+    def list_tags_paged(self, identifier: Any, max_results: Optional[int] = None,
+                        page_token: Optional[str] = None,
+                        tag_name_prefix: Optional[str] = None) -> PagedList:
+        """Tag names sorted, filtered by prefix, ``max_results`` a page; the page token is
+        the previous page's last name (as pypaimon)."""
+        return tags.list_tags_paged(self.get_table(identifier), max_results, page_token,
+                                    tag_name_prefix)
 
 
 class CatalogFactory:

@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.ipc as pa_ipc
 
+from ._cli_evolution import add_verbs
 from .backfill_job import backfill_status
 from .catalog import CatalogFactory
 from .compact import compact
@@ -321,7 +322,8 @@ def _tags(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def _create_tag(args: argparse.Namespace, out: TextIO) -> None:
-    _table(args).create_tag(args.name, args.snapshot, ignore_if_exists=args.ignore_if_exists)
+    _table(args).create_tag(args.name, args.snapshot, ignore_if_exists=args.ignore_if_exists,
+                            time_retained=args.time_retained)
     if args.json:
         _dump({"tag": args.name}, out)
     else:
@@ -431,8 +433,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("name", metavar="NAME")
     sub.add_argument("--snapshot", type=_int64, metavar="ID")
     sub.add_argument("--ignore-if-exists", action="store_true")
+    sub.add_argument("--time-retained", metavar="DURATION",
+                     help="the tag's retention, e.g. '1 d', '12 h' (written into the tag)")
     sub = verb("delete-tag", _delete_tag, "Delete a tag.")
     sub.add_argument("name", metavar="NAME")
+    add_verbs(verb, int64=_int64, catalog_of=lambda a: CatalogFactory.create(_options(a)),
+              emit_lines=_emit_lines)
     return parser
 
 

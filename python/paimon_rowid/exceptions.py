@@ -21,6 +21,8 @@ __all__ = [
     "ColumnNotExistException",
     "ColumnAlreadyExistException",
     "BaseSnapshotExpiredException",
+    "TagNotExistException",
+    "TagAlreadyExistException",
 ]
 
 
@@ -50,6 +52,23 @@ class ColumnNotExistException(CatalogException):
 
 class ColumnAlreadyExistException(CatalogException):
     """``alter_table`` adds or renames to a name the table has ("Column x already exists")."""
+
+
+class TagNotExistException(CatalogException):
+    """The catalog's ``delete_tag`` / ``get_tag`` name a tag the table does not have
+    ("Tag x does not exist", as pypaimon)."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        super().__init__(f"Tag {tag} does not exist")
+
+
+class TagAlreadyExistException(CatalogException):
+    """The catalog's ``create_tag`` names an existing tag ("Tag x already exists")."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        super().__init__(f"Tag {tag} already exists")
 
 
 class CommitConflictException(RuntimeError):

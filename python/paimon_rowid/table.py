@@ -24,6 +24,20 @@ ROW_TRACKING_ENABLED = "row-tracking.enabled"
 DATA_EVOLUTION_ENABLED = "data-evolution.enabled"
 
 
+def _snapshot_id(value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"snapshot_id must be an int or None, got {type(value).__name__}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
+
+
 def _is_true(value: Optional[str]) -> bool:
     return value is not None and value.strip().lower() == "true"
 
@@ -154,22 +168,85 @@ class Table:
         """Snapshot ``snapshot_id``; ValueError when it does not exist (or has expired)."""
         return self._native.snapshot(int(snapshot_id))
 
-    # -- reading ------------------------------------------------------------------------------
+    def list_snapshots(self) -> List[Snapshot]:
+        """Every snapshot file of the table, ascending by id (pypaimon's
+        ``SnapshotManager.list_snapshots``): one listing and one read per snapshot; a
+        snapshot expired while listing is skipped."""
+        out: List[Snapshot] = []
+        for snapshot_id in self._native.list_snapshot_ids():
+            try:
+                out.append(self._native.snapshot(snapshot_id))
+            except ValueError:
+                continue  # expired since the listing
+        return out
+
+    # -- tags and rollback (docs/tags.md) -------------------------------------------------------
 
     def create_tag(self, tag_name: str, snapshot_id: Optional[int] = None,
                    ignore_if_exists: bool = False, time_retained: Optional[str] = None) -> None:
-        """Tags a snapshot (the latest when ``snapshot_id`` is None) as pypaimon does; the tag
-        file is created atomically and never replaced. ``time_retained`` is not supported."""
-        if time_retained is not None:
-            raise NotImplementedError("tags with time_retained are not supported yet")
-        self._native.create_tag(tag_name, snapshot_id, ignore_if_exists)
+        """Tags a snapshot (the latest when ``snapshot_id`` is None) as pypaimon does. The tag
+        file is the snapshot's JSON (plus ``tagCreateTime``/``tagTimeRetained`` with a
+        ``time_retained`` such as ``"1 d"``), created atomically and never replaced.
+        ValueError: "Snapshot with id N doesn't exist.", "No snapshot exists in this table.",
+        "Tag name shouldn't be blank.", "Tag 'x' already exists." (unless
+        ``ignore_if_exists``), a malformed ``time_retained``; nothing is written then."""
+        self._native.create_tag(tag_name, _snapshot_id(snapshot_id), bool(ignore_if_exists),
+                                time_retained)
 
     def delete_tag(self, tag_name: str) -> bool:
-        """Deletes a tag; False when it did not exist."""
-        return self._native.delete_tag(tag_name)
+        """Deletes a tag's file (the files only it kept alive are left to
+        ``remove_orphan_files``, as pypaimon); False when it did not exist."""
+        return bool(self._native.delete_tag(tag_name))
 
     def list_tags(self) -> List[str]:
+        """Tag names, sorted."""
         return list(self._native.list_tags())
+
+    def rename_tag(self, old_name: str, new_name: str) -> None:
+        """Renames a tag (content unchanged; never overwrites one). ValueError: "Old tag name
+        shouldn't be blank.", "New tag name shouldn't be blank.", "Tag 'old' doesn't
+        exist.", "Tag 'new' already exists."."""
+        self._native.rename_tag(old_name, new_name)
+
+    def replace_tag(self, tag_name: str, snapshot_id: Optional[int] = None,
+                    time_retained: Optional[str] = None) -> None:
+        """Points an existing tag at another snapshot (the latest when None). ValueError:
+        "Cannot replace tag because latest snapshot doesn't exist.", "Snapshot id 'N'
+        doesn't exist.", "Tag 'x' doesn't exist."."""
+        self._native.replace_tag(tag_name, _snapshot_id(snapshot_id), time_retained)
+
+    def rollback_to(self, target: Any, *, delete_unused_files: bool = False) -> Dict[str, Any]:
+        """Rolls the table back to snapshot ``target`` (an int) or to tag ``target`` (a str),
+        as Java Paimon and pypaimon do: later snapshots and the tags on them are deleted;
+        LATEST points at the retained snapshot; the schema stays the latest. A snapshot id
+        that expired but a tag holds rolls back to that tag (its snapshot file is re-created,
+        EARLIEST set). Data files and manifests stay (``remove_orphan_files`` deletes them
+        later); with ``delete_unused_files`` (beyond pypaimon and Java) the files only the
+        deleted snapshots and tags needed are deleted now.
+
+        ValueError: "Rollback snapshot 'N' doesn't exist.", "Tag 'x' doesn't exist.",
+        "Unsupported rollback target type: <type>"; nothing changes then. Returns what was
+        deleted: ``{"snapshot_id", "snapshots_deleted", "tags_deleted", "data_files_deleted",
+        "manifest_files_deleted", "bytes_freed"}`` (pypaimon returns None)."""
+        clean = _flag("delete_unused_files", delete_unused_files)
+        if isinstance(target, int) and not isinstance(target, bool):
+            return dict(native().rollback_to_snapshot(self._native, target, clean))
+        if isinstance(target, str):
+            return dict(native().rollback_to_tag(self._native, target, clean))
+        raise ValueError(f"Unsupported rollback target type: {type(target)}")
+
+    def rollback_to_timestamp(self, timestamp_millis: int, *,
+                              delete_unused_files: bool = False) -> Dict[str, Any]:
+        """Rolls back to the latest snapshot committed at or before ``timestamp_millis``
+        (epoch ms), as ``rollback_to``. ValueError "No snapshot found with timestamp earlier
+        than or equal to <ms>ms." when there is none."""
+        if isinstance(timestamp_millis, bool) or not isinstance(timestamp_millis, int):
+            raise TypeError(f"timestamp_millis must be an int, got "
+                            f"{type(timestamp_millis).__name__}")
+        clean = _flag("delete_unused_files", delete_unused_files)
+        return dict(native().rollback_to_timestamp(self._native, timestamp_millis, clean))
+
+    # -- reading ------------------------------------------------------------------------------
 
     def new_read_builder(self) -> ReadBuilder:
         return ReadBuilder(self)

@@ -8,8 +8,25 @@
 #include "common.h"
 #include "paimon_rowid/maint/expire.h"
 #include "paimon_rowid/maint/orphan.h"
+#include "paimon_rowid/maint/rollback.h"
 
 namespace paimon_rowid::python {
+namespace {
+
+nb::dict RollbackDict(const RollbackResult& r) {
+  nb::dict out;
+  nb::list tags;
+  for (const auto& t : r.tags_deleted) tags.append(t);
+  out["snapshot_id"] = r.snapshot_id;
+  out["snapshots_deleted"] = r.snapshots_deleted;
+  out["tags_deleted"] = tags;
+  out["data_files_deleted"] = r.data_files_deleted;
+  out["manifest_files_deleted"] = r.manifest_files_deleted;
+  out["bytes_freed"] = r.bytes_freed;
+  return out;
+}
+
+}  // namespace
 
 void RegisterMaint(nb::module_& m) {
   m.def(
@@ -47,6 +64,30 @@ void RegisterMaint(nb::module_& m) {
         return out;
       },
       nb::arg("table"), nb::arg("older_than_ms").none(), nb::arg("dry_run"));
+
+  m.def(
+      "rollback_to_snapshot",
+      [](std::shared_ptr<Table> table, int64_t snapshot_id, bool delete_unused_files) {
+        return RollbackDict(WithoutGil([&] {
+          return RollbackToSnapshot(table, snapshot_id, RollbackOptions{delete_unused_files});
+        }));
+      },
+      nb::arg("table"), nb::arg("snapshot_id"), nb::arg("delete_unused_files") = false);
+  m.def(
+      "rollback_to_tag",
+      [](std::shared_ptr<Table> table, const std::string& tag_name, bool delete_unused_files) {
+        return RollbackDict(WithoutGil(
+            [&] { return RollbackToTag(table, tag_name, RollbackOptions{delete_unused_files}); }));
+      },
+      nb::arg("table"), nb::arg("tag_name"), nb::arg("delete_unused_files") = false);
+  m.def(
+      "rollback_to_timestamp",
+      [](std::shared_ptr<Table> table, int64_t timestamp_millis, bool delete_unused_files) {
+        return RollbackDict(WithoutGil([&] {
+          return RollbackToTimestamp(table, timestamp_millis, RollbackOptions{delete_unused_files});
+        }));
+      },
+      nb::arg("table"), nb::arg("timestamp_millis"), nb::arg("delete_unused_files") = false);
 }
 
 }  // namespace paimon_rowid::python

@@ -14,10 +14,12 @@
 #include "common.h"
 #include "paimon_rowid/catalog/catalog.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/catalog/tags.h"
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/partition_stats.h"
 #include "paimon_rowid/scan/plan.h"
 #include "paimon_rowid/scan/predicate.h"
 
@@ -129,11 +131,67 @@ NB_MODULE(_native, m) {
       .def(
           "create_tag",
           [](const Table& t, const std::string& name, std::optional<int64_t> snapshot_id,
-             bool ignore_if_exists) { Check(t.CreateTag(name, snapshot_id, ignore_if_exists)); },
-          nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"))
+             bool ignore_if_exists, std::optional<std::string> time_retained) {
+            WithoutGil(
+                [&] { return CreateTag(t, name, snapshot_id, ignore_if_exists, time_retained); });
+          },
+          nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("ignore_if_exists"),
+          nb::arg("time_retained").none() = nb::none())
+      .def(
+          "replace_tag",
+          [](const Table& t, const std::string& name, std::optional<int64_t> snapshot_id,
+             std::optional<std::string> time_retained) {
+            WithoutGil([&] { return ReplaceTag(t, name, snapshot_id, time_retained); });
+          },
+          nb::arg("name"), nb::arg("snapshot_id").none(), nb::arg("time_retained").none())
+      .def(
+          "rename_tag",
+          [](const Table& t, const std::string& old_name, const std::string& new_name) {
+            WithoutGil([&] { return RenameTag(t, old_name, new_name); });
+          },
+          nb::arg("old_name"), nb::arg("new_name"))
       .def("delete_tag",
-           [](const Table& t, const std::string& name) { return Unwrap(t.DeleteTag(name)); })
+           [](const Table& t, const std::string& name) {
+             return WithoutGil([&] { return DeleteTag(t, name); });
+           })
+      // (snapshot, tagCreateTime as epoch ms in the host's zone or None, tagTimeRetained in
+      // nanoseconds or None); None when the tag does not exist.
+      .def(
+          "get_tag",
+          [](const Table& t, const std::string& name) -> nb::object {
+            bool exists = WithoutGil([&] { return t.file_io()->Exists(t.TagPath(name)); });
+            if (!exists) return nb::none();
+            Tag tag = WithoutGil([&] { return t.TagByName(name); });
+            TagTimes times = Unwrap(TagTimesOf(tag));
+            auto opt = [](const std::optional<int64_t>& v) {
+              return v ? nb::cast(*v) : nb::none();
+            };
+            return nb::make_tuple(tag.snapshot, opt(times.create_time_millis),
+                                  opt(times.time_retained_nanos));
+          },
+          nb::arg("name"))
       .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
+      // The latest snapshot's partitions with their statistics (scan/partition_stats.h).
+      .def("partition_stats",
+           [](const Table& t) {
+             auto stats = WithoutGil([&] { return ListPartitionStats(t); });
+             nb::list out;
+             for (const auto& p : stats) {
+               nb::dict d;
+               nb::dict spec;
+               for (const auto& [k, v] : p.spec) spec[nb::cast(k)] = v;
+               d["spec"] = spec;
+               d["record_count"] = p.record_count;
+               d["file_size_in_bytes"] = p.file_size_in_bytes;
+               d["file_count"] = p.file_count;
+               d["last_file_creation_time"] = p.last_file_creation_time;
+               d["total_buckets"] = p.total_buckets;
+               out.append(d);
+             }
+             return out;
+           })
+      .def("list_snapshot_ids",
+           [](const Table& t) { return WithoutGil([&] { return t.ListSnapshotIds(); }); })
       .def(
           "snapshot",
           [](const Table& t, int64_t id) { return WithoutGil([&] { return t.SnapshotById(id); }); },

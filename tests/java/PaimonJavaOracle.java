@@ -32,6 +32,7 @@
  *                 all tasks committed through the table's BatchTableCommit; no commit (and
  *                 tasks []) when nothing is worth compacting
  *   create_tag    tag, snapshot_id (null = latest)     -> {}
+ *   rollback      target (a snapshot id or a tag name) -> {}: Table.rollbackTo
  *   dump          out_file, projection (names, may include _ROW_ID / _SEQUENCE_NUMBER; null =
  *                 the table's fields, plus both system fields when system_columns is true),
  *                 snapshot_id, tag, row_ranges [[from, to] ...], options (dynamic table
@@ -178,6 +179,8 @@ public final class PaimonJavaOracle {
                 return compact(warehouse, cmd);
             case "create_tag":
                 return createTag(warehouse, cmd);
+            case "rollback":
+                return rollback(warehouse, cmd);
             case "dump":
                 return OracleReads.dump(warehouse, cmd);
             case "files":
@@ -238,6 +241,17 @@ public final class PaimonJavaOracle {
             t.createTag(cmd.get("tag").asText(), cmd.get("snapshot_id").asLong());
         } else {
             t.createTag(cmd.get("tag").asText());
+        }
+        return NODES.objectNode();
+    }
+
+    private static JsonNode rollback(String warehouse, JsonNode cmd) throws Exception {
+        FileStoreTable t = table(warehouse, cmd);
+        JsonNode target = cmd.get("target");
+        if (target.isTextual()) {
+            t.rollbackTo(target.asText());
+        } else {
+            t.rollbackTo(target.asLong());
         }
         return NODES.objectNode();
     }

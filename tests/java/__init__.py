@@ -288,6 +288,12 @@ class JavaOracle:
         return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
                 "tag": tag, "snapshot_id": snapshot_id}
 
+    @staticmethod
+    def rollback_cmd(warehouse: str, identifier: str, target: Any) -> Dict[str, Any]:
+        """Java's ``Table.rollbackTo(target)``: a snapshot id (int) or a tag name (str)."""
+        return {"cmd": "rollback", "warehouse": str(warehouse), "identifier": identifier,
+                "target": target}
+
     def dump_cmd(self, warehouse: str, identifier: str, projection=None, snapshot_id=None,
                  tag=None, row_ranges=None, options=None, filter=None) -> Dict[str, Any]:
         """A Java read; ``options`` are dynamic table options (``blob-as-descriptor`` makes

@@ -308,6 +308,14 @@ class Oracle:
         return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
                 "tag": tag, "snapshot_id": snapshot_id}
 
+    def tag_op_cmd(self, warehouse: str, identifier: str, op: str, **args: Any) -> Dict[str, Any]:
+        """pypaimon's tag and rollback calls on a table (driver.py ``cmd_tag_op``)."""
+        return {"cmd": "tag_op", "warehouse": str(warehouse), "identifier": identifier,
+                "op": op, **args}
+
+    def tag_op(self, warehouse: str, identifier: str, op: str, **args: Any) -> Any:
+        return self.run(self.tag_op_cmd(warehouse, identifier, op, **args))
+
     def run_all(self, cmds: Sequence[Dict[str, Any]]) -> List[Any]:
         """Like run_batch, but raises the first OracleError."""
         results = self.run_batch(cmds)

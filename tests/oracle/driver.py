@@ -169,6 +169,46 @@ def cmd_create_tag(cmd):
     return {}
 
 
+def cmd_tag_op(cmd):
+    """pypaimon's table-level tag and rollback calls: ``op`` is one of create (tag,
+    snapshot_id, time_retained), replace, rename (tag, new_name), delete, list, rollback
+    (target: int or str), rollback_ts (millis); list returns the names, delete the bool."""
+    table = _table(cmd)
+    op = cmd["op"]
+    if op == "create":
+        table.create_tag(cmd["tag"], snapshot_id=cmd.get("snapshot_id"),
+                         ignore_if_exists=bool(cmd.get("ignore_if_exists")),
+                         time_retained=cmd.get("time_retained"))
+    elif op == "replace":
+        table.replace_tag(cmd["tag"], cmd.get("snapshot_id"), cmd.get("time_retained"))
+    elif op == "rename":
+        table.rename_tag(cmd["tag"], cmd["new_name"])
+    elif op == "delete":
+        return {"deleted": table.delete_tag(cmd["tag"])}
+    elif op == "list":
+        return {"tags": sorted(table.list_tags())}
+    elif op == "rollback":
+        table.rollback_to(cmd["target"])
+    elif op == "rollback_ts":
+        table.rollback_to_timestamp(cmd["millis"])
+    else:
+        raise ValueError(f"unknown tag op {op!r}")
+    return {}
+
+
+def cmd_list_partitions(cmd):
+    """pypaimon's catalog.list_partitions_paged: the page's partitions and token."""
+    page = _catalog(cmd).list_partitions_paged(
+        cmd["identifier"], max_results=cmd.get("max_results"), page_token=cmd.get("page_token"),
+        partition_name_pattern=cmd.get("pattern"))
+    return {"partitions": [{"spec": p.spec, "record_count": p.record_count,
+                            "file_size_in_bytes": p.file_size_in_bytes,
+                            "file_count": p.file_count, "total_buckets": p.total_buckets,
+                            "last_file_creation_time": p.last_file_creation_time}
+                           for p in page.elements],
+            "next_page_token": page.next_page_token}
+
+
 def _build_predicate(builder, spec):
     method = spec[0]
     if method in ("and", "or"):
@@ -559,6 +599,7 @@ COMMANDS = {
     "alter_table": cmd_alter_table,
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
+    "tag_op": cmd_tag_op, "list_partitions": cmd_list_partitions,
     "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files,
     "batch": cmd_batch,
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,

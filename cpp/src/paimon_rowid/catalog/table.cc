@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "paimon_rowid/catalog/snapshot_manager.h"
+#include "paimon_rowid/catalog/tags.h"
 
 namespace paimon_rowid {
 
@@ -370,45 +371,11 @@ bool Table::deletion_vectors_enabled() const {
 
 Status Table::CreateTag(const std::string& name, std::optional<int64_t> snapshot_id,
                         bool ignore_if_exists) const {
-  ARROW_RETURN_NOT_OK(ValidateName(name, "tag"));
-  Snapshot snapshot;
-  if (snapshot_id) {
-    auto found = SnapshotById(*snapshot_id);
-    if (!found.ok()) return Status::Invalid("Snapshot with id ", *snapshot_id, " doesn't exist.");
-    snapshot = std::move(*found);
-  } else {
-    ARROW_ASSIGN_OR_RAISE(auto latest, LatestSnapshot());
-    if (!latest) return Status::Invalid("No snapshot exists in this table.");
-    snapshot = std::move(*latest);
-  }
-  Tag tag;
-  tag.snapshot = std::move(snapshot);
-  // Java's LocalDateTime as a JSON array (local wall clock), as Java and pypaimon write it.
-  auto now = std::chrono::system_clock::now();
-  std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  std::tm local{};
-  localtime_r(&secs, &local);
-  int64_t nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() %
-      1000000000LL;
-  tag.tag_create_time_json = "[" + std::to_string(local.tm_year + 1900) + "," +
-                             std::to_string(local.tm_mon + 1) + "," +
-                             std::to_string(local.tm_mday) + "," + std::to_string(local.tm_hour) +
-                             "," + std::to_string(local.tm_min) + "," +
-                             std::to_string(local.tm_sec) + "," + std::to_string(nanos) + "]";
-  Status st = io_->WriteFileNoReplace(TagPath(name), tag.ToJson());
-  if (st.IsAlreadyExists()) {
-    return ignore_if_exists ? Status::OK() : Status::Invalid("Tag '", name, "' already exists.");
-  }
-  return st;
+  return paimon_rowid::CreateTag(*this, name, snapshot_id, ignore_if_exists, std::nullopt);
 }
 
 Result<bool> Table::DeleteTag(const std::string& name) const {
-  ARROW_RETURN_NOT_OK(ValidateName(name, "tag"));
-  ARROW_ASSIGN_OR_RAISE(bool exists, io_->Exists(TagPath(name)));
-  if (!exists) return false;
-  ARROW_RETURN_NOT_OK(io_->DeleteFile(TagPath(name)));
-  return true;
+  return paimon_rowid::DeleteTag(*this, name);
 }
 
 }  // namespace paimon_rowid
