@@ -21,9 +21,9 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pyarrow as pa
 
+from .._internal._arrow import columns_source, ids_source, source_stream, whole_table
+from .._internal._lib import native
 from . import _job_checks as jobs
-from ._arrow import columns_source, ids_source, source_stream, whole_table
-from ._lib import native
 
 __all__ = ["update_by_row_id", "read_by_row_id"]
 

@@ -11,11 +11,12 @@ from typing import Any, Iterator, List, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import stream_reader, whole_table
-from ._lib import native
+from .._internal._arrow import stream_reader, whole_table
+from .._internal._lib import native
+from .._internal._ray_door import SPLITS_TO_RAY, ray_function
+from ..schema import DataField
 from .predicate import Predicate, PredicateBuilder
 from .scan import Split, TableScan
-from .schema import DataField
 
 __all__ = ["ReadBuilder", "TableRead", "Row"]
 
@@ -160,7 +161,7 @@ class TableRead:
         """A lazy ``ray.data.Dataset`` of the splits' rows. Splits are packed into read tasks
         by row count; each task reads its splits with the native reader (no manifest reads on
         workers). No splits give a typed empty Dataset; the limit is re-applied."""
-        from .ray.datasource import splits_to_ray
+        splits_to_ray = ray_function(SPLITS_TO_RAY)
         return splits_to_ray(self, splits, ray_remote_args=ray_remote_args,
                              concurrency=concurrency, override_num_blocks=override_num_blocks,
                              **read_args)

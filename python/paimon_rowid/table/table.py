@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
-from ._arrow import capsule_schema
-from ._lib import native
+from .._internal._arrow import capsule_schema
+from .._internal._lib import native
+from ..schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 from .read import ReadBuilder
-from .schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 from .write_builder import BatchWriteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._native import Snapshot
+    from .._native import Snapshot
 
 __all__ = ["Table"]
 

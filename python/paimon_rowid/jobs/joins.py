@@ -20,10 +20,10 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
 
-from ._arrow import CapsuleStream, stream_reader
-from ._lib import native
-from .catalog import CatalogFactory
-from .table import Table
+from .._internal._arrow import CapsuleStream, stream_reader
+from .._internal._lib import native
+from ..catalog.catalog import CatalogFactory
+from ..table.table import Table
 
 __all__ = ["bucket_join", "bucket_join_reader"]
 

@@ -13,13 +13,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
+from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal.range import Range
+from ..table.predicate import Predicate
 from . import _backfill_core as core
 from ._backfill_column import add_missing_column
 from ._backfill_core import BackfillError, BackfillResult
 from ._backfill_status import BackfillStatus, RangeStatus, backfill_status
-from ._progress import BackfillProgress, ProgressTracker
-from .predicate import Predicate
-from .range import Range
 from .row_id_jobs import update_and_commit
 
 __all__ = ["backfill", "backfill_status", "BackfillResult", "BackfillProgress",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from .._internal.range import Range
 from . import _job_checks as jobs
 from ._backfill_core import BATCH_PROPERTY_PREFIX, covered
-from .range import Range
 from .row_id_ranges import completed_ranges, plan_row_id_ranges
 
 __all__ = ["backfill_status", "BackfillStatus", "RangeStatus"]

@@ -23,11 +23,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._arrow import stream_reader
-from ._lib import native
-from .catalog import CatalogFactory
-from .predicate import PredicateBuilder
-from .scan import Split
+from .._internal._arrow import stream_reader
+from .._internal._lib import native
+from ..catalog.catalog import CatalogFactory
+from ..table.predicate import PredicateBuilder
+from ..table.scan import Split
 
 __all__ = ["range_join"]
 

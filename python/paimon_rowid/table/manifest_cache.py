@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from ._lib import native
+from .._internal._lib import native
 
 
 def manifest_cache_stats() -> Dict[str, int]:

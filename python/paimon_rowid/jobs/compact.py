@@ -14,9 +14,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, Dict, Mapping, Optional
 
+from .._internal._lib import native
+from ..table.table import Table
 from . import _job_checks as jobs
-from ._lib import native
-from .table import Table
 
 __all__ = ["compact"]
 

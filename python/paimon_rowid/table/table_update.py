@@ -9,11 +9,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from ._arrow import columns_source, row_id_array, source_stream
-from ._lib import native
+from .._internal._arrow import columns_source, row_id_array, source_stream
+from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot
 from ._merge_core import local_merge_into
 from ._merge_plan import check_key_type
-from ._time_travel import pin_snapshot
 from .write import BatchTableWrite, CommitMessage
 
 __all__ = ["BatchTableUpdate", "ShardTableUpdator"]

@@ -23,9 +23,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._internal._arrow import UserStream, whole_table
+from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot
 from . import _merge_condition as conditions
-from ._arrow import UserStream, whole_table
-from ._lib import native
 from ._merge_plan import (
     DEDUPLICATE,
     MergePlan,
@@ -34,7 +35,6 @@ from ._merge_plan import (
     prepare_plan,
     self_merge_source_names,
 )
-from ._time_travel import pin_snapshot
 from .merge_clauses import (
     ROW_ID,
     Clause,

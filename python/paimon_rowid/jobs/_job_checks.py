@@ -12,11 +12,11 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from ._arrow import capsule_schema
-from ._lib import native
-from ._time_travel import TIME_TRAVEL_KEYS, pin_snapshot
-from .catalog import CatalogFactory
-from .table import Table
+from .._internal._arrow import capsule_schema
+from .._internal._lib import native
+from .._internal._time_travel import TIME_TRAVEL_KEYS, pin_snapshot
+from ..catalog.catalog import CatalogFactory
+from ..table.table import Table
 
 ROW_ID = "_ROW_ID"
 INVARIANT_KEYS = ("data-evolution.enabled", "row-tracking.enabled", "deletion-vectors.enabled")

@@ -24,7 +24,7 @@ def native() -> ModuleType:
     with _lock:
         if _module is None:
             try:
-                from . import _native as module  # type: ignore[attr-defined]
+                from .. import _native as module  # type: ignore[attr-defined]
             except ImportError as error:
                 raise ImportError(
                     "paimon_rowid._native is not available (the C++ extension is not built or "

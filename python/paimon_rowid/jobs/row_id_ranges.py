@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, List, Mapping, Optional
 
+from .._internal._lib import native
+from .._internal.range import Range
+from ..catalog.catalog import CatalogFactory
 from . import _job_checks as jobs
-from ._lib import native
-from .catalog import CatalogFactory
-from .range import Range
 
 __all__ = ["process_row_id_ranges", "plan_row_id_ranges", "completed_ranges"]
 

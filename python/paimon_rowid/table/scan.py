@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional
 
-from ._lib import native
+from .._internal._lib import native
+from .._internal.range import Range, RangeLike, normalize_ranges
 from .predicate import Predicate, row_ranges_of
-from .range import Range, RangeLike, normalize_ranges
 
 __all__ = ["TableScan", "Plan", "Split"]
 

@@ -10,10 +10,10 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from ._arrow import literal_array
-from ._lib import native
-from .range import Range
-from .schema import DataField
+from .._internal._arrow import literal_array
+from .._internal._lib import native
+from .._internal.range import Range
+from ..schema import DataField
 
 __all__ = ["Predicate", "PredicateBuilder", "row_ranges_of"]
 

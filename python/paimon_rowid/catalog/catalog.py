@@ -9,11 +9,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ._lib import native
-from .exceptions import TableNotExistException
-from .schema import Schema, normalize_options
-from .schema.schema_change import SchemaChange, changes_json
-from .table import Table
+from .._internal._lib import native
+from .._internal.exceptions import TableNotExistException
+from ..schema import Schema, normalize_options
+from ..schema.schema_change import SchemaChange, changes_json
+from ..table.table import Table
 
 __all__ = ["CatalogFactory", "Catalog", "Database"]
 

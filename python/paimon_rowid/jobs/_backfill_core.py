@@ -28,13 +28,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
+from .._internal._lib import native
+from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal.range import Range
+from ..table.predicate import Predicate, PredicateBuilder
+from ..table.table import Table
 from . import _job_checks as jobs
-from ._lib import native
-from ._progress import BackfillProgress, ProgressTracker
-from .predicate import Predicate, PredicateBuilder
-from .range import Range
 from .row_id_ranges import PROPERTY_PREFIX, completed_ranges, plan_row_id_ranges
-from .table import Table
 
 BATCH_PROPERTY_PREFIX = "paimon-rowid.backfill-batch."
 ROW_ID = jobs.ROW_ID

@@ -27,8 +27,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
-from ._arrow import UserStream, capsule_schema
-from ._lib import native
+from .._internal._arrow import UserStream, capsule_schema
+from .._internal._lib import native
+from .._internal._ray_door import WRITE_DATASET, ray_function
 from ._partition_spec import truncate_arguments
 
 __all__ = ["BatchTableWrite", "BatchTableCommit", "CommitMessage",
@@ -136,7 +137,7 @@ class BatchTableWrite:
         ``static_partition`` is given, or when the builder called ``overwrite(...)``; the spec
         is ``static_partition``, else the builder's, else ``{}``. Returns the
         ``PaimonWriteResult`` (pypaimon returns None), None when nothing was committed."""
-        from .ray.io import write_dataset
+        write_dataset = ray_function(WRITE_DATASET)
         spec = static_partition if static_partition is not None else self._static_partition
         if spec is None and overwrite:
             spec = {}

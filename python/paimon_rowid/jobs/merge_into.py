@@ -17,11 +17,12 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
-from . import _job_checks as jobs
-from . import _merge_condition as conditions
-from ._arrow import to_record_batch_reader
-from ._lib import native
-from ._merge_core import (
+from .._internal._arrow import to_record_batch_reader
+from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot
+from ..catalog.catalog import CatalogFactory
+from ..table import _merge_condition as conditions
+from ..table._merge_core import (
     MergePlan,
     RoundResult,
     check_source_columns,
@@ -29,9 +30,7 @@ from ._merge_core import (
     run_round,
     self_merge_source_names,
 )
-from ._time_travel import pin_snapshot
-from .catalog import CatalogFactory
-from .merge_clauses import (
+from ..table.merge_clauses import (
     ROW_ID,
     OnSpec,
     WhenMatched,
@@ -39,6 +38,7 @@ from .merge_clauses import (
     check_clause_order,
     normalize_on,
 )
+from . import _job_checks as jobs
 
 __all__ = ["merge_into"]
 

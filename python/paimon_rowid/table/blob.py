@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import pyarrow as pa
 
-from ._lib import native
+from .._internal._lib import native
 
 __all__ = ["BlobDescriptor", "map_with_blobs", "resolve_blobs"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from .catalog import CatalogFactory
-from .exceptions import ColumnAlreadyExistException
-from .schema import DataType
-from .schema.schema_change import SchemaChange, type_json
+from .._internal.exceptions import ColumnAlreadyExistException
+from ..catalog.catalog import CatalogFactory
+from ..schema import DataType
+from ..schema.schema_change import SchemaChange, type_json
 
 __all__ = ["add_missing_column"]
 

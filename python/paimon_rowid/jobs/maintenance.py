@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional
 
+from .._internal._lib import native
 from . import _job_checks as jobs
-from ._lib import native
 
 
 def _int_or_none(name: str, value: Any) -> Optional[int]:
