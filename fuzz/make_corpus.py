@@ -147,7 +147,7 @@ def nested_rows(start: int, n: int) -> pa.Table:
 
 def write_ours(warehouse: Path, corpus: Corpus) -> None:
     from paimon_rowid import CatalogFactory, Schema
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
 
     catalog = CatalogFactory.create({"warehouse": str(warehouse)})
     catalog.create_database("db", True)

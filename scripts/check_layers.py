@@ -13,12 +13,23 @@ today: the command line is Python) and the examples (examples/) may include no o
 paimon_rowid header, and no
 file inside the library may include api.h (the umbrella sits above every folder).
 
-Usage: check_layers.py [--root REPO] [--self-test]. Prints one line per offending #include
-and exits 1 when there is any; exits 0 otherwise. Standard library only.
+The Python package python/paimon_rowid/ is layered the same way (PY_LAYERS below, bottom to
+top, and docs/architecture.md): every module is parsed with `ast`, and each of its imports of
+the package (module-level or inside a function, absolute or relative) must name a module of its
+own layer or of a layer below; the imports between modules must form no cycle; and no module
+imports by name (`importlib.import_module`, `__import__`) except the declared doors
+(PY_NAMED_IMPORTS). A module's layer is its folder under paimon_rowid/; the modules directly in
+paimon_rowid/ (the package's `__init__`, the command line, the old-path shims) are the facade,
+above every folder; `paimon_rowid._native` (the C++ extension) is below every folder. Importing
+`a.b.c` also runs the `__init__` of `a` and `a.b`; those implicit parent imports are not edges.
+
+Usage: check_layers.py [--root REPO] [--self-test]. Prints one line per offending #include or
+import and exits 1 when there is any; exits 0 otherwise. Standard library only.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import sys
@@ -132,6 +143,11 @@ def _sources(directory: str):
 
 
 def check(root: str) -> List[str]:
+    """Every problem: the C++ includes, then the Python imports."""
+    return check_cpp(root) + check_python(root)[0]
+
+
+def check_cpp(root: str) -> List[str]:
     lib_dir = os.path.join(root, LIB)
     layers = Layers(lib_dir)
     problems = list(layers.errors)
@@ -168,6 +184,180 @@ def check(root: str) -> List[str]:
     return problems
 
 
+# --- the Python package ----------------------------------------------------------------------
+
+PY_PACKAGE = os.path.join("python", "paimon_rowid")
+PY_NAME = "paimon_rowid"
+NATIVE = "_native"
+FACADE = ""
+#: Bottom to top. A module may import modules of its own layer and of the layers below it.
+PY_LAYERS = [NATIVE, "_internal", "schema", "table", "catalog", "jobs", "ray", FACADE]
+#: The only modules that may import by name, and why: Ray is an optional extra above the table
+#: layer, whose TableRead.to_ray / BatchTableWrite.write_ray reach it through this door.
+PY_NAMED_IMPORTS = {"paimon_rowid._internal._ray_door"}
+NAMED_IMPORT_CALLS = {"import_module", "__import__"}
+
+
+def _py_modules(package_dir: str) -> Dict[str, Tuple[str, bool]]:
+    """Dotted module name -> (path, is_package) for every .py file of the package."""
+    modules: Dict[str, Tuple[str, bool]] = {}
+    base = os.path.dirname(package_dir)
+    for dirpath, dirnames, filenames in os.walk(package_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                path = os.path.join(dirpath, name)
+                parts = os.path.relpath(path, base)[:-len(".py")].split(os.sep)
+                is_package = parts[-1] == "__init__"
+                modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return modules
+
+
+def _py_layer(module: str, modules: Dict[str, Tuple[str, bool]]) -> Optional[str]:
+    """The layer of a module (None for a folder that is not a layer)."""
+    parts = module.split(".")
+    if parts[1:] == [NATIVE]:
+        return NATIVE
+    if len(parts) == 1 or (len(parts) == 2 and not modules[module][1]):
+        return FACADE
+    return parts[1] if parts[1] in PY_LAYERS else None
+
+
+def _py_target(name: str, known: Set[str]) -> str:
+    """The module an imported dotted name runs: itself, else its nearest known parent."""
+    while name not in known and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _py_imports(module: str, path: str, is_package: bool,
+                known: Set[str]) -> Tuple[List[Tuple[int, str]], List[int]]:
+    """(line, imported module) of every import of the package in the module, and the lines of
+    imports by name."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    edges: List[Tuple[int, str]] = []
+    named: List[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".")
+                keep = len(parts) - node.level + (1 if is_package else 0)
+                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            # "from p import m" imports the submodule p.m; "from p import name" imports p.
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                     for alias in node.names]
+        elif isinstance(node, ast.Call):
+            function = node.func
+            called = function.attr if isinstance(function, ast.Attribute) else \
+                function.id if isinstance(function, ast.Name) else ""
+            if called in NAMED_IMPORT_CALLS:
+                named.append(node.lineno)
+            continue
+        else:
+            continue
+        for name in names:
+            if name == PY_NAME or name.startswith(PY_NAME + "."):
+                target = _py_target(name, known)
+                if target != module:
+                    edges.append((node.lineno, target))
+    return edges, named
+
+
+def _py_cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+    """One cycle per strongly connected component with more than one module (Tarjan)."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on_stack: Set[str] = set()
+    cycles: List[List[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(_cycle_path(sorted(component), graph))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return cycles
+
+
+def _cycle_path(component: List[str], graph: Dict[str, Set[str]]) -> List[str]:
+    """A shortest closed path through a strongly connected component, from its first module."""
+    members, start = set(component), component[0]
+    parents: Dict[str, Optional[str]] = {start: None}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                path = [node]
+                while parents[path[-1]] is not None:
+                    path.append(parents[path[-1]])  # type: ignore[arg-type]
+                return path[::-1] + [start]
+            if nxt in members and nxt not in parents:
+                parents[nxt] = node
+                queue.append(nxt)
+    return component
+
+
+def check_python(root: str) -> Tuple[List[str], int]:
+    """The problems of the Python package's layering, and how many modules it has."""
+    package_dir = os.path.join(root, PY_PACKAGE)
+    if not os.path.isdir(package_dir):
+        return [f"{PY_PACKAGE}: no Python package there"], 0
+    modules = _py_modules(package_dir)
+    known = set(modules) | {f"{PY_NAME}.{NATIVE}"}
+    rank = {layer: i for i, layer in enumerate(PY_LAYERS)}
+    problems: List[str] = []
+    graph: Dict[str, Set[str]] = {}
+    for module, (path, is_package) in sorted(modules.items()):
+        shown = os.path.relpath(path, root)
+        layer = _py_layer(module, modules)
+        if layer is None:
+            problems.append(f"{shown}: folder {module.split('.')[1]}/ is not a layer (add it to "
+                            "PY_LAYERS in scripts/check_layers.py and docs/architecture.md)")
+            continue
+        edges, named = _py_imports(module, path, is_package, known)
+        graph[module] = {target for _, target in edges}
+        for line, target in edges:
+            target_layer = _py_layer(target, modules) if target in modules else \
+                NATIVE if target == f"{PY_NAME}.{NATIVE}" else None
+            if target_layer is not None and rank[target_layer] > rank[layer]:
+                problems.append(
+                    f"{shown}:{line}: imports {target} (layer {target_layer or 'facade'}), above "
+                    f"its own layer {layer or 'facade'}; a module imports only its own layer and "
+                    f"those below: {' < '.join(x or 'facade' for x in PY_LAYERS)}")
+        if module not in PY_NAMED_IMPORTS:
+            for line in named:
+                problems.append(f"{shown}:{line}: imports by name; only "
+                                f"{', '.join(sorted(PY_NAMED_IMPORTS))} may (PY_NAMED_IMPORTS)")
+    for cycle in _py_cycles(graph):
+        problems.append(f"{PY_PACKAGE}: import cycle {' -> '.join(cycle)}")
+    return problems, len(modules)
+
+
 def _write(path: str, text: str) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -193,18 +383,54 @@ def self_test() -> List[str]:
                '#include "paimon_rowid/side/d.h"\n#include "paimon_rowid/testing/x.h"\n')
         _write(os.path.join(lib, API_HEADER), '#include "paimon_rowid/top/c.h"\n')
         _write(os.path.join(root, "examples", "e.cc"), '#include "paimon_rowid/api.h"\n')
+        pkg = os.path.join(root, PY_PACKAGE)
+        _write(os.path.join(pkg, "__init__.py"), "from .jobs.j import run\n")
+        _write(os.path.join(pkg, "_internal", "__init__.py"), "")
+        _write(os.path.join(pkg, "_internal", "a.py"),
+               "from .. import _native\n\ndef f():\n    from . import b\n")
+        _write(os.path.join(pkg, "_internal", "b.py"), "import os\n")
+        _write(os.path.join(pkg, "_internal", "door.py"),
+               "import importlib\n\ndef load():\n    importlib.import_module('paimon_rowid.ray')\n")
+        _write(os.path.join(pkg, "table", "__init__.py"), "from .t import T\n")
+        _write(os.path.join(pkg, "table", "t.py"), "from .._internal.a import f\nT = 1\n")
+        _write(os.path.join(pkg, "jobs", "j.py"),
+               "import paimon_rowid.table.t\nfrom ..table import T\nfrom . import k\n")
+        _write(os.path.join(pkg, "jobs", "k.py"), "")
+        _write(os.path.join(pkg, "shim.py"), "from .jobs import j\n")
+        global PY_NAMED_IMPORTS
+        saved, PY_NAMED_IMPORTS = PY_NAMED_IMPORTS, {"paimon_rowid._internal.door"}
         if check(root):
             failures.append(f"a clean tree reported: {check(root)}")
         _write(os.path.join(lib, "low", "bad.cc"), '#include "paimon_rowid/mid/b.h"\n')
         _write(os.path.join(lib, "top", "bad.cc"), '#include "paimon_rowid/side/d.h"\n')
         _write(os.path.join(lib, "mid", "bad.cc"), '#include "paimon_rowid/api.h"\n')
         _write(os.path.join(root, "cpp", "tools", "cli.cc"), '#include "paimon_rowid/low/a.h"\n')
+        # Python: an upward import inside a function, an upward relative import at module
+        # level, an absolute upward import, a cycle (one edge inside a function), an import by
+        # name outside the doors, a folder that is no layer.
+        _write(os.path.join(pkg, "_internal", "up.py"),
+               "def f():\n    from ..table.t import T\n")
+        _write(os.path.join(pkg, "table", "up.py"), "from ..jobs import k\n")
+        _write(os.path.join(pkg, "schema", "__init__.py"), "import paimon_rowid.catalog\n")
+        _write(os.path.join(pkg, "catalog", "__init__.py"), "")
+        _write(os.path.join(pkg, "jobs", "c1.py"), "from . import c2\n")
+        _write(os.path.join(pkg, "jobs", "c2.py"),
+               "def g():\n    import paimon_rowid.jobs.c1\n")
+        _write(os.path.join(pkg, "jobs", "named.py"), "__import__('paimon_rowid.ray')\n")
+        _write(os.path.join(pkg, "misc", "m.py"), "")
         found = check(root)
-        for expected in ("low/bad.cc:1", "top/bad.cc:1", "mid/bad.cc:1", "tools/cli.cc:1"):
+        PY_NAMED_IMPORTS = saved
+        for expected in ("low/bad.cc:1", "top/bad.cc:1", "mid/bad.cc:1", "tools/cli.cc:1",
+                         "_internal/up.py:2: imports paimon_rowid.table.t",
+                         "table/up.py:1: imports paimon_rowid.jobs.k",
+                         "schema/__init__.py:1: imports paimon_rowid.catalog",
+                         "cycle paimon_rowid.jobs.c1 -> paimon_rowid.jobs.c2 -> "
+                         "paimon_rowid.jobs.c1",
+                         "jobs/named.py:1: imports by name", "folder misc/ is not a layer"):
             if not any(expected in line for line in found):
                 failures.append(f"missed {expected}: {found}")
-        if len(found) != 4:
-            failures.append(f"expected 4 problems, got {found}")
+        if len(found) != 10:
+            failures.append(f"expected 10 problems, got {found}")
     return failures
 
 
@@ -222,14 +448,20 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"check_layers self-test: {failure}", file=sys.stderr)
         if failures:
             return 1
-    problems = check(args.root)
-    for problem in problems:
+    problems = check_cpp(args.root)
+    py_problems, py_modules = check_python(args.root)
+    for problem in problems + py_problems:
         print(problem)
     if problems:
         print(f"check_layers: {len(problems)} include(s) cross the layers declared in "
               f"{LIB}/*/CMakeLists.txt", file=sys.stderr)
+    if py_problems:
+        print(f"check_layers: {len(py_problems)} problem(s) with the layers of {PY_PACKAGE} "
+              "(PY_LAYERS)", file=sys.stderr)
+    if problems or py_problems:
         return 1
-    print(f"check_layers: ok ({len(Layers(os.path.join(args.root, LIB)).modules)} modules)")
+    print(f"check_layers: ok ({len(Layers(os.path.join(args.root, LIB)).modules)} C++ modules, "
+          f"{py_modules} Python modules)")
     return 0
 
 

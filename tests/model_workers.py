@@ -102,7 +102,7 @@ def run(spec: Dict[str, Any]) -> None:
     outcome: Dict[str, Any] = {"ok": True}
     try:
         if spec.get("crash_at"):
-            from paimon_rowid._lib import native
+            from paimon_rowid._internal._lib import native
             native()._arm_crash_point(spec["crash_at"])
         OPS[spec["op"]](spec)
     except Exception as error:  # reported to the parent, which decides what is allowed

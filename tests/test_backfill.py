@@ -325,8 +325,8 @@ def test_bad_values_fail_the_batch_and_commit_nothing(warehouse, fn, error, mess
 def test_groups_are_read_in_windows(warehouse, monkeypatch):
     """The native reader yields a file group as one batch: backfill reads a group in windows
     of row ids so the input in memory is one window (here 50 rows of a 200-row group)."""
-    from paimon_rowid import _backfill_core as core
     from paimon_rowid import backfill
+    from paimon_rowid.jobs import _backfill_core as core
     opts = make_images(warehouse, groups=2)
     monkeypatch.setattr(core, "READ_WINDOW_ROWS", 50)
     planned = []

@@ -147,7 +147,7 @@ def test_native_hash_join_errors(native):
         native.hash_join_inner(left, right, ["k"], ["nope"])
     with pytest.raises(ValueError, match="build must be"):
         native.hash_join_inner(left, right, ["k"], ["k"], "middle")
-    from paimon_rowid._arrow import stream_reader
+    from paimon_rowid._internal._arrow import stream_reader
     out = stream_reader(native.hash_join_inner(left, right.cast(pa.schema(
         [("k", pa.int64()), ("b", pa.float64())])), ["k"], ["k"], "right")).read_all()
     assert out.column_names == ["k", "a", "b"] and out.num_rows == 2

@@ -51,7 +51,7 @@ def _read(warehouse, name="t"):
 
 def _normal_files_per_group(warehouse, name="t"):
     """Normal (non-.blob) live files per file group of the latest snapshot, sorted."""
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     table = ours.catalog(warehouse).get_table(f"db.{name}")
     _, multi, total = native().plan_compaction(table._native, True, None)
     single = total - len(multi)

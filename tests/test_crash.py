@@ -23,7 +23,7 @@ POINTS = ["before_manifest", "after_manifest", "after_manifest_lists", "after_sn
 WRITER = textwrap.dedent("""
     import sys, pyarrow as pa
     from paimon_rowid import CatalogFactory
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     from paimon_rowid.row_id_jobs import update_by_row_id
     wh, kind, start, crash_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     native()._arm_crash_point(crash_at)

@@ -46,7 +46,7 @@ def _rows(first: int, n: int) -> pa.Table:
 def _arm(point: str, hook) -> List[str]:
     """Arms ``hook`` at ``point``; returns a list the hook's run appends "done" to (a hook's
     exception is only reported as unraisable, so the test checks that it finished)."""
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     ran: List[str] = []
 
     def run() -> None:
@@ -58,7 +58,7 @@ def _arm(point: str, hook) -> List[str]:
 
 
 def _disarm() -> None:
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     native()._arm_fault_hook("", None)
 
 

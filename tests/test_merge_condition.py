@@ -220,7 +220,7 @@ def test_masks_follow_their_rows_over_many_chunks(tmp_path, request, engine):
 
 @pytest.mark.parametrize("partitions", [1, 4])
 def test_the_evaluator_places_results_by_row(partitions):
-    from paimon_rowid._merge_condition import ConditionEvaluator, compile_condition
+    from paimon_rowid.table._merge_condition import ConditionEvaluator, compile_condition
     rng = np.random.default_rng(7)
     a = rng.integers(-50, 50, 10_000)
     b = rng.integers(-50, 50, 10_000)
@@ -243,7 +243,7 @@ def test_parsing_20000_or_terms_is_linear():
     """The parse alone (sqlglot, reference quoting, re-association), timed in CPU seconds with
     a generous bound (~0.35 s on the reference machine: docs/merge-into.md). A quadratic parse
     would take minutes; 4x the terms must cost well under 16x the time."""
-    from paimon_rowid import _merge_condition as mc
+    from paimon_rowid.table import _merge_condition as mc
     mc.require_engine()
 
     def cpu(text):
@@ -275,7 +275,7 @@ def test_a_merge_with_20000_or_terms(tmp_path, request, engine):
 
 
 def test_long_and_chains_and_nested_chains_are_balanced():
-    from paimon_rowid._merge_condition import ConditionEvaluator, compile_condition
+    from paimon_rowid.table._merge_condition import ConditionEvaluator, compile_condition
     table = pa.table({"s.v": pa.array([5, 50_000, None, -3], pa.int64())})
     evaluator = ConditionEvaluator()
     all_and = " AND ".join(f"s.v <> {i}" for i in range(10_000))
@@ -334,7 +334,7 @@ CORPUS = {  # condition -> TRUE rows of the table below, as DataFusion gives the
 def test_pypaimon_condition_syntax_keeps_working(condition):
     import datetime
 
-    from paimon_rowid._merge_condition import ConditionEvaluator, compile_condition
+    from paimon_rowid.table._merge_condition import ConditionEvaluator, compile_condition
     table = pa.table({
         "s.a": pa.array([1, 2, None, 4], pa.int64()), "t.a": pa.array([1, 3, 3, None], pa.int32()),
         "s.b": pa.array([True, False, None, True]),
@@ -355,7 +355,7 @@ def test_pypaimon_condition_syntax_keeps_working(condition):
 def test_compiled_text_is_the_users_own():
     """Functions, casts and literals reach DataFusion as written (nothing is re-generated):
     only column references are quoted."""
-    from paimon_rowid._merge_condition import compile_condition
+    from paimon_rowid.table._merge_condition import compile_condition
     text = "TRY_CAST(s.name AS INT) IS NULL AND strpos(s.name, 'x') = 2 AND t.a::int > 1"
     assert compile_condition(text).sql == \
         'TRY_CAST("s.name" AS INT) IS NULL AND strpos("s.name", \'x\') = 2 AND "t.a"::int > 1'
@@ -380,7 +380,7 @@ def test_nothing_is_left_in_a_failed_conditional_merge(tmp_path):
 
 def test_missing_sqlglot_is_an_import_error(tmp_path, monkeypatch):
     import paimon_rowid as pr
-    import paimon_rowid._merge_condition as condition_module
+    import paimon_rowid.table._merge_condition as condition_module
     monkeypatch.setattr(condition_module, "_sqlglot", None)
     monkeypatch.setattr(condition_module, "_compile_cached",
                         condition_module._compile_cached.__wrapped__)  # no cached parse

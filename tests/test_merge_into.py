@@ -499,7 +499,7 @@ def test_merge_reruns_on_the_new_snapshot_after_losing_a_row_id_conflict(warehou
 
     dv.our_setup(warehouse, "t", [], options=dict(dv.DE))
     options = {"warehouse": warehouse}
-    module = sys.modules["paimon_rowid.merge_into"]
+    module = sys.modules["paimon_rowid.jobs.merge_into"]
     real, bases = module.run_round, []
 
     def racing(plan, table, snapshot, source, evaluator, **kwargs):

@@ -403,7 +403,7 @@ def test_condition_error_names_it_and_leaves_nothing(warehouse, engine, where):
 @pytest.mark.parametrize("engine", mc.ENGINES)
 def test_missing_datafusion_is_an_import_error(warehouse, engine, monkeypatch):
     import paimon_rowid as pr
-    import paimon_rowid._merge_condition as condition_module
+    import paimon_rowid.table._merge_condition as condition_module
     monkeypatch.setattr(condition_module, "_datafusion", None)
     mc.make_table(warehouse, "part")
     before = mc.state(warehouse)

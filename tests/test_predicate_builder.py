@@ -175,7 +175,7 @@ class TestRowRangesFromPredicates:
     datetime.datetime(2024, 3, 31, 2, 30, tzinfo=datetime.timezone.utc)])
     for unit in ("s", "ms", "us", "ns") for tz in (None, "UTC", "Asia/Shanghai")])
 def test_literal_arrays_equal_what_pyarrow_builds(arrow_type, values):
-    from paimon_rowid._arrow import literal_array
+    from paimon_rowid._internal._arrow import literal_array
     built = literal_array(values, arrow_type, "c")
     built.validate(full=True)
     assert built.equals(pa.array(values, type=arrow_type))
@@ -190,7 +190,7 @@ def test_literal_arrays_equal_what_pyarrow_builds(arrow_type, values):
 def test_literals_outside_the_fast_path_keep_pyarrows_verdict(arrow_type, value):
     """Values the buffer path does not take go to pa.array: what it refuses is a ValueError
     naming the field, what it accepts comes out as it builds it."""
-    from paimon_rowid._arrow import literal_array
+    from paimon_rowid._internal._arrow import literal_array
     try:
         expected = pa.array([value], type=arrow_type)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):

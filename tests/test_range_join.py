@@ -515,7 +515,7 @@ def test_cut_matches_pypaimon_code(oracle):
     import random
     import subprocess
 
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     rnd = random.Random(15)
     cases = []
     for _ in range(300):

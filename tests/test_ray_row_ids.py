@@ -269,7 +269,7 @@ def test_worker_index_cache_tells_same_shaped_tables_apart(warehouse):
     of the serialized index, so a worker that had served table a handed a's index (and so
     a's directories) to a job on table b: b's update wrote its files into a's directory and
     committed names that do not exist in b."""
-    from paimon_rowid._lib import native
+    from paimon_rowid._internal._lib import native
     from paimon_rowid.ray import row_id_jobs as row_ids
     a, b = _twin_tables(warehouse)
     bytes_a = native().RowIdIndex.build(a._native, 2).serialize()

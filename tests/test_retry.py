@@ -1,10 +1,10 @@
-"""paimon_rowid._retry.retry, the package's one retry loop (Ray compaction's re-plan on a lost
-commit; tests/test_ray_compact.py runs it against a real concurrent compaction)."""
+"""paimon_rowid._internal._retry.retry, the package's one retry loop (Ray compaction's re-plan on a
+lost commit; tests/test_ray_compact.py runs it against a real concurrent compaction)."""
 from __future__ import annotations
 
 import pytest
 
-from paimon_rowid._retry import retry
+from paimon_rowid._internal._retry import retry
 
 
 class Lost(Exception):

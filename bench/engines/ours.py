@@ -23,7 +23,7 @@ class Ours(Engine):
     def describe(self):
         info = super().describe()
         try:
-            from paimon_rowid._lib import native
+            from paimon_rowid._internal._lib import native
             info["native_module"] = native().__file__
         except Exception as error:  # noqa: BLE001 - descriptive only
             info["native_module"] = f"unavailable: {error}"

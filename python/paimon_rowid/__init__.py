@@ -14,22 +14,12 @@ Range, PredicateBuilder) still import, and the first native call raises the Impo
 # pyarrow.fs registers Arrow's S3 shutdown to run at interpreter exit, before modules are torn
 # down; the engine's object-store FileIO shares that libarrow (C++'s own exit hook would run
 # too late in a Python process).
+import sys as _sys
+
 import pyarrow.fs as _pyarrow_fs  # noqa: F401
 
-from . import _lib
-from .backfill_job import (
-    BackfillError,
-    BackfillProgress,
-    BackfillResult,
-    BackfillStatus,
-    RangeStatus,
-    backfill,
-    backfill_status,
-)
-from .blob import BlobDescriptor, map_with_blobs
-from .catalog import Catalog, CatalogFactory
-from .compact import compact
-from .exceptions import (
+from ._internal import _lib
+from ._internal.exceptions import (
     CatalogException,
     CommitConflictException,
     DatabaseAlreadyExistException,
@@ -39,20 +29,32 @@ from .exceptions import (
     TagAlreadyExistException,
     TagNotExistException,
 )
-from .joins import bucket_join, bucket_join_reader
-from .maintenance import expire_snapshots, remove_orphan_files
-from .manifest_cache import manifest_cache_stats, set_manifest_cache_capacity
-from .merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
-from .merge_into import merge_into
-from .predicate import Predicate, PredicateBuilder
-from .range import Range
-from .range_join import range_join
-from .read import ReadBuilder, TableRead
-from .row_id_jobs import read_by_row_id, update_by_row_id
-from .row_id_ranges import process_row_id_ranges
-from .scan import Plan, Split, TableScan
+from ._internal.range import Range
+from .catalog.catalog import Catalog, CatalogFactory
+from .jobs.backfill_job import (
+    BackfillError,
+    BackfillProgress,
+    BackfillResult,
+    BackfillStatus,
+    RangeStatus,
+    backfill,
+    backfill_status,
+)
+from .jobs.compact import compact
+from .jobs.joins import bucket_join, bucket_join_reader
+from .jobs.maintenance import expire_snapshots, remove_orphan_files
+from .jobs.merge_into import merge_into
+from .jobs.range_join import range_join
+from .jobs.row_id_jobs import read_by_row_id, update_by_row_id
+from .jobs.row_id_ranges import process_row_id_ranges
 from .schema import DataField, DataType, Schema, TableSchema
-from .table import Table
+from .table.blob import BlobDescriptor, map_with_blobs
+from .table.manifest_cache import manifest_cache_stats, set_manifest_cache_capacity
+from .table.merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
+from .table.predicate import Predicate, PredicateBuilder
+from .table.read import ReadBuilder, TableRead
+from .table.scan import Plan, Split, TableScan
+from .table.table import Table
 
 __all__ = [
     "CatalogFactory", "Catalog", "Schema", "TableSchema", "DataField", "DataType", "Range",
@@ -79,6 +81,26 @@ __all__ = [
     # the process-wide cache of decoded manifests
     "manifest_cache_stats", "set_manifest_cache_capacity",
 ]
+
+# The module paths from before the package was laid out in layers (docs/architecture.md) stay
+# importable: each old name is the moved module itself (so its private names and monkeypatching
+# work as before). The ones the docs, examples, tests and benchmarks use also have a .pyi beside
+# this file that gives type checkers their public names. No .py at the old paths, so that git
+# follows each module to its new folder.
+_MOVED_MODULES = {
+    "backfill_job": "jobs.backfill_job", "blob": "table.blob", "compact": "jobs.compact",
+    "exceptions": "_internal.exceptions", "joins": "jobs.joins",
+    "maintenance": "jobs.maintenance", "manifest_cache": "table.manifest_cache",
+    "merge_clauses": "table.merge_clauses", "merge_into": "jobs.merge_into",
+    "predicate": "table.predicate", "range": "_internal.range", "range_join": "jobs.range_join",
+    "read": "table.read", "row_id_jobs": "jobs.row_id_jobs",
+    "row_id_ranges": "jobs.row_id_ranges", "scan": "table.scan",
+    "table_update": "table.table_update", "write": "table.write",
+    "write_builder": "table.write_builder",
+}
+for _old, _new in _MOVED_MODULES.items():
+    _sys.modules.setdefault(f"{__name__}.{_old}", _sys.modules[f"{__name__}.{_new}"])
+del _old, _new
 
 # Loaded now rather than by the first catalog or table call: the dynamic loader's work
 # (~10 ms of symbol resolution across Arrow's and Parquet's libraries) then belongs to the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable, Dict, List, Sequence, TextIO, Tuple
 
-from .exceptions import CatalogException
+from ._internal.exceptions import CatalogException
 from .schema import DataType
 from .schema.schema_change import SchemaChange
 

@@ -32,15 +32,15 @@ import pyarrow.csv as pa_csv
 import pyarrow.ipc as pa_ipc
 
 from ._cli_evolution import add_verbs
-from .backfill_job import backfill_status
-from .catalog import CatalogFactory
-from .compact import compact
-from .exceptions import CatalogException
-from .maintenance import expire_snapshots, remove_orphan_files
-from .range import Range
-from .row_id_jobs import read_by_row_id, update_and_commit
-from .row_id_ranges import plan_row_id_ranges
-from .table import Table
+from ._internal.exceptions import CatalogException
+from ._internal.range import Range
+from .catalog.catalog import CatalogFactory
+from .jobs.backfill_job import backfill_status
+from .jobs.compact import compact
+from .jobs.maintenance import expire_snapshots, remove_orphan_files
+from .jobs.row_id_jobs import read_by_row_id, update_and_commit
+from .jobs.row_id_ranges import plan_row_id_ranges
+from .table.table import Table
 
 __all__ = ["main", "build_parser"]
 

@@ -4,8 +4,8 @@ Same signatures and errors as ``pypaimon.ray``. The driver plans in C++ (one man
 ships the compact row-id index once through the object store, and commits once; workers run
 the C++ kernels on Arrow blocks and return commit messages. Requires ``ray>=2.50``.
 """
-from ..merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
-from ..row_id_ranges import process_row_id_ranges
+from ..jobs.row_id_ranges import process_row_id_ranges
+from ..table.merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, target_col
 from .backfill_job import backfill, backfill_status
 from .blobs import map_with_blobs
 from .compact import compact

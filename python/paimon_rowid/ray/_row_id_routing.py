@@ -11,9 +11,9 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import pyarrow as pa
 
-from .._arrow import columns_source, ids_source, int64_row_ids, unsupported_source
-from .._backfill_core import _positive_int
-from .._lib import native
+from .._internal._arrow import columns_source, ids_source, int64_row_ids, unsupported_source
+from .._internal._lib import native
+from ..jobs._backfill_core import _positive_int
 
 # An id/update source that is a ``ray.data.Dataset`` is routed on the driver (no scatter
 # tasks) when its Arrow bytes are at most this many; larger ones are routed by scatter tasks

@@ -17,14 +17,14 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from .. import _backfill_core as core
-from .._backfill_column import add_missing_column
-from .._backfill_core import BackfillResult
-from .._backfill_status import backfill_status
-from .._progress import BackfillProgress, ProgressTracker
-from ..predicate import Predicate
-from ..range import Range
-from ..scan import Split
+from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal.range import Range
+from ..jobs import _backfill_core as core
+from ..jobs._backfill_column import add_missing_column
+from ..jobs._backfill_core import BackfillResult
+from ..jobs._backfill_status import backfill_status
+from ..table.predicate import Predicate
+from ..table.scan import Split
 from ._runtime import innermost, require_ray
 from .row_id_jobs import update_and_commit
 

@@ -23,8 +23,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 
 import pyarrow as pa
 
-from .._lib import native
-from ..blob import filesystem_options, resolve_blobs
+from .._internal._lib import native
+from ..table.blob import filesystem_options, resolve_blobs
 
 __all__ = ["map_with_blobs"]
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import uuid
 from typing import Any, Dict, List, Mapping, Optional
 
-from .. import _job_checks as jobs
-from .._lib import native
-from .._retry import retry
-from ..compact import MAX_ATTEMPTS, check_compact_args, load_compact_table
-from ..exceptions import CommitConflictException
+from .._internal._lib import native
+from .._internal._retry import retry
+from .._internal.exceptions import CommitConflictException
+from ..jobs import _job_checks as jobs
+from ..jobs.compact import MAX_ATTEMPTS, check_compact_args, load_compact_table
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
 

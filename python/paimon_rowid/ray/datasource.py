@@ -10,9 +10,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pyarrow as pa
 
-from .._arrow import stream_reader
-from .._backfill_core import _positive_int
-from .._lib import native
+from .._internal._arrow import stream_reader
+from .._internal._lib import native
+from .._internal._ray_door import SPLITS_TO_RAY, register
+from ..jobs._backfill_core import _positive_int
 from ._compat import read_datasource
 
 
@@ -98,3 +99,6 @@ def splits_to_ray(table_read: Any, splits: Sequence[Any], *,
     if table_read._limit is not None:
         ds = ds.limit(table_read._limit)
     return ds
+
+
+register(SPLITS_TO_RAY, splits_to_ray)  # TableRead.to_ray (the table layer: no import)

@@ -17,9 +17,9 @@ from typing import Any, Dict, List, Optional
 
 import pyarrow as pa
 
-from .. import joins
-from .._lib import native
-from ..joins import OnSpec
+from .._internal._lib import native
+from ..jobs import joins
+from ..jobs.joins import OnSpec
 from ._compat import read_datasource
 from ._runtime import require_ray
 

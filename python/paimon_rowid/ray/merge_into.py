@@ -1,5 +1,5 @@
 """``merge_into`` on Ray: ``pypaimon.ray.merge_into``'s signature, clauses, validations and result,
-with the engine of the embedded call (``paimon_rowid._merge_core``). docs/merge-into.md.
+with the engine of the embedded call (``paimon_rowid.table._merge_core``). docs/merge-into.md.
 
 Where each merge runs:
 - a source on the driver (a pyarrow Table, a pandas DataFrame, or a Dataset whose materialized
@@ -24,10 +24,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import _job_checks as jobs
-from .. import _merge_condition as conditions
-from .._lib import native
-from .._merge_core import (
+from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot
+from ..catalog.catalog import CatalogFactory
+from ..jobs import _job_checks as jobs
+from ..jobs.merge_into import commit_rounds, prepare, result_dict
+from ..table import _merge_condition as conditions
+from ..table._merge_core import (
     DEDUPLICATE,
     MergePlan,
     RoundResult,
@@ -42,12 +45,9 @@ from .._merge_core import (
     self_merge_source_names,
     update_rows,
 )
-from .._merge_plan import check_key_type
-from .._time_travel import pin_snapshot
-from ..catalog import CatalogFactory
-from ..merge_clauses import ROW_ID, OnSpec, WhenMatched, WhenNotMatched
-from ..merge_into import commit_rounds, prepare, result_dict
-from ..write import BatchTableWrite
+from ..table._merge_plan import check_key_type
+from ..table.merge_clauses import ROW_ID, OnSpec, WhenMatched, WhenNotMatched
+from ..table.write import BatchTableWrite
 from ._row_id_routing import _resolve_partitions, _task_options, non_negative_bytes
 from ._runtime import innermost, require_ray
 from .io import read_paimon

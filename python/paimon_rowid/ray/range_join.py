@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Optional
 
 import pyarrow as pa
 
-from ..catalog import CatalogFactory
-from ..range_join import (
+from ..catalog.catalog import CatalogFactory
+from ..jobs.range_join import (
     _TIME_TRAVEL_KEYS,
     OnSpec,
     _empty_result,
@@ -23,7 +23,7 @@ from ..range_join import (
     _plan,
     _restrict_to_range,
 )
-from ..scan import Split
+from ..table.scan import Split
 from ._compat import read_datasource
 
 __all__ = ["range_join"]

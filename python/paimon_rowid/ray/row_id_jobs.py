@@ -30,9 +30,9 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import numpy as np
 import pyarrow as pa
 
-from .. import _job_checks as jobs
-from .._arrow import int64_row_ids
-from .._lib import native
+from .._internal._arrow import int64_row_ids
+from .._internal._lib import native
+from ..jobs import _job_checks as jobs
 from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
 from ._row_id_routing import (

@@ -15,9 +15,9 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 import pyarrow as pa
 
-from .. import _job_checks as jobs
-from .._arrow import int64_row_ids, whole_table
-from .._lib import native
+from .._internal._arrow import int64_row_ids, whole_table
+from .._internal._lib import native
+from ..jobs import _job_checks as jobs
 from ._compat import read_datasource
 from ._row_id_routing import (
     _READ_STALE,

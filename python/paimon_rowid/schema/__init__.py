@@ -24,8 +24,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
 
-from .._arrow import CapsuleSchema
-from .._lib import native
+from .._internal._arrow import CapsuleSchema
+from .._internal._lib import native
 
 __all__ = ["DataType", "DataField", "Schema", "TableSchema", "ROW_ID", "SEQUENCE_NUMBER",
            "SYSTEM_FIELD_NAMES", "normalize_options"]
