@@ -561,7 +561,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
   // in Java and pypaimon.
   const std::string kind =
-      options_.commit_kind == "APPEND" &&
+      options_.commit_kind == "APPEND" && !delta.only_global_index_changes() &&
               (options_.overwrite || delta.changes_index() || delta.deletes_files())
           ? std::string("OVERWRITE")
           : options_.commit_kind;
