@@ -403,3 +403,7 @@ def drop_global_index(table: Table, column: str, index_type: str,
 def global_index_lookup(table: Table, column: str, keys: Any,
                         snapshot_id: Optional[int]) -> Dict[str, Any]:
     """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
+
+def global_index_plan_stats(table: Table, predicate: Tuple[Any, ...]) -> Optional[Dict[str, Any]]:
+    """RangesFromGlobalIndexes: {"columns", "files_read", "rows_total", "rows_selected",
+    "row_ranges"}, or None when no index answers the predicate."""

@@ -127,3 +127,22 @@ def lookup_global_index(table: Any, column: str, keys: Any,
                                                          snapshot_id)
     return IndexLookup(list(found["row_ids"]), [tuple(r) for r in found["covered"]],
                        int(found["files_read"]))
+
+
+def global_index_plan_stats(table: Any, predicate: Predicate) -> Optional[Dict[str, Any]]:
+    """The plan statistic of a filtered read of ``table`` (its time-travel options apply):
+    which indexed columns' ``=`` / ``IN`` conjuncts narrowed the plan, how many index files were
+    read, and how many of the snapshot's row ids (``rows_total``) are left to read
+    (``rows_selected``, in ``row_ranges``: the matches plus every row the index does not
+    cover). None when no btree index answers the predicate (the read scans as before). Reads
+    evaluate the same thing while planning; this call repeats it for display."""
+    if not isinstance(predicate, Predicate):
+        raise TypeError(f"predicate must be a paimon_rowid Predicate, got "
+                        f"{type(predicate).__name__}")
+    found = native().global_index_plan_stats(table._native, predicate.to_native())
+    if found is None:
+        return None
+    out = dict(found)
+    out["columns"] = list(out["columns"])
+    out["row_ranges"] = [tuple(r) for r in out["row_ranges"]]
+    return out

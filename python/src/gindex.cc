@@ -73,6 +73,31 @@ void RegisterGlobalIndex(nb::module_& m) {
         return out;
       },
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
+
+  m.def(
+      "global_index_plan_stats",
+      [](std::shared_ptr<Table> table, nb::handle predicate) -> nb::object {
+        auto pred = ConvertPredicateTuple(predicate);
+        auto found = WithoutGil([&]() -> Result<std::optional<GlobalIndexRanges>> {
+          ARROW_ASSIGN_OR_RAISE(auto snapshot, table->ResolveSnapshot());
+          if (!snapshot || !table->data_evolution_enabled()) {
+            return std::optional<GlobalIndexRanges>();
+          }
+          return RangesFromGlobalIndexes(*table, *snapshot, *pred);
+        });
+        if (!found) return nb::none();
+        nb::list columns, ranges;
+        for (const auto& c : found->stats.columns) columns.append(c);
+        for (const auto& r : found->ranges) ranges.append(nb::make_tuple(r.from, r.to));
+        nb::dict out;
+        out["columns"] = columns;
+        out["files_read"] = found->stats.files_read;
+        out["rows_total"] = found->stats.rows_total;
+        out["rows_selected"] = found->stats.rows_selected;
+        out["row_ranges"] = ranges;
+        return out;
+      },
+      nb::arg("table"), nb::arg("predicate"));
 }
 
 }  // namespace paimon_rowid::python

@@ -14,6 +14,7 @@
 #include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/commit_delta.h"
 #include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/commit/global_index_update.h"
 #include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
@@ -381,6 +382,10 @@ struct Committer::Attempt {
       ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));
       ARROW_RETURN_NOT_OK(
           CheckColumnConflicts(committer.table_, *delta.check_from, *latest, delta.entries));
+      if (latest->index_manifest && !delta.changes_index() && !deletes_files) {
+        ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
+      }
+      ARROW_RETURN_NOT_OK(CheckGlobalIndexColumnUpdates(table(), delta.entries, live_index));
     }
     return Status::OK();
   }

@@ -235,18 +235,6 @@ void DeleteQuietly(const Table& table, const std::vector<WrittenFile>& written) 
 
 }  // namespace
 
-Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
-                                                             const Snapshot& snapshot,
-                                                             int32_t field_id,
-                                                             const std::string& index_type) {
-  ARROW_ASSIGN_OR_RAISE(auto live_index, ReadLiveIndexEntries(table, snapshot));
-  std::vector<IndexManifestEntry> out;
-  for (auto& e : live_index) {
-    if (IsIndexOf(e, field_id, index_type)) out.push_back(std::move(e));
-  }
-  return out;
-}
-
 Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
                                   const GlobalIndexBuildOptions& options) {
   ARROW_RETURN_NOT_OK(CheckIndexType(options.index_type));

@@ -25,6 +25,7 @@
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/meta/manifest.h"
+#include "paimon_rowid/scan/global_index_scan.h"
 #include "paimon_rowid/scan/predicate.h"
 
 namespace paimon_rowid {
@@ -53,26 +54,5 @@ Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
 Result<int64_t> DropGlobalIndex(std::shared_ptr<const Table> table, const std::string& column,
                                 const std::string& index_type,
                                 std::shared_ptr<Predicate> partition_filter, bool dry_run);
-
-/// The live files of the (field, type) index in `snapshot` (single-field indexes only).
-Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
-                                                             const Snapshot& snapshot,
-                                                             int32_t field_id,
-                                                             const std::string& index_type);
-
-/// What an index says about `column IN keys`: the absolute row ids of the matching rows among
-/// the covered ranges (ascending, distinct) and the covered ranges (sorted, merged). Rows
-/// outside `covered` are unknown to the index and must be scanned.
-struct GlobalIndexLookup {
-  std::vector<int64_t> row_ids;
-  std::vector<RowRange> covered;
-  int64_t files_read = 0;
-};
-
-/// Looks `keys` (null keys skipped) up in the btree index of `column` at `snapshot`: files
-/// whose first/last keys exclude every key are not read. Invalid for an unknown column;
-/// KeyError when the column has no btree index.
-Result<GlobalIndexLookup> LookupGlobalIndex(const Table& table, const Snapshot& snapshot,
-                                            const std::string& column, const arrow::Array& keys);
 
 }  // namespace paimon_rowid

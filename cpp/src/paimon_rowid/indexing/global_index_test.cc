@@ -139,6 +139,49 @@ TEST(GlobalIndexTest, ErrorsCommitNothingAndLeaveNoFile) {
   EXPECT_TRUE(CreateGlobalIndex(plain.table(), options).status().IsInvalid());
 }
 
+// A filtered plan with `=` / `IN` on an indexed column selects the matching rows plus the rows
+// the index does not cover, and reads what an unindexed plan reads.
+TEST(GlobalIndexTest, PlansReadOnlyWhatTheIndexSelects) {
+  WriteFixture f;
+  f.Append(WriteFixture::Batch(0, 200));
+  GlobalIndexBuildOptions options;
+  options.column = "name";
+  ASSERT_OK_AND_ASSIGN(int64_t added, CreateGlobalIndex(f.table(), options));
+  ASSERT_EQ(added, 1);
+  f.Append(WriteFixture::Batch(200, 20));  // rows 200..219: not covered
+  ASSERT_OK_AND_ASSIGN(
+      auto predicate,
+      Predicate::Leaf(Predicate::Op::kIn, "name", Strings({"name-7", "name-150", "name-210"})));
+  ASSERT_OK_AND_ASSIGN(auto found,
+                       RangesFromGlobalIndexes(*f.table(), Latest(*f.table()), *predicate));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->ranges, (std::vector<RowRange>{{7, 7}, {150, 150}, {200, 219}}));
+  EXPECT_EQ(found->stats.rows_total, 220);
+  EXPECT_EQ(found->stats.rows_selected, 22);
+  EXPECT_EQ(found->stats.columns, std::vector<std::string>{"name"});
+  auto read = [&](std::shared_ptr<const Table> table) {
+    auto plan = ScanPlanner(table).WithPredicate(predicate).Plan().ValueOrDie();
+    int64_t planned = 0;
+    for (const auto& s : plan.splits) {
+      for (const auto& r : s.row_ranges.value_or(std::vector<RowRange>{})) planned += r.count();
+    }
+    ReadOptions opts;
+    opts.fields = {"_ROW_ID"};
+    opts.predicate = predicate;
+    auto rows = TableRead::Make(table, opts).ValueOrDie()->Read(plan.splits).ValueOrDie();
+    auto t = rows->ToTable().ValueOrDie();
+    auto ids = WriteFixture::Int64s(t, "_ROW_ID");
+    std::sort(ids.begin(), ids.end());
+    return std::make_pair(planned, ids);
+  };
+  auto [planned, ids] = read(f.table());
+  EXPECT_EQ(planned, 22);
+  EXPECT_EQ(ids, (std::vector<int64_t>{7, 150, 210}));
+  auto off = f.table()->Copy({{"global-index.enabled", "false"}}).ValueOrDie();
+  EXPECT_EQ(read(off).second, ids);
+  EXPECT_FALSE(RangesFromGlobalIndexes(*off, Latest(*off), *predicate).ValueOrDie().has_value());
+}
+
 // The commit refuses a global-index file overlapping a live one of the same index (a
 // concurrent build committed first) and one covering rows the partition does not hold.
 TEST(GlobalIndexTest, CommitRefusesOverlapsAndRangesWithoutData) {
