@@ -304,3 +304,30 @@ def test_partitions_select_what_is_built_and_dropped(warehouse, oracle):
     expected = _scan_row_ids(warehouse, spec)
     covered = found.covered
     assert found.row_ids == [r for r in expected if any(a <= r <= b for a, b in covered)]
+
+
+def test_float_keys_nan_and_signed_zero_equal_pypaimons(warehouse, oracle):
+    """NaN sorts above every number and -0.0 equals 0.0 (one key) in both builders."""
+    schema = pa.schema([("v", pa.float64()), ("f", pa.float32())])
+    values = [1.5, float("nan"), -0.0, None, 0.0, -3.0, float("nan"), 0.0, -0.0, 2.25, None,
+              float("inf"), float("-inf")] * 3
+    data = pa.table({"v": pa.array(values, pa.float64()), "f": pa.array(values, pa.float32())},
+                    schema=schema)
+    oracle.create_table(warehouse, "db.f", schema, options=DE)
+    oracle.write(warehouse, "db.f", data)
+    table_dir = os.path.join(warehouse, "db.db", "f", "index")
+    run = {"cmd": "create_global_index", "warehouse": warehouse, "identifier": "db.f"}
+    from paimon_rowid import CatalogFactory
+    for column in ("v", "f"):
+        before = set(os.listdir(table_dir)) if os.path.isdir(table_dir) else set()
+        assert oracle.run({**run, "column": column}) == 1
+        (theirs,) = set(os.listdir(table_dir)) - before
+        assert oracle.run({"cmd": "drop_global_index", "warehouse": warehouse,
+                           "identifier": "db.f", "column": column}) == 1
+        table = CatalogFactory.create({"warehouse": warehouse}).get_table("db.f")
+        assert table.create_global_index(column) == 1
+        (ours,) = set(os.listdir(table_dir)) - before - {theirs}
+        with open(os.path.join(table_dir, theirs), "rb") as a, \
+                open(os.path.join(table_dir, ours), "rb") as b:
+            assert a.read() == b.read(), column
+        assert table.drop_global_index(column) == 1
