@@ -89,7 +89,8 @@ __all__ = [
 # follows each module to its new folder.
 _MOVED_MODULES = {
     "backfill_job": "jobs.backfill_job", "blob": "table.blob", "compact": "jobs.compact",
-    "exceptions": "_internal.exceptions", "joins": "jobs.joins",
+    "exceptions": "_internal.exceptions", "global_index": "table.global_index",
+    "joins": "jobs.joins",
     "maintenance": "jobs.maintenance", "manifest_cache": "table.manifest_cache",
     "merge_clauses": "table.merge_clauses", "merge_into": "jobs.merge_into",
     "predicate": "table.predicate", "range": "_internal.range", "range_join": "jobs.range_join",

@@ -390,3 +390,20 @@ def rollback_to_tag(table: Table, tag_name: str,
                     delete_unused_files: bool = False) -> Dict[str, Any]: ...
 def rollback_to_timestamp(table: Table, timestamp_millis: int,
                           delete_unused_files: bool = False) -> Dict[str, Any]: ...
+
+def create_global_index(table: Table, column: str, index_type: str,
+                        partition_filter: Optional[Tuple[Any, ...]],
+                        options: Dict[str, str]) -> int:
+    """CreateGlobalIndex: the number of index files added (0: nothing left to index)."""
+
+def drop_global_index(table: Table, column: str, index_type: str,
+                      partition_filter: Optional[Tuple[Any, ...]], dry_run: bool) -> int:
+    """DropGlobalIndex: the number of live index files matched."""
+
+def global_index_lookup(table: Table, column: str, keys: Any,
+                        snapshot_id: Optional[int]) -> Dict[str, Any]:
+    """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
+
+def global_index_plan_stats(table: Table, predicate: Tuple[Any, ...]) -> Optional[Dict[str, Any]]:
+    """RangesFromGlobalIndexes: {"columns", "files_read", "rows_total", "rows_selected",
+    "row_ranges"}, or None when no index answers the predicate."""

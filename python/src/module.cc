@@ -93,6 +93,8 @@ void RegisterRangePlan(nb::module_& m);
 void RegisterCompact(nb::module_& m);
 // Defined in maint.cc: snapshot expiration and orphan-file cleaning.
 void RegisterMaint(nb::module_& m);
+// Defined in gindex.cc: global indexes (build, drop, lookup).
+void RegisterGlobalIndex(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -358,6 +360,7 @@ NB_MODULE(_native, m) {
   RegisterRangePlan(m);
   RegisterCompact(m);
   RegisterMaint(m);
+  RegisterGlobalIndex(m);
 
   m.def("manifest_cache_stats", [] {
     const ManifestCache::Stats s = ManifestCache::Default()->stats();

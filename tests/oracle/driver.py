@@ -63,6 +63,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import global_index_cmds  # noqa: E402
 import literals  # noqa: E402
 import merge_spec  # noqa: E402
 import pyarrow as pa  # noqa: E402
@@ -608,6 +609,13 @@ COMMANDS = {
     "commit_messages": cmd_commit_messages, "update_by_predicate": cmd_update_by_predicate,
     "index_manifest": cmd_index_manifest, "upsert_by_key": cmd_upsert_by_key,
     "shard_double": cmd_shard_double, "merge_into": cmd_merge_into,
+    "create_global_index": global_index_cmds.cmd_create_global_index,
+    "drop_global_index": global_index_cmds.cmd_drop_global_index,
+    "global_index_entries": global_index_cmds.cmd_global_index_entries,
+    "global_index_eval": lambda cmd: global_index_cmds.cmd_global_index_eval(
+        cmd, _build_predicate),
+    "global_index_read": lambda cmd: global_index_cmds.cmd_global_index_read(
+        cmd, _build_predicate, _write_ipc),
 }
 
 

@@ -12,6 +12,7 @@ import pyarrow as pa
 from .._internal._arrow import capsule_schema
 from .._internal._lib import native
 from ..schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
+from . import global_index as _global_index
 from .read import ReadBuilder
 from .write_builder import BatchWriteBuilder
 
@@ -256,6 +257,23 @@ class Table:
     def new_batch_write_builder(self) -> BatchWriteBuilder:
         """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
         return BatchWriteBuilder(self)
+
+    # -- global indexes (paimon_rowid.global_index, docs/global-index.md) ---------------------
+
+    def create_global_index(self, index_column: Any, index_type: str = "btree",
+                            partition_filter: Any = None, partitions: Any = None,
+                            options: Optional[Mapping[str, Any]] = None) -> int:
+        """pypaimon's ``create_global_index``: indexes the rows not covered yet, one commit;
+        returns the number of index files added. See paimon_rowid.global_index."""
+        return _global_index.create_global_index(self, index_column, index_type,
+                                                 partition_filter, partitions, options)
+
+    def drop_global_index(self, index_column: Any, index_type: str = "btree",
+                          partition_filter: Any = None, partitions: Any = None,
+                          dry_run: bool = False) -> int:
+        """pypaimon's ``drop_global_index``: returns the number of index files matched."""
+        return _global_index.drop_global_index(self, index_column, index_type,
+                                               partition_filter, partitions, dry_run)
 
     def __repr__(self) -> str:
         return f"Table({self.identifier!r})"

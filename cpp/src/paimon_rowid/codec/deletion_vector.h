@@ -8,10 +8,9 @@
 // An index manifest entry records, per data file, the offset of its `size` field and the
 // size of its DV bytes (`length`), so one DV is read without the rest of the file.
 //
-// The Roaring codec here reads all three container kinds (array, bitmap, run) with or
-// without the run-container header, and writes array and bitmap containers (cookie 12346),
-// which every Roaring implementation reads. 64-bit bitmaps (`deletion-vectors.bitmap64`,
-// LE magic 1681511377) are recognised and refused.
+// The bitmap is roaring.h's 32-bit codec (all container kinds read, array and bitmap
+// containers written); a position beyond 2^31 - 1 is refused. 64-bit bitmaps
+// (`deletion-vectors.bitmap64`, LE magic 1681511377) are recognised and refused.
 #pragma once
 
 #include <cstdint>

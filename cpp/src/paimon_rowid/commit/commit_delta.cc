@@ -1,6 +1,7 @@
 #include "paimon_rowid/commit/commit_delta.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -24,7 +25,91 @@ Status DvConflict(const std::string& what, int64_t latest_id) {
                            std::to_string(latest_id) + "); plan the delete again.");
 }
 
+// The same index as far as coverage goes: type, indexed field and extra fields.
+bool SameIndex(const IndexManifestEntry& a, const IndexManifestEntry& b) {
+  return a.index_type == b.index_type &&
+         a.global_index->index_field_id == b.global_index->index_field_id &&
+         a.global_index->extra_field_ids == b.global_index->extra_field_ids;
+}
+
+// Global-index additions against the live index and data after the commit (pypaimon's
+// _validate_retained_global_index_files and check_global_index_row_id_existence): a new file
+// may not overlap a retained file of the same index (a concurrent build of the same ranges
+// committed first), and its range must hold data in its partition.
+Status CheckGlobalIndexAdds(const std::vector<ManifestEntry>& live,
+                            const std::vector<IndexManifestEntry>& live_index,
+                            const std::set<IndexKey>& replaced, const CommitDelta& delta,
+                            int64_t latest_id) {
+  // partition -> merged [first, last] row-id ranges of its data files after the commit
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> data;
+  std::set<IndexKey> deleted;
+  for (const auto& e : delta.entries) {
+    if (e.kind == FileKind::kDelete) deleted.emplace(e.partition, e.bucket, e.file.file_name);
+  }
+  auto add_range = [&](const ManifestEntry& e) {
+    if (e.file.first_row_id && e.file.row_count > 0) {
+      data[e.partition].emplace_back(*e.file.first_row_id,
+                                     *e.file.first_row_id + e.file.row_count - 1);
+    }
+  };
+  for (const auto& e : live) {
+    if (!deleted.count({e.partition, e.bucket, e.file.file_name})) add_range(e);
+  }
+  for (const auto& e : delta.entries) {
+    if (e.kind == FileKind::kAdd) add_range(e);
+  }
+  for (auto& [partition, ranges] : data) {
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& r : ranges) {
+      if (!merged.empty() && r.first <= merged.back().second + 1) {
+        merged.back().second = std::max(merged.back().second, r.second);
+      } else {
+        merged.push_back(r);
+      }
+    }
+    ranges = std::move(merged);
+  }
+  for (const auto& add : delta.index_adds) {
+    if (!add.global_index) continue;
+    const GlobalIndexMeta& g = *add.global_index;
+    for (const auto& e : live_index) {
+      if (!e.global_index || replaced.count(KeyOf(e)) || !SameIndex(add, e)) continue;
+      if (e.global_index->row_range_start <= g.row_range_end &&
+          g.row_range_start <= e.global_index->row_range_end) {
+        return MakeKindError(
+            arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+            "global index file '" + add.file_name + "' covers rows [" +
+                std::to_string(g.row_range_start) + ", " + std::to_string(g.row_range_end) +
+                "], which the live " + add.index_type + " index file '" + e.file_name +
+                "' of the same column already covers (snapshot " + std::to_string(latest_id) +
+                "); a concurrent build committed first");
+      }
+    }
+    const auto& ranges = data[add.partition];
+    auto it =
+        std::upper_bound(ranges.begin(), ranges.end(),
+                         std::make_pair(g.row_range_start, std::numeric_limits<int64_t>::max()));
+    if (it == ranges.begin() || std::prev(it)->second < g.row_range_end) {
+      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                           "global index file '" + add.file_name + "' covers rows [" +
+                               std::to_string(g.row_range_start) + ", " +
+                               std::to_string(g.row_range_end) +
+                               "], which are not all live data of its partition in snapshot " +
+                               std::to_string(latest_id));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+bool CommitDelta::only_global_index_changes() const {
+  if (!entries.empty() || !changes_index()) return false;
+  auto global = [](const IndexManifestEntry& e) { return e.global_index.has_value(); };
+  return std::all_of(index_adds.begin(), index_adds.end(), global) &&
+         std::all_of(index_deletes.begin(), index_deletes.end(), global);
+}
 
 bool CommitDelta::deletes_files() const {
   return std::any_of(entries.begin(), entries.end(),
@@ -152,6 +237,12 @@ Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
   }
   std::set<IndexKey> replaced;
   for (const auto& e : delta.index_deletes) {
+    if (!live_names.count(KeyOf(e)) && e.global_index) {
+      return MakeKindError(arrow::StatusCode::Invalid, ErrorKind::kCommitConflict,
+                           "global index file '" + e.file_name +
+                               "' is no longer live in snapshot " + std::to_string(latest_id) +
+                               ": a concurrent drop removed it first");
+    }
     if (!live_names.count(KeyOf(e))) {
       return DvConflict("index file " + e.file_name +
                             " is not present in the latest snapshot. A concurrent delete "
@@ -160,6 +251,7 @@ Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
     }
     replaced.insert(KeyOf(e));
   }
+  ARROW_RETURN_NOT_OK(CheckGlobalIndexAdds(live, live_index, replaced, delta, latest_id));
   std::set<IndexKey> data_after;  // (partition, bucket, data file) live after the commit
   for (const auto& e : live) data_after.emplace(e.partition, e.bucket, e.file.file_name);
   std::set<IndexKey> data_deleted;

@@ -26,6 +26,8 @@ struct CommitDelta {
   bool empty() const { return entries.empty() && index_adds.empty() && index_deletes.empty(); }
   bool changes_index() const { return !index_adds.empty() || !index_deletes.empty(); }
   bool deletes_files() const;
+  /// Adds or drops global indexes only: an APPEND commit, as pypaimon's create_global_index.
+  bool only_global_index_changes() const;
 };
 
 /// The delta of `messages`: their new files as ADD entries, their deleted files as DELETE
@@ -52,7 +54,9 @@ Status CheckDeletesLive(const std::vector<ManifestEntry>& live,
 /// entries: the index files it replaces are still live (else a concurrent delete changed the
 /// same bucket's vectors first), every vector it adds is keyed by a data file that stays live
 /// (else a concurrent compaction replaced the anchor), and no live vector is keyed by a data
-/// file the commit deletes (the rows it hides would come back). kCommitConflict, except for
+/// file the commit deletes (the rows it hides would come back). A global-index file it adds
+/// overlaps no retained file of the same index (type, field, extra fields) and covers only
+/// rows its partition holds; one it drops is still live. kCommitConflict, except for
 /// index files committed before (Invalid with no error kind: the messages were committed).
 Status CheckIndexChanges(const std::vector<ManifestEntry>& live,
                          const std::vector<IndexManifestEntry>& live_index,

@@ -14,6 +14,7 @@
 #include "paimon_rowid/catalog/table_options.h"
 #include "paimon_rowid/commit/commit_delta.h"
 #include "paimon_rowid/commit/conflict.h"
+#include "paimon_rowid/commit/global_index_update.h"
 #include "paimon_rowid/commit/manifest_writer.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
@@ -381,6 +382,10 @@ struct Committer::Attempt {
       ARROW_RETURN_NOT_OK(CheckRowIdExistence(live, latest->next_row_id, delta.entries));
       ARROW_RETURN_NOT_OK(
           CheckColumnConflicts(committer.table_, *delta.check_from, *latest, delta.entries));
+      if (latest->index_manifest && !delta.changes_index() && !deletes_files) {
+        ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
+      }
+      ARROW_RETURN_NOT_OK(CheckGlobalIndexColumnUpdates(table(), delta.entries, live_index));
     }
     return Status::OK();
   }
@@ -561,7 +566,7 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
   // in Java and pypaimon.
   const std::string kind =
-      options_.commit_kind == "APPEND" &&
+      options_.commit_kind == "APPEND" && !delta.only_global_index_changes() &&
               (options_.overwrite || delta.changes_index() || delta.deletes_files())
           ? std::string("OVERWRITE")
           : options_.commit_kind;

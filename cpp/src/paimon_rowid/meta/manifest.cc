@@ -345,6 +345,26 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<Manifest
                        });
 }
 
+namespace {
+Value EncodeGlobalIndex(const std::optional<GlobalIndexMeta>& g) {
+  if (!g) return Value::Null();
+  Value extra = Value::Null();
+  if (g->extra_field_ids) {
+    Value::Array array;
+    for (int64_t id : *g->extra_field_ids) array.items.emplace_back(static_cast<int32_t>(id));
+    extra = Value(std::move(array));
+  }
+  return Value(Value::Record{{
+      Value(g->row_range_start),
+      Value(g->row_range_end),
+      Value(g->index_field_id),
+      extra,
+      Opt(g->index_meta),
+      Opt(g->source_meta),
+  }});
+}
+}  // namespace
+
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data) {
   return DecodeRecords<IndexManifestEntry>(
       std::move(data), "index manifest", [](const RecordReader& r) -> Result<IndexManifestEntry> {
@@ -378,19 +398,28 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arro
           }
         }
         ARROW_ASSIGN_OR_RAISE(e.external_path, r.OptBytes("_EXTERNAL_PATH"));
-        e.has_global_index = r.Find("_GLOBAL_INDEX") != nullptr;
+        if (r.Find("_GLOBAL_INDEX") != nullptr) {
+          ARROW_ASSIGN_OR_RAISE(RecordReader g, r.Nested("_GLOBAL_INDEX"));
+          GlobalIndexMeta meta;
+          ARROW_ASSIGN_OR_RAISE(meta.row_range_start, g.Long("_ROW_RANGE_START"));
+          ARROW_ASSIGN_OR_RAISE(meta.row_range_end, g.Long("_ROW_RANGE_END"));
+          ARROW_ASSIGN_OR_RAISE(meta.index_field_id, g.Int("_INDEX_FIELD_ID"));
+          ARROW_ASSIGN_OR_RAISE(meta.extra_field_ids, g.OptLongs("_EXTRA_FIELD_IDS"));
+          ARROW_ASSIGN_OR_RAISE(meta.index_meta, g.OptBytes("_INDEX_META"));
+          ARROW_ASSIGN_OR_RAISE(meta.source_meta, g.OptBytes("_SOURCE_META"));
+          if (meta.row_range_start < 0 || meta.row_range_end < meta.row_range_start) {
+            return Status::Invalid("index manifest: global index '", e.file_name,
+                                   "' has the row range [", meta.row_range_start, ", ",
+                                   meta.row_range_end, "]");
+          }
+          e.global_index = std::move(meta);
+        }
         return e;
       });
 }
 
 Result<std::shared_ptr<arrow::Buffer>> EncodeIndexManifest(
     const std::vector<IndexManifestEntry>& entries, const std::string& avro_codec, int level) {
-  for (const auto& e : entries) {
-    if (e.has_global_index) {
-      return Status::NotImplemented("index file '", e.file_name,
-                                    "' is a global index, which paimon-rowid cannot rewrite");
-    }
-  }
   return EncodeRecords(IndexManifestSchema(), entries, avro_codec, level,
                        [](const IndexManifestEntry& e) {
                          Value ranges;
@@ -417,7 +446,7 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeIndexManifest(
                              Value(e.row_count),
                              ranges,
                              Opt(e.external_path),
-                             Value::Null(),
+                             EncodeGlobalIndex(e.global_index),
                          }});
                        });
 }

@@ -97,6 +97,20 @@ struct ManifestFileMeta {
 
 inline constexpr const char* kDeletionVectorsIndex = "DELETION_VECTORS";
 
+/// The `_GLOBAL_INDEX` record of a global-index entry (docs/global-index.md §"Manifest"):
+/// which column it indexes and which row ids it covers. Row ids inside the index file are
+/// relative to `row_range_start`; the range is inclusive at both ends.
+struct GlobalIndexMeta {
+  int64_t row_range_start = 0;
+  int64_t row_range_end = 0;  // inclusive
+  int32_t index_field_id = 0;
+  std::optional<std::vector<int64_t>> extra_field_ids;  // composite keys (we write none)
+  std::optional<std::string> index_meta;                // btree/bitmap: SortedIndexFileMeta bytes
+  std::optional<std::string> source_meta;               // primary-key sorted indexes only
+
+  friend bool operator==(const GlobalIndexMeta&, const GlobalIndexMeta&) = default;
+};
+
 /// One entry of an index manifest (docs/format.md §3.7). Index files live in the table's
 /// index/ directory unless `external_path` is set.
 struct IndexManifestEntry {
@@ -110,9 +124,8 @@ struct IndexManifestEntry {
   /// DELETION_VECTORS: where each data file's vector lies in the file.
   std::optional<std::vector<DeletionVectorRange>> dv_ranges;
   std::optional<std::string> external_path;
-  /// Set when the entry carries a _GLOBAL_INDEX record (we never write those, and refuse
-  /// to rewrite an index manifest holding them).
-  bool has_global_index = false;
+  /// Set for a global index (btree, bitmap, vector, full-text), unset otherwise.
+  std::optional<GlobalIndexMeta> global_index;
 
   friend bool operator==(const IndexManifestEntry&, const IndexManifestEntry&) = default;
 };
@@ -129,7 +142,7 @@ Result<std::shared_ptr<arrow::Buffer>> EncodeManifest(const std::vector<Manifest
                                                       const std::string& avro_codec, int level = 1);
 
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::shared_ptr<arrow::Buffer> data);
-/// Java's and pypaimon's writer schema. Invalid for an entry with has_global_index.
+/// Java's and pypaimon's writer schema.
 Result<std::shared_ptr<arrow::Buffer>> EncodeIndexManifest(
     const std::vector<IndexManifestEntry>& entries, const std::string& avro_codec, int level = 1);
 

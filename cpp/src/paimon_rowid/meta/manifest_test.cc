@@ -292,6 +292,38 @@ TEST(ManifestDecodeTest, IndexManifest) {
   EXPECT_FALSE(DecodeIndexManifest(WriteForeign(schema, {record(2)})).ok());
 }
 
+TEST(ManifestDecodeTest, GlobalIndexEntriesRoundTrip) {
+  IndexManifestEntry btree;
+  btree.partition = EmptySerializedBinaryRow();
+  btree.index_type = "btree";
+  btree.file_name = "btree-global-index-x.index";
+  btree.file_size = 241;
+  btree.row_count = 20;
+  btree.global_index =
+      GlobalIndexMeta{0, 19, 1, std::nullopt, std::string("meta\0bytes", 10), std::nullopt};
+  IndexManifestEntry composite = btree;
+  composite.file_name = "btree-global-index-y.index";
+  composite.global_index->extra_field_ids = std::vector<int64_t>{2, 3};
+  composite.global_index->row_range_start = 20;
+  composite.global_index->row_range_end = 24;
+  IndexManifestEntry dv;
+  dv.index_type = kDeletionVectorsIndex;
+  dv.file_name = "index-dv";
+  for (const char* codec : {"null", "zstandard"}) {
+    ASSERT_OK_AND_ASSIGN(auto bytes, EncodeIndexManifest({btree, composite, dv}, codec));
+    ASSERT_OK_AND_ASSIGN(auto back, DecodeIndexManifest(bytes));
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[0], btree);
+    EXPECT_EQ(back[1], composite);
+    EXPECT_EQ(back[2], dv);
+    EXPECT_FALSE(back[2].global_index.has_value());
+  }
+  IndexManifestEntry bad = btree;
+  bad.global_index->row_range_end = -1;
+  ASSERT_OK_AND_ASSIGN(auto bytes, EncodeIndexManifest({bad}, "null"));
+  EXPECT_RAISES(Invalid, DecodeIndexManifest(bytes));
+}
+
 TEST(ManifestDecodeTest, CorruptFilesNeverCrash) {
   std::string bytes = (*EncodeManifest({SampleEntries()[1]}, "snappy"))->ToString();
   for (size_t len = 0; len < bytes.size(); ++len) {

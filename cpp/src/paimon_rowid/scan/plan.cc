@@ -14,6 +14,7 @@
 #include "paimon_rowid/catalog/bucket_spec.h"
 #include "paimon_rowid/codec/binary_row.h"
 #include "paimon_rowid/scan/bucket_select.h"
+#include "paimon_rowid/scan/global_index_scan.h"
 #include "paimon_rowid/scan/manifest_cache.h"
 #include "paimon_rowid/scan/partition.h"
 
@@ -345,6 +346,22 @@ Result<ScanPlan> ScanPlanner::Plan() const {
         std::vector<RowRange> both;
         for (const auto& r : *ranges) {
           for (const auto& p : IntersectRanges(*from_predicate, r.from, r.to)) both.push_back(p);
+        }
+        ranges = SortAndMerge(std::move(both));
+      }
+    }
+  }
+  if (predicate_ && data_evolution && !(ranges && ranges->empty())) {
+    // Btree global indexes narrow `=` / `IN` conjuncts to the rows they match plus the rows
+    // they do not cover; the predicate still filters every row read.
+    ARROW_ASSIGN_OR_RAISE(auto indexed, RangesFromGlobalIndexes(*table_, *snapshot, *predicate_));
+    if (indexed) {
+      if (!ranges) {
+        ranges = std::move(indexed->ranges);
+      } else {
+        std::vector<RowRange> both;
+        for (const auto& r : *ranges) {
+          for (const auto& p : IntersectRanges(indexed->ranges, r.from, r.to)) both.push_back(p);
         }
         ranges = SortAndMerge(std::move(both));
       }

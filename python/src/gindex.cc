@@ -1,0 +1,103 @@
+// Global indexes (indexing/global_index.h): build, drop, look keys up. The GIL is released
+// while the C++ side reads, writes and commits.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include "common.h"
+#include "paimon_rowid/indexing/global_index.h"
+
+namespace paimon_rowid::python {
+
+namespace {
+std::shared_ptr<Predicate> OptionalPredicate(nb::handle obj) {
+  if (obj.is_none()) return nullptr;
+  return ConvertPredicateTuple(obj);
+}
+}  // namespace
+
+void RegisterGlobalIndex(nb::module_& m) {
+  m.def(
+      "create_global_index",
+      [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,
+         nb::handle partition_filter, std::map<std::string, std::string> options) {
+        GlobalIndexBuildOptions build;
+        build.column = column;
+        build.index_type = index_type;
+        build.partition_filter = OptionalPredicate(partition_filter);
+        build.options = std::move(options);
+        return WithoutGil([&] { return CreateGlobalIndex(table, build); });
+      },
+      nb::arg("table"), nb::arg("column"), nb::arg("index_type"),
+      nb::arg("partition_filter").none(), nb::arg("options"));
+
+  m.def(
+      "drop_global_index",
+      [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,
+         nb::handle partition_filter, bool dry_run) {
+        auto filter = OptionalPredicate(partition_filter);
+        return WithoutGil(
+            [&] { return DropGlobalIndex(table, column, index_type, filter, dry_run); });
+      },
+      nb::arg("table"), nb::arg("column"), nb::arg("index_type"),
+      nb::arg("partition_filter").none(), nb::arg("dry_run"));
+
+  m.def(
+      "global_index_lookup",
+      [](std::shared_ptr<Table> table, const std::string& column, nb::handle keys,
+         std::optional<int64_t> snapshot_id) {
+        std::shared_ptr<arrow::Array> array = ImportArrayFrom(keys);
+        GlobalIndexLookup found = WithoutGil([&]() -> Result<GlobalIndexLookup> {
+          Snapshot snapshot;
+          if (snapshot_id) {
+            ARROW_ASSIGN_OR_RAISE(snapshot, table->SnapshotById(*snapshot_id));
+          } else {
+            ARROW_ASSIGN_OR_RAISE(auto latest, table->LatestSnapshot());
+            if (!latest) {
+              return Status::KeyError("table '", table->identifier().FullName(),
+                                      "' has no snapshot");
+            }
+            snapshot = *latest;
+          }
+          return LookupGlobalIndex(*table, snapshot, column, *array);
+        });
+        nb::list row_ids, covered;
+        for (int64_t id : found.row_ids) row_ids.append(id);
+        for (const RowRange& r : found.covered) covered.append(nb::make_tuple(r.from, r.to));
+        nb::dict out;
+        out["row_ids"] = row_ids;
+        out["covered"] = covered;
+        out["files_read"] = found.files_read;
+        return out;
+      },
+      nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
+
+  m.def(
+      "global_index_plan_stats",
+      [](std::shared_ptr<Table> table, nb::handle predicate) -> nb::object {
+        auto pred = ConvertPredicateTuple(predicate);
+        auto found = WithoutGil([&]() -> Result<std::optional<GlobalIndexRanges>> {
+          ARROW_ASSIGN_OR_RAISE(auto snapshot, table->ResolveSnapshot());
+          if (!snapshot || !table->data_evolution_enabled()) {
+            return std::optional<GlobalIndexRanges>();
+          }
+          return RangesFromGlobalIndexes(*table, *snapshot, *pred);
+        });
+        if (!found) return nb::none();
+        nb::list columns, ranges;
+        for (const auto& c : found->stats.columns) columns.append(c);
+        for (const auto& r : found->ranges) ranges.append(nb::make_tuple(r.from, r.to));
+        nb::dict out;
+        out["columns"] = columns;
+        out["files_read"] = found->stats.files_read;
+        out["rows_total"] = found->stats.rows_total;
+        out["rows_selected"] = found->stats.rows_selected;
+        out["row_ranges"] = ranges;
+        return out;
+      },
+      nb::arg("table"), nb::arg("predicate"));
+}
+
+}  // namespace paimon_rowid::python
