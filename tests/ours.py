@@ -40,6 +40,18 @@ def write(table, data: pa.Table) -> None:
         committer.close()
 
 
+def three_commit_table(warehouse):
+    """db.t (id BIGINT, name STRING), a data-evolution table with three 10-row commits (ids
+    0..29, name "n<id>"): the CLI suites' table. Returns the table."""
+    schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
+    table = create_table(warehouse, "t", schema,
+                         {"row-tracking.enabled": "true", "data-evolution.enabled": "true"})
+    for start in (0, 10, 20):
+        write(table, pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
+                               "name": [f"n{i}" for i in range(start, start + 10)]}))
+    return table
+
+
 def rchar() -> int:
     """Bytes this process has read through syscalls so far (``/proc/self/io``)."""
     with open("/proc/self/io") as f:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 
-import pyarrow as pa
 import pytest
 
 import ours
@@ -17,12 +16,7 @@ pytestmark = pytest.mark.native
 @pytest.fixture
 def table(warehouse):
     """db.t (id, name) with three 10-row commits."""
-    schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
-    t = ours.create_table(warehouse, "t", schema,
-                          {"row-tracking.enabled": "true", "data-evolution.enabled": "true"})
-    for start in (0, 10, 20):
-        ours.write(t, pa.table({"id": pa.array(range(start, start + 10), pa.int64()),
-                                "name": [f"n{i}" for i in range(start, start + 10)]}))
+    ours.three_commit_table(warehouse)
     return warehouse
 
 
