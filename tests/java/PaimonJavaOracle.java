@@ -31,6 +31,8 @@
  *                 (DataEvolutionCompactCoordinator plans, DataEvolutionCompactTask rewrites),
  *                 all tasks committed through the table's BatchTableCommit; no commit (and
  *                 tasks []) when nothing is worth compacting
+ *   alter         changes (pypaimon's JSON form), ignore_if_not_exists
+ *                 -> {schema_id}: Catalog.alterTable (OracleAlter)
  *   create_tag    tag, snapshot_id (null = latest)     -> {}
  *   rollback      target (a snapshot id or a tag name) -> {}: Table.rollbackTo
  *   dump          out_file, projection (names, may include _ROW_ID / _SEQUENCE_NUMBER; null =
@@ -177,6 +179,8 @@ public final class PaimonJavaOracle {
                 return update(warehouse, cmd);
             case "compact":
                 return compact(warehouse, cmd);
+            case "alter":
+                return OracleAlter.alter(warehouse, cmd);
             case "create_tag":
                 return createTag(warehouse, cmd);
             case "rollback":

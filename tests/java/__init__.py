@@ -283,6 +283,18 @@ class JavaOracle:
                 "options": dict(options or {}), "compact_blob": bool(compact_blob)}
 
     @staticmethod
+    def alter_cmd(warehouse: str, identifier: str, changes: Any,
+                  ignore_if_not_exists: bool = False) -> Dict[str, Any]:
+        """Java's ``Catalog.alterTable`` (SchemaManager's rules). ``changes``: our or
+        pypaimon's ``SchemaChange`` objects, or their JSON form (``changes_json``). Result:
+        ``{"schema_id"}`` of the latest schema."""
+        if changes and not isinstance(changes[0], dict):
+            from paimon_rowid.schema.schema_change import changes_json
+            changes = changes_json(changes)
+        return {"cmd": "alter", "warehouse": str(warehouse), "identifier": identifier,
+                "changes": list(changes), "ignore_if_not_exists": bool(ignore_if_not_exists)}
+
+    @staticmethod
     def tag_cmd(warehouse: str, identifier: str, tag: str,
                 snapshot_id: Optional[int] = None) -> Dict[str, Any]:
         return {"cmd": "create_tag", "warehouse": str(warehouse), "identifier": identifier,
