@@ -93,7 +93,7 @@ fi
 
 # The declared ranges (pyproject.toml's dependencies and extras); the pins choose one point.
 REQUIREMENTS=('pyarrow==26.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy>=1.23'
-  'pandas>=1.5,<4' 'pytest>=7' 'pytest-timeout>=2.1' 'pytest-xdist>=3.5' 'moto[server]>=5.1,<6'
+  'pandas>=1.5,<4' 'tqdm>=4.66,<5' 'pytest>=7' 'pytest-timeout>=2.1' 'pytest-xdist>=3.5' 'moto[server]>=5.1,<6'
   'boto3>=1.35'
   'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
   "datafusion>=54; python_version >= '3.10'" "sqlglot>=30.30,<31; python_version >= '3.10'"

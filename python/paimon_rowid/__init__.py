@@ -19,6 +19,7 @@ import sys as _sys
 import pyarrow.fs as _pyarrow_fs  # noqa: F401
 
 from ._internal import _lib
+from ._internal._progress import JobProgress
 from ._internal.exceptions import (
     CatalogException,
     CommitConflictException,
@@ -68,6 +69,8 @@ __all__ = [
     # a derived column in one call (paimon_rowid.ray.backfill runs it on Ray)
     "backfill", "backfill_status", "BackfillResult", "BackfillProgress", "BackfillStatus",
     "RangeStatus", "BackfillError",
+    # what on_progress receives from every long job (compact, expire_snapshots, ...)
+    "JobProgress",
     # SQL's MERGE (paimon_rowid.ray.merge_into runs it on Ray)
     "merge_into", "WhenMatched", "WhenNotMatched", "source_col", "target_col", "lit",
     # co-bucketed joins without a shuffle (paimon_rowid.ray.bucket_join runs it on Ray)

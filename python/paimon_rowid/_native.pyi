@@ -343,10 +343,24 @@ def _plan_range_tasks_int64(left: Sequence[Tuple[Optional[int], Optional[int], i
                                                            List[int], List[int]]]:
     """Test seam: plan_range_tasks over synthetic int64 extents (lo, hi, rows, bytes)."""
 
+# -- progress of the long jobs (python/src/progress.cc over common/progress.h)
+
+class ProgressCounter:
+    """Units of work known (total) and finished (done) of a running job, counted by the job's
+    threads; cancel() asks it to stop at its next check (a Cancelled error, RuntimeError)."""
+    def __init__(self) -> None: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def cancelled(self) -> bool: ...
+    def cancel(self) -> None: ...
+
 # -- data-evolution compaction (python/src/compact.cc over maint/compact.h)
 
 def compact(table: Table, full: bool, min_file_num: Optional[int], threads: int,
-            commit_user: str) -> Dict[str, Any]:
+            commit_user: str, progress: Optional[ProgressCounter] = None) -> Dict[str, Any]:
     """Compacts the due file groups on the thread pool and commits one COMPACT snapshot:
     {"snapshot_id" (None when nothing was due), "groups_total", "groups_compacted",
     "files_removed", "files_written", "rows_rewritten", "bytes_before", "bytes_written",
@@ -373,12 +387,13 @@ def compaction_tally(messages: List[CommitMessage]) -> Dict[str, Any]:
 # -- maintenance (python/src/maint.cc over maint/expire.h, maint/orphan.h)
 
 def expire_snapshots(table: Table, retain_max: Optional[int], retain_min: Optional[int],
-                     older_than_ms: Optional[int], max_deletes: Optional[int]) -> Dict[str, Any]:
+                     older_than_ms: Optional[int], max_deletes: Optional[int],
+                     progress: Optional[ProgressCounter] = None) -> Dict[str, Any]:
     """ExpireSnapshots: {"snapshots_expired", "data_files_deleted", "manifest_files_deleted",
     "bytes_freed", "earliest_snapshot_id"}. None takes the table option."""
 
-def remove_orphan_files(table: Table, older_than_ms: Optional[int],
-                        dry_run: bool) -> Dict[str, Any]:
+def remove_orphan_files(table: Table, older_than_ms: Optional[int], dry_run: bool,
+                        progress: Optional[ProgressCounter] = None) -> Dict[str, Any]:
     """RemoveOrphanFiles: {"files", "bytes", "paths", "dirs_removed", "dry_run"}."""
 
 # rollback (maint/rollback.h): {"snapshot_id", "snapshots_deleted", "tags_deleted",
@@ -393,7 +408,8 @@ def rollback_to_timestamp(table: Table, timestamp_millis: int,
 
 def create_global_index(table: Table, column: str, index_type: str,
                         partition_filter: Optional[Tuple[Any, ...]],
-                        options: Dict[str, str]) -> int:
+                        options: Dict[str, str],
+                        progress: Optional[ProgressCounter] = None) -> int:
     """CreateGlobalIndex: the number of index files added (0: nothing left to index)."""
 
 def drop_global_index(table: Table, column: str, index_type: str,

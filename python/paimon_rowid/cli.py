@@ -265,7 +265,7 @@ def _delete_by_row_id(args: argparse.Namespace, out: TextIO) -> None:
 
 def _compact(args: argparse.Namespace, out: TextIO) -> None:
     r = compact(args.table, _options(args), full=args.full, min_file_num=args.min_file_num,
-                num_partitions=args.threads or None)
+                num_partitions=args.threads or None, progress=args.progress)
     _emit_lines([
         ("snapshot", _or_none(r["snapshot_id"])),
         ("file groups compacted", f"{r['groups_compacted']} of {r['groups_total']}"),
@@ -277,7 +277,7 @@ def _compact(args: argparse.Namespace, out: TextIO) -> None:
 def _expire_snapshots(args: argparse.Namespace, out: TextIO) -> None:
     r = expire_snapshots(args.table, _options(args), retain_max=args.retain_max,
                          retain_min=args.retain_min, older_than_ms=args.older_than_ms,
-                         max_deletes=args.max_deletes)
+                         max_deletes=args.max_deletes, progress=args.progress)
     _emit_lines([
         ("snapshots expired", r["snapshots_expired"]),
         ("data files deleted", r["data_files_deleted"]),
@@ -288,7 +288,7 @@ def _expire_snapshots(args: argparse.Namespace, out: TextIO) -> None:
 
 def _remove_orphan_files(args: argparse.Namespace, out: TextIO) -> None:
     r = remove_orphan_files(args.table, _options(args), older_than_ms=args.older_than_ms,
-                            dry_run=args.dry_run)
+                            dry_run=args.dry_run, progress=args.progress)
     if args.json:
         _dump(r, out)
         return
@@ -349,6 +349,12 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true",
                         help="print the result as JSON (rows: one JSON object per line)")
     return common
+
+
+def _progress_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--progress", action="store_true",
+                        help="show progress on stderr (a bar on a terminal, plain lines "
+                             "every 5 s elsewhere)")
 
 
 def _rows_output(parser: argparse.ArgumentParser) -> None:
@@ -414,6 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--min-file-num", type=_int64, metavar="N")
     sub.add_argument("--threads", type=_threads, default=0, metavar="N",
                      help="threads (0, the default: one per core)")
+    _progress_flag(sub)
     sub = verb("expire-snapshots", _expire_snapshots, "Expire old snapshots and delete the "
                "files only they need; unset options take the table's snapshot.num-retained.max/"
                "min, snapshot.time-retained and snapshot.expire.limit.")
@@ -421,10 +428,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--retain-min", type=_int32, metavar="N")
     sub.add_argument("--older-than-ms", type=_int64, metavar="T", help="epoch milliseconds")
     sub.add_argument("--max-deletes", type=_int32, metavar="N")
+    _progress_flag(sub)
     sub = verb("remove-orphan-files", _remove_orphan_files, "Delete files no snapshot or tag "
                "references, older than --older-than-ms (default: now minus one day).")
     sub.add_argument("--older-than-ms", type=_int64, metavar="T", help="epoch milliseconds")
     sub.add_argument("--dry-run", action="store_true", help="list what would be deleted")
+    _progress_flag(sub)
     sub = verb("backfill-status", _backfill_status, "Which row-id ranges a backfill key has "
                "done (and in which snapshot) and which are pending (docs/backfill.md).")
     sub.add_argument("--key", required=True, help="the backfill key (backfill's key=)")

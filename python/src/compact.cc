@@ -55,13 +55,14 @@ void RegisterCompact(nb::module_& m) {
   m.def(
       "compact",
       [](std::shared_ptr<Table> table, bool full, std::optional<int64_t> min_file_num, int threads,
-         std::string commit_user) {
+         std::string commit_user, ProgressCounter* progress) {
         auto options = MakeOptions(full, min_file_num, threads, std::move(commit_user));
+        options.progress = progress;
         auto result = WithoutGil([&] { return Compact(table, options); });
         return ResultDict(result);
       },
       nb::arg("table"), nb::arg("full"), nb::arg("min_file_num").none(), nb::arg("threads"),
-      nb::arg("commit_user"),
+      nb::arg("commit_user"), nb::arg("progress").none() = nb::none(),
       "Plans, compacts the due groups on the thread pool and commits one COMPACT snapshot.");
   m.def(
       "plan_compaction",

@@ -22,8 +22,10 @@ void RegisterGlobalIndex(nb::module_& m) {
   m.def(
       "create_global_index",
       [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,
-         nb::handle partition_filter, std::map<std::string, std::string> options) {
+         nb::handle partition_filter, std::map<std::string, std::string> options,
+         ProgressCounter* progress) {
         GlobalIndexBuildOptions build;
+        build.progress = progress;
         build.column = column;
         build.index_type = index_type;
         build.partition_filter = OptionalPredicate(partition_filter);
@@ -31,7 +33,8 @@ void RegisterGlobalIndex(nb::module_& m) {
         return WithoutGil([&] { return CreateGlobalIndex(table, build); });
       },
       nb::arg("table"), nb::arg("column"), nb::arg("index_type"),
-      nb::arg("partition_filter").none(), nb::arg("options"));
+      nb::arg("partition_filter").none(), nb::arg("options"),
+      nb::arg("progress").none() = nb::none());
 
   m.def(
       "drop_global_index",

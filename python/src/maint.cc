@@ -33,8 +33,8 @@ void RegisterMaint(nb::module_& m) {
       "expire_snapshots",
       [](std::shared_ptr<Table> table, std::optional<int32_t> retain_max,
          std::optional<int32_t> retain_min, std::optional<int64_t> older_than_ms,
-         std::optional<int32_t> max_deletes) {
-        ExpireOptions options{retain_max, retain_min, older_than_ms, max_deletes};
+         std::optional<int32_t> max_deletes, ProgressCounter* progress) {
+        ExpireOptions options{retain_max, retain_min, older_than_ms, max_deletes, progress};
         ExpireResult r = WithoutGil([&] { return ExpireSnapshots(table, options); });
         nb::dict out;
         out["snapshots_expired"] = r.snapshots_expired;
@@ -46,12 +46,14 @@ void RegisterMaint(nb::module_& m) {
         return out;
       },
       nb::arg("table"), nb::arg("retain_max").none(), nb::arg("retain_min").none(),
-      nb::arg("older_than_ms").none(), nb::arg("max_deletes").none());
+      nb::arg("older_than_ms").none(), nb::arg("max_deletes").none(),
+      nb::arg("progress").none() = nb::none());
 
   m.def(
       "remove_orphan_files",
-      [](std::shared_ptr<Table> table, std::optional<int64_t> older_than_ms, bool dry_run) {
-        OrphanOptions options{older_than_ms, dry_run};
+      [](std::shared_ptr<Table> table, std::optional<int64_t> older_than_ms, bool dry_run,
+         ProgressCounter* progress) {
+        OrphanOptions options{older_than_ms, dry_run, progress};
         OrphanResult r = WithoutGil([&] { return RemoveOrphanFiles(table, options); });
         nb::dict out;
         nb::list paths;
@@ -63,7 +65,8 @@ void RegisterMaint(nb::module_& m) {
         out["dry_run"] = r.dry_run;
         return out;
       },
-      nb::arg("table"), nb::arg("older_than_ms").none(), nb::arg("dry_run"));
+      nb::arg("table"), nb::arg("older_than_ms").none(), nb::arg("dry_run"),
+      nb::arg("progress").none() = nb::none());
 
   m.def(
       "rollback_to_snapshot",

@@ -95,6 +95,8 @@ void RegisterCompact(nb::module_& m);
 void RegisterMaint(nb::module_& m);
 // Defined in gindex.cc: global indexes (build, drop, lookup).
 void RegisterGlobalIndex(nb::module_& m);
+// Defined in progress.cc: the progress counter the long jobs report to.
+void RegisterProgress(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -358,6 +360,7 @@ NB_MODULE(_native, m) {
   RegisterTypes(m);
   RegisterJoin(m);
   RegisterRangePlan(m);
+  RegisterProgress(m);
   RegisterCompact(m);
   RegisterMaint(m);
   RegisterGlobalIndex(m);

@@ -1,118 +1,270 @@
-"""Progress of a ``backfill`` run: the figures (``BackfillProgress``), the bar on a terminal,
-plain periodic lines elsewhere, and the ``on_progress`` hook.
+"""Progress of the long jobs (``compact``, ``expire_snapshots``, ``remove_orphan_files``,
+``create_global_index``, ``backfill``; on Ray too): one ``progress=`` / ``on_progress=``
+interface, the figures (``JobProgress``; ``BackfillProgress`` adds a backfill's own), drawn
+with ``tqdm``.
 
-A ``ProgressTracker`` is driven by the run (``rows``: rows read and computed in the batch
-that runs; ``committed``: a batch finished) and hands each new ``BackfillProgress`` to its
-sinks. Cost: O(1) per update; the terminal bar redraws at most 10 times a second, plain
-lines come at most every ``interval`` seconds (and once per commit, and at the end).
+- ``progress``: True (stderr), False / None (nothing), or a text stream. On a terminal the
+  figures are a tqdm bar redrawn in place; elsewhere (a log, a pipe, a StringIO) they are
+  plain lines in tqdm's format, at most one per ``interval`` seconds plus one per batch
+  commit (backfill) and one at the end, so logs stay readable.
+- ``on_progress``: called with every ``JobProgress`` (each unit of work and the end) in the
+  caller's thread. An exception it raises stops the job: a backfill stops as if ``fn`` had
+  failed; a job of the C++ core is cancelled at its next check (common/progress.h) and commits
+  nothing, then the exception propagates.
+
+Jobs that run in C++ count into a ``ProgressCounter`` (cpp common/progress.h) from their own
+threads; ``run_native`` runs such a job on a worker thread and polls the counter every 0.1 s
+from the calling thread, which draws the bar and calls ``on_progress``. Ctrl-C cancels the
+job the same way. Without a bar or a hook the job runs directly, with no thread and no
+counter.
+
+Cost: O(1) per update; the terminal bar redraws at most 10 times a second.
 """
 from __future__ import annotations
 
 import dataclasses
+import io
 import sys
+import threading
 import time
-from typing import Any, Callable, List, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO, TypeVar
 
-__all__ = ["BackfillProgress", "ProgressTracker"]
+from tqdm import tqdm
+
+from ._lib import native
+
+__all__ = ["JobProgress", "BackfillProgress", "ProgressReporter", "ProgressTracker",
+           "check_progress_args", "run_native"]
+
+T = TypeVar("T")
+
+#: Seconds between two polls of a native job's counter.
+POLL_SECONDS = 0.1
 
 
 @dataclasses.dataclass(frozen=True)
-class BackfillProgress:
-    """One reading of a running backfill.
+class JobProgress:
+    """One reading of a running job.
 
-    ``rows_done`` / ``rows_total``: rows of the ranges this run visits (those not recorded as
-    done for the key) that are finished; a committed batch counts all its rows, the batch
-    that runs counts the rows computed so far. ``rows_computed``: rows ``fn`` produced values
-    for. ``rows_per_s``: ``rows_done / seconds``. ``eta_s``: seconds left at that rate (None
-    before the first row). ``commits``: snapshots made. ``batch`` / ``batches``: the batch
-    running (1-based) and the number of batches of this run. ``finished``: the last one."""
-    rows_done: int
-    rows_total: int
-    rows_computed: int
-    commits: int
-    batch: int
-    batches: int
+    ``job``: the call (``"compact"``, ...); ``unit``: what ``done`` and ``total`` count
+    (compact: file groups; expire_snapshots: steps, three per expired snapshot;
+    remove_orphan_files: files read or checked; create_global_index and backfill: rows).
+    ``done`` never decreases; ``total`` is the work known so far (it may grow while a job
+    plans, never shrinks; ``done <= total``). ``seconds``: since the start; ``rate``:
+    ``done / seconds``; ``eta_s``: seconds left at that rate (None before the first unit);
+    ``finished``: the last reading of a job that succeeded."""
+    job: str
+    unit: str
+    done: int
+    total: int
     seconds: float
-    rows_per_s: float
+    rate: float
     eta_s: Optional[float]
     finished: bool = False
 
+    @property
+    def fraction(self) -> float:
+        """``done / total`` (1.0 for a job with nothing to do)."""
+        return min(1.0, self.done / self.total) if self.total else 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class BackfillProgress(JobProgress):
+    """A backfill's reading (unit: rows). ``rows_done`` / ``rows_total`` (= ``done`` /
+    ``total``): rows of the ranges this run visits that are finished; a committed batch
+    counts all its rows, the running batch the rows computed so far. ``rows_computed``: rows
+    ``fn`` produced values for. ``commits``: snapshots made. ``batch`` / ``batches``: the
+    batch running (1-based) and the batches of this run."""
+    rows_computed: int = 0
+    commits: int = 0
+    batch: int = 0
+    batches: int = 0
+
+    @property
+    def rows_done(self) -> int:
+        return self.done
+
+    @property
+    def rows_total(self) -> int:
+        return self.total
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.rate
+
+    def postfix(self) -> str:
+        return (f"{self.rows_computed:,} computed, batch {self.batch}/{self.batches}, "
+                f"{self.commits} commit(s)")
+
     def line(self) -> str:
         """The figures as one plain line (what the non-terminal output prints)."""
-        pct = 100.0 * self.rows_done / self.rows_total if self.rows_total else 100.0
-        eta = "-" if self.eta_s is None else _duration(self.eta_s)
-        return (f"backfill: {self.rows_done:,}/{self.rows_total:,} rows ({pct:.0f}%), "
-                f"{self.rows_computed:,} computed, batch {self.batch}/{self.batches}, "
-                f"{self.commits} commit(s), {self.rows_per_s:,.0f} rows/s, "
-                f"{_duration(self.seconds)} elapsed, ETA {eta}")
+        return _plain_line(self, self.postfix())
 
 
-def _duration(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+def _plain_line(p: JobProgress, postfix: str = "") -> str:
+    return tqdm.format_meter(p.done, p.total or None, p.seconds, prefix=p.job, unit=p.unit,
+                             unit_scale=False, postfix=postfix or None, ncols=0)
 
 
-class _TextSink:
-    """A bar redrawn in place when ``stream`` is a terminal, else periodic plain lines."""
+def check_progress_args(progress: Any, on_progress: Any) -> None:
+    """TypeError unless ``progress`` is a bool, None or a text stream and ``on_progress`` is
+    None or callable (checked before a job touches anything)."""
+    if not (progress is None or isinstance(progress, bool)
+            or callable(getattr(progress, "write", None))):
+        raise TypeError("progress must be True, False or a text stream (an object with "
+                        f"write()), got {type(progress).__name__}.")
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(f"on_progress must be a callable or None, got "
+                        f"{type(on_progress).__name__}.")
 
-    def __init__(self, stream: TextIO, interval: float) -> None:
+
+def _is_terminal(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (ValueError, io.UnsupportedOperation):  # a closed stream
+        return False
+
+
+class _Bar:
+    """tqdm on a terminal; plain tqdm-format lines elsewhere."""
+
+    def __init__(self, stream: TextIO, job: str, unit: str, interval: float) -> None:
         self._stream = stream
-        isatty = getattr(stream, "isatty", None)
-        self._tty = bool(isatty()) if callable(isatty) else False
-        self._interval = 0.1 if self._tty else interval
+        self._tty = _is_terminal(stream)
+        self._interval = interval
         self._last = float("-inf")
-        self._drawn = False
+        self._bar: Optional[tqdm] = None
+        if self._tty:
+            self._bar = tqdm(total=0, desc=job, unit=unit, file=stream, mininterval=0.1,
+                             dynamic_ncols=True, leave=True)
 
-    def __call__(self, p: BackfillProgress, forced: bool) -> None:
+    def __call__(self, p: JobProgress, postfix: str, forced: bool) -> None:
+        if self._bar is not None:
+            bar = self._bar
+            if bar.total != p.total:
+                bar.total = p.total
+            if postfix:
+                bar.set_postfix_str(postfix, refresh=False)
+            bar.update(p.done - bar.n)
+            if forced or p.finished:
+                bar.refresh()
+            if p.finished:
+                bar.close()
+            return
         now = time.monotonic()
-        if not forced and now - self._last < self._interval:
+        if not (forced or p.finished) and now - self._last < self._interval:
             return
         self._last = now
-        if self._tty:
-            self._stream.write("\r" + _bar(p) + ("\n" if p.finished else ""))
-        else:
-            self._stream.write(p.line() + "\n")
+        self._stream.write(_plain_line(p, postfix) + "\n")
         self._stream.flush()
 
-
-def _bar(p: BackfillProgress, width: int = 24) -> str:
-    frac = p.rows_done / p.rows_total if p.rows_total else 1.0
-    filled = int(round(width * min(1.0, frac)))
-    eta = "-" if p.eta_s is None else _duration(p.eta_s)
-    return (f"[{'#' * filled}{'.' * (width - filled)}] {p.rows_done:,}/{p.rows_total:,} rows "
-            f"{p.rows_per_s:,.0f} rows/s ETA {eta} commits {p.commits} "
-            f"batch {p.batch}/{p.batches}\x1b[K")
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
-class ProgressTracker:
-    """Accumulates the figures of one run and reports them to the sinks.
+class ProgressReporter:
+    """The figures of one job run and its sinks (the bar, ``on_progress``).
 
-    ``progress``: True (stderr), False (nothing) or a text stream; ``on_progress``: called
-    with every ``BackfillProgress`` (each fn call, each commit, the end). An exception raised
-    by ``on_progress`` propagates (it stops the run like one of ``fn``)."""
+    The job calls ``add_total`` as it learns of work, ``advance`` / ``update_to`` as units
+    finish, and ``finish`` once at the end of a successful run (``close`` in any case).
+    ``enabled`` is False when nobody watches (then every call is a no-op)."""
+
+    def __init__(self, job: str, unit: str, progress: Any,
+                 on_progress: Optional[Callable[[Any], Any]], total: int = 0,
+                 interval: float = 5.0) -> None:
+        check_progress_args(progress, on_progress)
+        self.job, self.unit = job, unit
+        self.total, self.done = total, 0
+        self._bar: Optional[_Bar] = None
+        if progress is True:
+            self._bar = _Bar(sys.stderr, job, unit, interval)
+        elif progress is not None and progress is not False:
+            self._bar = _Bar(progress, job, unit, interval)
+        self._hook = on_progress
+        self._started = time.perf_counter()
+        self._closed = False
+
+    @property
+    def enabled(self) -> bool:
+        return self._bar is not None or self._hook is not None
+
+    def start(self) -> None:
+        """The first reading (nothing done yet)."""
+        self._emit(forced=True)
+
+    def add_total(self, n: int) -> None:
+        self.total += n
+        self._emit(forced=False)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        self._emit(forced=False)
+
+    def update_to(self, done: int, total: int) -> None:
+        """Absolute figures (a native counter's): never moves ``done`` back or ``total``
+        down; emits only on a change."""
+        done, total = max(self.done, done), max(self.total, total, done)
+        if (done, total) == (self.done, self.total):
+            return
+        self.done, self.total = done, total
+        self._emit(forced=False)
+
+    def finish(self) -> None:
+        self.total = max(self.total, self.done)
+        self._emit(forced=True, finished=True)
+        self.close()
+
+    def close(self) -> None:
+        if not self._closed and self._bar is not None:
+            self._bar.close()
+        self._closed = True
+
+    def snapshot(self, finished: bool = False) -> JobProgress:
+        seconds, rate, eta = self._timing(finished)
+        return JobProgress(job=self.job, unit=self.unit, done=self.done,
+                           total=max(self.total, self.done), seconds=seconds, rate=rate,
+                           eta_s=eta, finished=finished)
+
+    def _timing(self, finished: bool):
+        seconds = time.perf_counter() - self._started
+        rate = self.done / seconds if seconds > 0 else 0.0
+        left = max(0, self.total - self.done)
+        eta = left / rate if rate > 0 else (0.0 if finished or not left else None)
+        return seconds, rate, eta
+
+    def _postfix(self, p: JobProgress) -> str:
+        return ""
+
+    def _emit(self, forced: bool, finished: bool = False) -> None:
+        if not self.enabled or self._closed:
+            return
+        p = self.snapshot(finished)
+        if self._bar is not None:
+            self._bar(p, self._postfix(p), forced)
+        if self._hook is not None:
+            self._hook(p)
+
+
+class ProgressTracker(ProgressReporter):
+    """A backfill's reporter: rows, batches and commits (``BackfillProgress``)."""
 
     def __init__(self, rows_total: int, batches: int, progress: Any,
                  on_progress: Optional[Callable[[BackfillProgress], Any]],
                  interval: float = 5.0) -> None:
-        self.rows_total = rows_total
+        super().__init__("backfill", "rows", progress, on_progress, total=rows_total,
+                         interval=interval)
         self.batches = batches
-        self._sinks: List[Callable[[BackfillProgress, bool], None]] = []
-        if progress is True:
-            self._sinks.append(_TextSink(sys.stderr, interval))
-        elif progress is not False and progress is not None:
-            self._sinks.append(_TextSink(progress, interval))
-        if on_progress is not None:
-            self._sinks.append(lambda p, _forced: on_progress(p))
-        self._started = time.perf_counter()
         self.rows_committed = 0   # rows of finished batches (all their rows)
         self.rows_in_batch = 0    # rows computed in the running batch
         self.rows_computed = 0
         self.commits = 0
         self.batch = 0
+
+    @property
+    def rows_total(self) -> int:
+        return self.total
 
     def start_batch(self, batch: int) -> None:
         self.batch = batch
@@ -123,6 +275,7 @@ class ProgressTracker:
         """``n`` more rows computed in the running batch."""
         self.rows_in_batch += n
         self.rows_computed += n
+        self._sync()
         self._emit(forced=False)
 
     def committed(self, batch_rows: int, commit_made: bool) -> None:
@@ -130,25 +283,64 @@ class ProgressTracker:
         self.rows_committed += batch_rows
         self.rows_in_batch = 0
         self.commits += 1 if commit_made else 0
+        self._sync()
         if self.batch < self.batches:  # the last batch's line is the one ``finish`` prints
             self._emit(forced=True)
 
-    def finish(self) -> None:
-        self._emit(forced=True, finished=True)
+    def _sync(self) -> None:
+        self.done = max(self.done, min(self.total, self.rows_committed + self.rows_in_batch))
 
     def snapshot(self, finished: bool = False) -> BackfillProgress:
-        seconds = time.perf_counter() - self._started
-        done = min(self.rows_total, self.rows_committed + self.rows_in_batch)
-        rate = done / seconds if seconds > 0 else 0.0
-        eta = (self.rows_total - done) / rate if rate > 0 else (0.0 if finished else None)
-        return BackfillProgress(rows_done=done, rows_total=self.rows_total,
-                                rows_computed=self.rows_computed, commits=self.commits,
-                                batch=self.batch, batches=self.batches, seconds=seconds,
-                                rows_per_s=rate, eta_s=eta, finished=finished)
+        seconds, rate, eta = self._timing(finished)
+        return BackfillProgress(job=self.job, unit=self.unit, done=self.done,
+                                total=self.total, seconds=seconds, rate=rate, eta_s=eta,
+                                finished=finished, rows_computed=self.rows_computed,
+                                commits=self.commits, batch=self.batch,
+                                batches=self.batches)
 
-    def _emit(self, forced: bool, finished: bool = False) -> None:
-        if not self._sinks:
-            return
-        p = self.snapshot(finished)
-        for sink in self._sinks:
-            sink(p, forced)
+    def _postfix(self, p: JobProgress) -> str:
+        return p.postfix() if isinstance(p, BackfillProgress) else ""
+
+
+def run_native(job: str, unit: str, progress: Any, on_progress: Optional[Callable[[Any], Any]],
+               call: Callable[[Any], T]) -> T:
+    """Runs ``call(counter)`` (a C++ job that counts into ``counter``, a native
+    ``ProgressCounter``, or gets None when nobody watches) and reports its progress.
+
+    With a bar or a hook: the call runs on a worker thread (it releases the GIL) while this
+    thread polls the counter every ``POLL_SECONDS``. ``on_progress`` first gets a reading of
+    nothing done before the job starts. If it raises, or Ctrl-C arrives, the job is cancelled
+    at its next check (it stops before its commit and removes what it wrote), waited for, and
+    the exception propagates; a job already past its last check (its commit) completes
+    first."""
+    reporter = ProgressReporter(job, unit, progress, on_progress)
+    if not reporter.enabled:
+        return call(None)
+    reporter.start()  # a hook that raises here stops the job before it starts
+    counter = native().ProgressCounter()
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = call(counter)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name=f"paimon-rowid-{job}", daemon=True)
+    worker.start()
+    try:
+        try:
+            while worker.is_alive():
+                worker.join(POLL_SECONDS)
+                reporter.update_to(counter.done, counter.total)
+        except BaseException:
+            counter.cancel()
+            worker.join()
+            raise
+        if "error" in outcome:
+            raise outcome["error"]
+        reporter.update_to(counter.done, counter.total)
+        reporter.finish()
+        return outcome["value"]
+    finally:
+        reporter.close()

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal._progress import BackfillProgress, ProgressTracker, check_progress_args
 from .._internal.range import Range
 from ..table.predicate import Predicate
 from . import _backfill_core as core
@@ -75,6 +75,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     stream into the update as they are computed, which holds them up to its memory budget
     (``paimon-rowid.update.memory-budget``, default 256 mb) and spills the rest to disk until
     the batch's commit, so ``rows_per_commit`` does not set the memory."""
+    check_progress_args(progress, on_progress)
     add_missing_column(target, catalog_options, column, column_type)
     spec, table = core.check_arguments(
         target, catalog_options, column=column, fn=fn, input_columns=input_columns,

@@ -12,9 +12,10 @@ snapshots that still list them. See docs/maintenance.md.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, check_progress_args, run_native
 from ..table.table import Table
 from . import _job_checks as jobs
 
@@ -44,8 +45,9 @@ def load_compact_table(target: str, catalog_options: Mapping[str, Any]) -> Table
 
 
 def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = False,
-            min_file_num: Optional[int] = None,
-            num_partitions: Optional[int] = None) -> Dict[str, Any]:
+            min_file_num: Optional[int] = None, num_partitions: Optional[int] = None,
+            progress: Any = False,
+            on_progress: Optional[Callable[[JobProgress], Any]] = None) -> Dict[str, Any]:
     """Compacts the file groups of ``target`` that are due and commits one COMPACT snapshot.
 
     Returns ``{"snapshot_id", "groups_total", "groups_compacted", "files_removed",
@@ -57,8 +59,15 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     has the higher sequence number); a compaction that loses to another one re-plans.
     ValueError for a table without data evolution and row tracking; TypeError/ValueError for
     bad arguments; nothing is left behind on failure.
+
+    ``progress`` / ``on_progress``: the jobs' progress interface (docs/maintenance.md,
+    "Progress"); the unit is file groups, ``total`` the groups each attempt planned.
     """
     check_compact_args(target, full, min_file_num)
+    check_progress_args(progress, on_progress)
     table = load_compact_table(target, catalog_options)
     threads = 0 if num_partitions is None else max(1, int(num_partitions))
-    return dict(native().compact(table._native, full, min_file_num, threads, str(uuid.uuid4())))
+    user = str(uuid.uuid4())
+    return dict(run_native("compact", "groups", progress, on_progress,
+                           lambda counter: native().compact(table._native, full, min_file_num,
+                                                            threads, user, counter)))

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
-from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal._progress import BackfillProgress, ProgressTracker, check_progress_args
 from .._internal.range import Range
 from ..jobs import _backfill_core as core
 from ..jobs._backfill_column import add_missing_column
@@ -50,6 +50,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     ``fn`` is constructed once per actor. The update's Ray tasks need CPUs while the actors
     live: leave some free. Progress advances per split (a file group, or a window of one) as
     its values are computed."""
+    check_progress_args(progress, on_progress)
     ray = require_ray()
     add_missing_column(target, catalog_options, column, column_type)
     spec, table = core.check_arguments(

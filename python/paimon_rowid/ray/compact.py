@@ -10,9 +10,10 @@ that fails waits for all its tasks, then deletes, by name, the file of every pla
 from __future__ import annotations
 
 import uuid
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
 from .._internal._retry import retry
 from .._internal.exceptions import CommitConflictException
 from ..jobs import _job_checks as jobs
@@ -46,17 +47,24 @@ def _pack(splits: List[Any], tasks: int) -> List[List[Any]]:
 
 def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = False,
             min_file_num: Optional[int] = None, num_partitions: Optional[int] = None,
-            ray_remote_args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+            ray_remote_args: Optional[Dict[str, Any]] = None, progress: Any = False,
+            on_progress: Optional[Callable[[JobProgress], Any]] = None) -> Dict[str, Any]:
     """``paimon_rowid.compact`` with the groups compacted by Ray tasks (``num_partitions``
     tasks, default two per cluster CPU, never more than the groups) and one commit on the
-    driver. Same arguments, result and errors; ``ray_remote_args`` go to the tasks."""
+    driver. Same arguments, result and errors; ``ray_remote_args`` go to the tasks.
+    ``progress`` / ``on_progress``: the bar is drawn by the driver, which advances it by a
+    task's groups as each task completes; an ``on_progress`` that raises fails the job (its
+    files are deleted, nothing is committed)."""
     check_compact_args(target, full, min_file_num)
+    check_progress_args(progress, on_progress)
     ray = require_ray()
     table = load_compact_table(target, catalog_options)
     lib = native()
     remote = ray.remote(**ray_remote_args)(_compact_task) if ray_remote_args else \
         ray.remote(_compact_task)
     user = str(uuid.uuid4())
+    reporter = ProgressReporter("compact", "groups", progress, on_progress)
+    reporter.start()
 
     def attempt(number: int) -> Dict[str, Any]:
         _snapshot, splits, groups_total = lib.plan_compaction(table._native, full, min_file_num)
@@ -66,10 +74,17 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
             return result
         tasks = num_partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
         job_id = new_job_id()
+        reporter.add_total(len(splits))
+        chunks = _pack(splits, max(1, min(int(tasks), len(splits))))
         refs = [remote.remote(dict(catalog_options), target, job_id,
-                              [s.serialize() for s in chunk])
-                for chunk in _pack(splits, max(1, min(int(tasks), len(splits))))]
+                              [s.serialize() for s in chunk]) for chunk in chunks]
+        groups_of = {ref: len(chunk) for ref, chunk in zip(refs, chunks)}
         try:
+            pending = list(refs)
+            while pending:  # the bar advances as each task completes
+                ready, pending = ray.wait(pending, num_returns=1)
+                ray.get(ready[0])
+                reporter.advance(groups_of[ready[0]])
             serialized = ray.get(refs)
         except BaseException as error:  # KeyboardInterrupt too: nothing may stay behind
             ray.wait(refs, num_returns=len(refs))
@@ -88,4 +103,9 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
         result.update(snapshot_id=snapshot_id, groups_total=groups_total, attempts=number)
         return result
 
-    return retry(attempt, on=CommitConflictException, attempts=MAX_ATTEMPTS)
+    try:
+        result = retry(attempt, on=CommitConflictException, attempts=MAX_ATTEMPTS)
+        reporter.finish()
+        return result
+    finally:
+        reporter.close()

@@ -13,11 +13,12 @@ commit. The GIL is released throughout.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, check_progress_args, run_native
 from ._partition_spec import spec_predicate
 from .predicate import Predicate, PredicateBuilder
 
@@ -70,7 +71,8 @@ def _native_filter(predicate: Optional[Predicate]) -> Any:
 def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
                         index_type: str = "btree", partition_filter: Optional[Predicate] = None,
                         partitions: Optional[PartitionSpecs] = None,
-                        options: Optional[Mapping[str, Any]] = None) -> int:
+                        options: Optional[Mapping[str, Any]] = None, *, progress: Any = False,
+                        on_progress: Optional[Callable[[JobProgress], Any]] = None) -> int:
     """Builds the ``index_type`` index of ``index_column`` over the rows it does not cover yet
     and commits it in one snapshot; returns the number of index files added (0 when nothing is
     left to index). ``options`` overlay the table's (``btree-index.block-size``,
@@ -79,13 +81,20 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
 
     Raises ``ValueError`` for an unknown column or index type, a table without row tracking, or
     a column type no index accepts; ``NotImplementedError`` for ``bitmap`` and DECIMAL, TIME and
-    TIMESTAMP columns. On any error nothing is committed and no index file is left behind."""
+    TIMESTAMP columns. On any error nothing is committed and no index file is left behind.
+
+    Beyond pypaimon: ``progress`` / ``on_progress``, the jobs' progress interface (unit: rows,
+    ``total`` the row ids to index); an ``on_progress`` that raises stops the build before
+    its commit, leaving nothing behind."""
     column = _column(index_column)
     kind = str(index_type).lower().strip()
     predicate = _partition_filter(table, partition_filter, partitions)
     overlay = {str(k): str(v) for k, v in (options or {}).items()}
-    return int(native().create_global_index(table._native, column, kind,
-                                            _native_filter(predicate), overlay))
+    check_progress_args(progress, on_progress)
+    return int(run_native("create_global_index", "rows", progress, on_progress,
+                          lambda counter: native().create_global_index(
+                              table._native, column, kind, _native_filter(predicate), overlay,
+                              counter)))
 
 
 def drop_global_index(table: Any, index_column: Union[str, Sequence[str]],

@@ -5,12 +5,13 @@ parsed once per handle); nothing here reads data or manifests except :meth:`late
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional
 
 import pyarrow as pa
 
 from .._internal._arrow import capsule_schema
 from .._internal._lib import native
+from .._internal._progress import JobProgress
 from ..schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 from . import global_index as _global_index
 from .read import ReadBuilder
@@ -262,11 +263,16 @@ class Table:
 
     def create_global_index(self, index_column: Any, index_type: str = "btree",
                             partition_filter: Any = None, partitions: Any = None,
-                            options: Optional[Mapping[str, Any]] = None) -> int:
+                            options: Optional[Mapping[str, Any]] = None, *,
+                            progress: Any = False,
+                            on_progress: Optional[Callable[[JobProgress], Any]] = None
+                            ) -> int:
         """pypaimon's ``create_global_index``: indexes the rows not covered yet, one commit;
-        returns the number of index files added. See paimon_rowid.global_index."""
+        returns the number of index files added. See paimon_rowid.global_index (beyond
+        pypaimon: ``progress`` / ``on_progress``)."""
         return _global_index.create_global_index(self, index_column, index_type,
-                                                 partition_filter, partitions, options)
+                                                 partition_filter, partitions, options,
+                                                 progress=progress, on_progress=on_progress)
 
     def drop_global_index(self, index_column: Any, index_type: str = "btree",
                           partition_filter: Any = None, partitions: Any = None,

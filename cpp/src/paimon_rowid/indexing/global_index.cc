@@ -261,12 +261,19 @@ Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
                                      {"scan.tag-name", std::nullopt},
                                      {"scan.timestamp-millis", std::nullopt}}));
 
+  int64_t row_ids = 0;
+  for (const BuildRange& build : ranges) row_ids += build.range.count();
+  ProgressTotal(options.progress, row_ids);
   std::vector<WrittenFile> written;
   std::vector<CommitMessage> messages;
   Status status = [&]() -> Status {
     for (const BuildRange& build : ranges) {
+      ARROW_RETURN_NOT_OK(ProgressCheck(options.progress, "create_global_index"));
       ARROW_ASSIGN_OR_RAISE(auto rows, ReadSorted(pinned, field->name, build.range));
-      if (rows->num_rows() == 0) continue;
+      if (rows->num_rows() == 0) {
+        ProgressDone(options.progress, build.range.count());
+        continue;
+      }
       const size_t before = written.size();
       ARROW_RETURN_NOT_OK(
           WriteRange(*table, codec, write_options, per_file, field->id, build, *rows, &written));
@@ -278,8 +285,10 @@ Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
         msg.new_index_files.push_back(written[i].entry);
       }
       messages.push_back(std::move(msg));
+      ProgressDone(options.progress, build.range.count());
     }
     if (messages.empty()) return Status::OK();
+    ARROW_RETURN_NOT_OK(ProgressCheck(options.progress, "create_global_index"));
     ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table));
     return committer->Commit(messages).status();
   }();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/progress.h"
 #include "paimon_rowid/common/row_range.h"
 #include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/scan/global_index_scan.h"
@@ -39,6 +40,9 @@ struct GlobalIndexBuildOptions {
   /// btree-index.compression(-level), sorted-index.records-per-file (x 1.2 rows per file, as
   /// pypaimon).
   std::map<std::string, std::string> options;
+  /// Counts rows (total: the row ids of the ranges to index; done: those indexed) and is
+  /// checked before each range and before the commit. nullptr: none. Not owned.
+  ProgressCounter* progress = nullptr;
 };
 
 /// Builds the index over the rows it does not cover yet and commits it. Returns the number of

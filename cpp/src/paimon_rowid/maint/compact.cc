@@ -278,6 +278,7 @@ Result<CompactResult> Compact(std::shared_ptr<const Table> table, const CompactO
     ARROW_ASSIGN_OR_RAISE(CompactionPlan plan, PlanCompaction(table, options));
     result.groups_total = plan.groups_total;
     if (plan.groups.empty()) return result;
+    ProgressTotal(options.progress, static_cast<int64_t>(plan.groups.size()));
     std::vector<CommitMessage> messages(plan.groups.size());
     std::vector<char> done(plan.groups.size(), 0);  // not vector<bool>: set concurrently
     // A group per core: each group's writer encodes on its task's thread, as in an update.
@@ -285,11 +286,14 @@ Result<CompactResult> Compact(std::shared_ptr<const Table> table, const CompactO
                                  static_cast<int64_t>(Executor::ResolveThreads(options.threads));
     Status st = Executor::Default()->ParallelFor(
         static_cast<int64_t>(plan.groups.size()), options.threads, [&](int64_t i) -> Status {
+          ARROW_RETURN_NOT_OK(ProgressCheck(options.progress, "compact"));
           ARROW_ASSIGN_OR_RAISE(messages[i],
                                 CompactGroup(table, plan.groups[i], options.pool, parallel_writer));
           done[i] = 1;
+          ProgressDone(options.progress);
           return Status::OK();
         });
+    if (st.ok()) st = ProgressCheck(options.progress, "compact");
     if (!st.ok()) {
       std::vector<CommitMessage> written;
       for (size_t i = 0; i < messages.size(); ++i) {

@@ -35,6 +35,7 @@
 
 #include "arrow/memory_pool.h"
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/progress.h"
 #include "paimon_rowid/meta/commit_message.h"
 #include "paimon_rowid/scan/plan.h"
 
@@ -59,6 +60,9 @@ struct CompactOptions {
   std::string commit_user;  // a random UUID when empty
   /// Every allocation of the reads and writes. Not owned.
   arrow::MemoryPool* pool = arrow::default_memory_pool();
+  /// Counts groups (total: each attempt's planned groups; done: groups compacted) and is
+  /// checked before each group and before the commit; nullptr: none. Not owned.
+  ProgressCounter* progress = nullptr;
 };
 
 struct CompactionPlan {

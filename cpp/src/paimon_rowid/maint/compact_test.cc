@@ -103,6 +103,34 @@ TEST(CompactTest, ThresholdAndFull) {
   EXPECT_TRUE(Compact(fx.table(), bad).status().IsInvalid());
 }
 
+TEST(CompactTest, CountsGroupsAndStopsCleanlyWhenCancelled) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  fx.Append(WriteFixture::Batch(10, 5));
+  Update(fx, {1, 12}, "x");
+  const int64_t snapshot_before = fx.table()->LatestSnapshot().ValueOrDie()->id;
+  auto files_before = WriteFixture::Files(fx.table_path());
+
+  ProgressCounter cancelled;
+  cancelled.Cancel();
+  CompactOptions full;
+  full.full = true;
+  full.progress = &cancelled;
+  auto stopped = Compact(fx.table(), full);
+  ASSERT_TRUE(stopped.status().IsCancelled()) << stopped.status().ToString();
+  EXPECT_EQ(cancelled.total(), 2);
+  EXPECT_EQ(cancelled.done(), 0);
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, snapshot_before);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), files_before);  // nothing left behind
+
+  ProgressCounter counter;
+  full.progress = &counter;
+  auto result = Compact(fx.table(), full).ValueOrDie();
+  EXPECT_EQ(result.groups_compacted, 2);
+  EXPECT_EQ(counter.total(), 2);
+  EXPECT_EQ(counter.done(), 2);
+}
+
 TEST(CompactTest, RefusesTablesWithoutDataEvolution) {
   WriteFixture fx(std::map<std::string, std::string>{{"row-tracking.enabled", "true"}});
   fx.Append(WriteFixture::Batch(0, 3));

@@ -61,8 +61,8 @@ Result<Resolved> Resolve(const Table& table, const ExpireOptions& o) {
 
 class Expirer {
  public:
-  Expirer(std::shared_ptr<const Table> table, ExpireResult* result)
-      : table_(std::move(table)), io_(table_->file_io()), result_(result) {}
+  Expirer(std::shared_ptr<const Table> table, ExpireResult* result, ProgressCounter* progress)
+      : table_(std::move(table)), io_(table_->file_io()), result_(result), progress_(progress) {}
 
   // Java's expireUntil: deletes snapshots [begin, end) and the files only they need.
   Status ExpireUntil(int64_t begin, int64_t end) {
@@ -74,6 +74,7 @@ class Expirer {
       begin = id + 1;
     }
     if (end <= begin) return WriteEarliest(end);
+    ProgressTotal(progress_, 3 * (end - begin));
 
     // What must survive: everything the first retained snapshot and every tag names. These
     // snapshots must read completely; any error stops the expiration before a deletion.
@@ -92,8 +93,11 @@ class Expirer {
       for (const auto& e : live) ARROW_RETURN_NOT_OK(AddDataPaths(*table_, e, &keep_data));
     }
 
+    ARROW_RETURN_NOT_OK(ProgressCheck(progress_, "expire_snapshots"));
+
     // (a) data files the deltas of (begin, end] deleted: they were live only before.
     for (int64_t id = begin + 1; id <= end; ++id) {
+      ProgressDone(progress_);
       ARROW_ASSIGN_OR_RAISE(auto snap, ReadIfExists(id));
       if (!snap) continue;
       ARROW_ASSIGN_OR_RAISE(auto delta, ReadDeltaTolerant(*snap));
@@ -111,6 +115,7 @@ class Expirer {
 
     // (b) manifest lists, manifests and index files of the expired snapshots.
     for (int64_t id = begin; id < end; ++id) {
+      ProgressDone(progress_);
       ARROW_ASSIGN_OR_RAISE(auto snap, ReadIfExists(id));
       if (!snap) continue;
       std::set<std::string> meta;
@@ -133,6 +138,7 @@ class Expirer {
       int64_t deleted = 0;
       ARROW_RETURN_NOT_OK(Delete(table_->SnapshotPath(id), &deleted));
       result_->snapshots_expired += deleted;
+      ProgressDone(progress_);
       FaultPoint("expire_after_snapshot_file");
     }
     return WriteEarliest(end);
@@ -175,6 +181,7 @@ class Expirer {
   std::shared_ptr<const Table> table_;
   std::shared_ptr<FileIO> io_;
   ExpireResult* result_;
+  ProgressCounter* progress_;
   std::set<std::string> deleted_;
 };
 
@@ -198,7 +205,8 @@ Result<ExpireResult> ExpireSnapshots(std::shared_ptr<const Table> table, ExpireO
       break;
     }
   }
-  Expirer expirer(table, &result);
+  ARROW_RETURN_NOT_OK(ProgressCheck(options.progress, "expire_snapshots"));
+  Expirer expirer(table, &result, options.progress);
   ARROW_RETURN_NOT_OK(expirer.ExpireUntil(earliest, end));
   ARROW_ASSIGN_OR_RAISE(latest, table->LatestSnapshotId());
   if (latest) {

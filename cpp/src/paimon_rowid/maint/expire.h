@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/progress.h"
 
 namespace paimon_rowid {
 
@@ -43,6 +44,11 @@ struct ExpireOptions {
   std::optional<int64_t> older_than_ms;
   /// Snapshots to expire at most in this call: `snapshot.expire.limit`, default 50.
   std::optional<int32_t> max_deletes;
+  /// Counts steps: three per expired snapshot (its deleted data files, its manifests, its
+  /// snapshot file). Cancel() is honoured until the first deletion, not after it (the rest
+  /// is short, and stopping halfway would leave what a crash leaves). nullptr: none. Not
+  /// owned.
+  ProgressCounter* progress = nullptr;
 };
 
 struct ExpireResult {

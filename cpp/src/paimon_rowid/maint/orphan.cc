@@ -35,21 +35,25 @@ struct Candidate {
 
 class Cleaner {
  public:
-  Cleaner(std::shared_ptr<const Table> table, OrphanResult* result)
-      : table_(std::move(table)), io_(*table_->file_io()), result_(result) {}
+  Cleaner(std::shared_ptr<const Table> table, OrphanResult* result, ProgressCounter* progress)
+      : table_(std::move(table)), io_(*table_->file_io()), result_(result), progress_(progress) {}
 
   // Every file some snapshot or tag references.
   Status CollectUsed() {
     std::vector<Snapshot> snapshots;
     ARROW_ASSIGN_OR_RAISE(auto ids, table_->ListSnapshotIds());
+    ProgressTotal(progress_, static_cast<int64_t>(ids.size()));
     for (int64_t id : ids) {
+      ProgressDone(progress_);
       ARROW_ASSIGN_OR_RAISE(bool exists, io_.Exists(table_->SnapshotPath(id)));
       if (!exists) continue;  // expired meanwhile
       ARROW_ASSIGN_OR_RAISE(Snapshot snap, table_->SnapshotById(id));
       snapshots.push_back(std::move(snap));
     }
     ARROW_ASSIGN_OR_RAISE(auto tags, table_->ListTags());
+    ProgressTotal(progress_, static_cast<int64_t>(tags.size()));
     for (const auto& name : tags) {
+      ProgressDone(progress_);
       ARROW_ASSIGN_OR_RAISE(Tag tag, table_->TagByName(name));
       snapshots.push_back(std::move(tag.snapshot));
     }
@@ -65,7 +69,10 @@ class Cleaner {
       for (const auto& n : files.index_files) used_.insert(JoinPath(IndexDir(*table_), n));
       if (files.statistics) used_.insert(JoinPath(StatisticsDir(*table_), *files.statistics));
     }
+    ProgressTotal(progress_, static_cast<int64_t>(manifests.size()));
     for (const auto& name : manifests) {  // each distinct manifest decoded once
+      ARROW_RETURN_NOT_OK(ProgressCheck(progress_, "remove_orphan_files"));
+      ProgressDone(progress_);
       used_.insert(table_->ManifestPath(name));
       ARROW_ASSIGN_OR_RAISE(auto entries, ReadManifestIfExists(*table_, name));
       for (const auto& e : entries) ARROW_RETURN_NOT_OK(AddDataPaths(*table_, e, &used_));
@@ -92,11 +99,14 @@ class Cleaner {
         ARROW_RETURN_NOT_OK(ListRecursive(JoinPath(data_root, e.name), &data_dirs_));
       }
     }
+    ProgressTotal(progress_, static_cast<int64_t>(candidates_.size()));
     return Status::OK();
   }
 
   Status Clean(int64_t older_than_ms, bool dry_run) {
+    ARROW_RETURN_NOT_OK(ProgressCheck(progress_, "remove_orphan_files"));
     for (const auto& c : candidates_) {
+      ProgressDone(progress_);
       if (used_.count(c.path) || c.status.mtime_millis >= older_than_ms) continue;
       if (!dry_run) ARROW_RETURN_NOT_OK(io_.DeleteFile(c.path));
       result_->paths.push_back(c.path);
@@ -135,6 +145,7 @@ class Cleaner {
   std::shared_ptr<const Table> table_;
   const FileIO& io_;
   OrphanResult* result_;
+  ProgressCounter* progress_;
   std::set<std::string> used_;
   std::vector<Candidate> candidates_;
   std::vector<std::string> data_dirs_;
@@ -147,7 +158,7 @@ Result<OrphanResult> RemoveOrphanFiles(std::shared_ptr<const Table> table, Orpha
   OrphanResult result;
   result.dry_run = options.dry_run;
   const int64_t older_than = options.older_than_ms.value_or(NowMillis() - kDayMillis);
-  Cleaner cleaner(table, &result);
+  Cleaner cleaner(table, &result, options.progress);
   // Candidates are listed before the used set is read: a file committed in between is then
   // in the used set, and one written after the listing is not a candidate.
   ARROW_RETURN_NOT_OK(cleaner.CollectCandidates());

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/progress.h"
 
 namespace paimon_rowid {
 
@@ -34,6 +35,10 @@ struct OrphanOptions {
   std::optional<int64_t> older_than_ms;
   /// List what would be deleted, delete nothing.
   bool dry_run = false;
+  /// Counts files: the metadata files read (snapshots, tags, distinct manifests) and the
+  /// candidate files checked. Cancel() is honoured until the first deletion. nullptr: none.
+  /// Not owned.
+  ProgressCounter* progress = nullptr;
 };
 
 struct OrphanResult {
