@@ -62,32 +62,91 @@ int FindField(const std::vector<DataField>& fields, const std::string& name) {
   return -1;
 }
 
+// The type an ARRAY / MAP wraps (its element / its value).
+DataTypePtr Unwrap(const DataType& wrapper) {
+  return wrapper.root() == TypeRoot::kMap ? wrapper.value() : wrapper.element();
+}
+
+// `wrapper` (an ARRAY or MAP) around `inner` instead of its element / value.
+DataTypePtr Rewrap(const DataType& wrapper, DataTypePtr inner) {
+  if (wrapper.root() == TypeRoot::kMap) {
+    return DataType::Map(wrapper.key(), std::move(inner), wrapper.nullable());
+  }
+  return DataType::Array(std::move(inner), wrapper.nullable());
+}
+
+bool IsWrapper(const DataType& type) {
+  return type.root() == TypeRoot::kArray || type.root() == TypeRoot::kMap;
+}
+
 // Runs `fn` on the field list that directly holds the last name of `path` (the top level,
-// or the fields of nested ROW types), rebuilding the ROW types on the way back up.
-using ListFn = std::function<Status(std::vector<DataField>*, const std::string& last)>;
+// or the fields of nested ROW types), rebuilding the ROW types on the way back up. As in
+// pypaimon and Java, an ARRAY or MAP on the way is stepped through with the path token
+// `element` / `value` (["a", "element", "x"]: field x of the ROWs in ARRAY a). A path
+// ending in such tokens (["a", "element"]) runs `fn` on the field owning the wrappers, with
+// `unwrap` = the number of tokens (0 otherwise): the change is then to the wrapped type.
+using ListFn =
+    std::function<Status(std::vector<DataField>*, const std::string& last, size_t unwrap)>;
 Status ModifyNested(std::vector<DataField>* fields, const std::vector<std::string>& path,
                     size_t depth, const ListFn& fn) {
   if (path.empty()) return Status::Invalid("a column change needs a field name");
-  if (depth == path.size() - 1) return fn(fields, path[depth]);
+  if (depth == path.size() - 1) return fn(fields, path[depth], 0);
   int index = FindField(*fields, path[depth]);
-  if (index < 0 || (*fields)[index].type->root() != TypeRoot::kRow) {
+  if (index < 0) return ColumnNotExist(DottedPath({path.begin(), path.begin() + depth + 1}));
+  DataField& parent = (*fields)[index];
+  size_t pos = depth + 1;
+  std::vector<DataTypePtr> wrappers;
+  DataTypePtr inner = parent.type;
+  while (IsWrapper(*inner) && pos < path.size()) {
+    if (path[pos] != (inner->root() == TypeRoot::kMap ? "value" : "element")) {
+      return ColumnNotExist(DottedPath(path));
+    }
+    wrappers.push_back(inner);
+    inner = Unwrap(*inner);
+    ++pos;
+  }
+  if (pos >= path.size()) return fn(fields, path[depth], wrappers.size());
+  if (inner->root() != TypeRoot::kRow) {
     return ColumnNotExist(DottedPath({path.begin(), path.begin() + depth + 1}));
   }
-  DataField& parent = (*fields)[index];
-  std::vector<DataField> nested = parent.type->fields();
-  ARROW_RETURN_NOT_OK(ModifyNested(&nested, path, depth + 1, fn));
-  parent.type = DataType::Row(std::move(nested), parent.type->nullable());
+  std::vector<DataField> nested = inner->fields();
+  ARROW_RETURN_NOT_OK(ModifyNested(&nested, path, pos, fn));
+  DataTypePtr rebuilt = DataType::Row(std::move(nested), inner->nullable());
+  for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it) {
+    rebuilt = Rewrap(**it, std::move(rebuilt));
+  }
+  parent.type = std::move(rebuilt);
   return Status::OK();
 }
 
 // Runs `fn` on the field `path` names (ColumnNotExist naming the whole path when absent).
+// For a path ending in `element` / `value` tokens, `fn` sees the owning field with the
+// wrapped type (its comment and default value are the owner's) and the new type is put back
+// inside the wrappers.
 Status UpdateField(std::vector<DataField>* fields, const std::vector<std::string>& path,
                    const std::function<Status(DataField*)>& fn) {
-  return ModifyNested(fields, path, 0, [&](std::vector<DataField>* list, const std::string& name) {
-    int index = FindField(*list, name);
-    if (index < 0) return ColumnNotExist(DottedPath(path));
-    return fn(&(*list)[index]);
-  });
+  return ModifyNested(fields, path, 0,
+                      [&](std::vector<DataField>* list, const std::string& name, size_t unwrap) {
+                        int index = FindField(*list, name);
+                        if (index < 0) return ColumnNotExist(DottedPath(path));
+                        DataField& field = (*list)[index];
+                        if (unwrap == 0) return fn(&field);
+                        std::vector<DataTypePtr> wrappers;
+                        DataField inner = field;
+                        for (size_t i = 0; i < unwrap; ++i) {
+                          wrappers.push_back(inner.type);
+                          inner.type = Unwrap(*inner.type);
+                        }
+                        ARROW_RETURN_NOT_OK(fn(&inner));
+                        DataTypePtr rebuilt = inner.type;
+                        for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it) {
+                          rebuilt = Rewrap(**it, std::move(rebuilt));
+                        }
+                        field.type = std::move(rebuilt);
+                        field.description = inner.description;
+                        field.default_value = inner.default_value;
+                        return Status::OK();
+                      });
 }
 
 Status ApplyMove(std::vector<DataField>* fields, std::optional<DataField> new_field,
@@ -399,7 +458,7 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& current,
         next.highest_field_id = std::max(next.highest_field_id + 1, HighestFieldId({added}));
         ARROW_RETURN_NOT_OK(ModifyNested(
             &next.fields, c.field_names, 0,
-            [&](std::vector<DataField>* list, const std::string& name) -> Status {
+            [&](std::vector<DataField>* list, const std::string& name, size_t) -> Status {
               if (FindField(*list, name) >= 0) return ColumnAlreadyExist(name);
               if (c.move) return ApplyMove(list, added, *c.move);
               if (add_before_partition && c.field_names.size() == 1 &&
@@ -419,7 +478,7 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& current,
         ARROW_RETURN_NOT_OK(top_level_partition(c.field_names, "rename"));
         ARROW_RETURN_NOT_OK(ModifyNested(
             &next.fields, c.field_names, 0,
-            [&](std::vector<DataField>* list, const std::string& name) -> Status {
+            [&](std::vector<DataField>* list, const std::string& name, size_t) -> Status {
               int index = FindField(*list, name);
               if (index < 0) return ColumnNotExist(name);
               if (FindField(*list, c.new_name) >= 0) return ColumnAlreadyExist(c.new_name);
@@ -449,16 +508,15 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& current,
         if (c.field_names.size() == 1 && IsBucketKey(next, c.field_names[0])) {
           return Status::Invalid("Cannot drop bucket key column: [", c.field_names[0], "]");
         }
-        ARROW_RETURN_NOT_OK(
-            ModifyNested(&next.fields, c.field_names, 0,
-                         [&](std::vector<DataField>* list, const std::string& name) -> Status {
-                           int index = FindField(*list, name);
-                           if (index < 0) return ColumnNotExist(name);
-                           list->erase(list->begin() + index);
-                           if (list->empty())
-                             return Status::Invalid("Cannot drop all fields in table");
-                           return Status::OK();
-                         }));
+        ARROW_RETURN_NOT_OK(ModifyNested(
+            &next.fields, c.field_names, 0,
+            [&](std::vector<DataField>* list, const std::string& name, size_t) -> Status {
+              int index = FindField(*list, name);
+              if (index < 0) return ColumnNotExist(name);
+              list->erase(list->begin() + index);
+              if (list->empty()) return Status::Invalid("Cannot drop all fields in table");
+              return Status::OK();
+            }));
         if (c.field_names.size() == 1) DropFromOptions(c.field_names[0], &next.options);
         break;
       }

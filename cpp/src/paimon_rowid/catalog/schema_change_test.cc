@@ -182,6 +182,34 @@ TEST(SchemaChangeTest, OptionsAndInvariants) {
             "target-file-row-num should be at least 1");
 }
 
+TEST(SchemaChangeTest, PathsStepIntoArrayElementAndMapValue) {
+  TableSchema base = BaseSchema();
+  base.fields.push_back(
+      {7, "a", DataType::Parse("ARRAY<ROW<u INT>>").ValueOrDie(), std::nullopt, std::nullopt});
+  base.fields.push_back(
+      {8, "l", DataType::Parse("ARRAY<INT>").ValueOrDie(), std::nullopt, std::nullopt});
+  base.fields.push_back({9, "m", DataType::Parse("MAP<STRING, ROW<k INT>>").ValueOrDie(),
+                         std::nullopt, std::nullopt});
+  base.highest_field_id = 9;
+  ASSERT_OK_AND_ASSIGN(auto s, ApplySchemaChanges(base, Changes(R"([
+      {"action": "renameColumn", "fieldNames": ["a", "element", "u"], "newName": "uu"},
+      {"action": "addColumn", "fieldNames": ["m", "value", "n"], "dataType": "BIGINT"},
+      {"action": "updateColumnType", "fieldNames": ["l", "element"], "newDataType": "BIGINT"}])"),
+                                                  true));
+  EXPECT_EQ(s.FieldByName("a")->type->element()->fields()[0].name, "uu");
+  const auto& value_fields = s.FieldByName("m")->type->value()->fields();
+  ASSERT_EQ(value_fields.size(), 2u);
+  EXPECT_EQ(value_fields[1].name, "n");
+  EXPECT_EQ(value_fields[1].id, 10);
+  EXPECT_EQ(s.highest_field_id, 10);
+  EXPECT_EQ(s.FieldByName("l")->type->ToString(), "ARRAY<BIGINT>");
+  // A wrong wrapper token names the whole path.
+  auto wrong = ApplySchemaChanges(
+      base, Changes(R"([{"action": "dropColumn", "fieldNames": ["a", "value", "u"]}])"), true);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(Message(wrong), "Column a.value.u does not exist");
+}
+
 TEST(SchemaChangeTest, PositionNullabilityCommentDefault) {
   ASSERT_OK_AND_ASSIGN(auto s, Apply(R"([
       {"action": "updateColumnPosition", "move": {"fieldName": "p", "type": "FIRST"}},

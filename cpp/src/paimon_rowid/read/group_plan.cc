@@ -66,7 +66,10 @@ Result<std::optional<GroupReadPlan>> PlanGroupRead(
       auto hit = std::find_if(written.begin(), written.end(),
                               [&](const WrittenField& w) { return w.field_id == tf->id; });
       if (hit == written.end()) continue;
-      if (!Supplied(plan.supplies, name)) supply.columns.emplace_back(name, hit->field->name);
+      if (!Supplied(plan.supplies, name)) {
+        supply.columns.emplace_back(name, hit->field->name);
+        supply.file_types.push_back(hit->field->type);
+      }
     }
     if (!supply.columns.empty()) plan.supplies.push_back(std::move(supply));
   }

@@ -35,6 +35,9 @@ struct GroupReadPlan {
   struct Supply {
     const DataFileMeta* file;
     std::vector<std::pair<std::string, std::string>> columns;
+    /// The type of each of `columns` in the file's schema (nested ROW fields carry the ids
+    /// they were written with; read/nested_align.h maps them to the table's).
+    std::vector<DataTypePtr> file_types;
   };
   std::vector<Supply> supplies;
 

@@ -11,6 +11,7 @@
 #include "paimon_rowid/format/parquet_io.h"
 #include "paimon_rowid/read/blob_reader.h"
 #include "paimon_rowid/read/group_plan.h"
+#include "paimon_rowid/read/nested_align.h"
 #include "paimon_rowid/read/vector_column.h"
 #include "paimon_rowid/scan/partition.h"
 
@@ -326,21 +327,29 @@ Result<TableRead::ColumnMap> TableRead::ReadSupplies(const GroupReadPlan& plan,
     ARROW_ASSIGN_OR_RAISE(ParquetFileReader * reader, files->Get(*s.file));
     std::vector<std::string> file_names;
     std::vector<std::string> table_names;
-    for (const auto& [table_name, file_name] : s.columns) {
+    std::vector<const DataType*> file_types;
+    for (size_t c = 0; c < s.columns.size(); ++c) {
+      const auto& [table_name, file_name] = s.columns[c];
       if (only != nullptr && !only->count(table_name)) continue;
       // A column the file schema lists but the file lacks (e.g. written by a narrower
       // writer) reads as null, like a column no file holds.
       if (reader->schema()->GetFieldIndex(file_name) < 0) continue;
       file_names.push_back(file_name);
       table_names.push_back(table_name);
+      file_types.push_back(c < s.file_types.size() ? s.file_types[c].get() : nullptr);
     }
     if (file_names.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto data, reader->Read(file_names, &selection));
     for (size_t i = 0; i < file_names.size(); ++i) {
       const DataField* tf = schema.FieldByName(table_names[i]);
-      ARROW_ASSIGN_OR_RAISE(auto column,
-                            CastColumn(data->column(static_cast<int>(i)), tf->type->ToArrow(),
-                                       table_names[i], reader->path(), &ctx));
+      std::shared_ptr<arrow::ChunkedArray> read = data->column(static_cast<int>(i));
+      if (file_types[i] != nullptr) {
+        // Nested ROW fields by field id (renamed, added or dropped since the file).
+        ARROW_ASSIGN_OR_RAISE(read,
+                              AlignNestedById(read, *file_types[i], *tf->type, options_.pool));
+      }
+      ARROW_ASSIGN_OR_RAISE(
+          auto column, CastColumn(read, tf->type->ToArrow(), table_names[i], reader->path(), &ctx));
       columns[table_names[i]] = std::move(column);
     }
   }
