@@ -249,9 +249,9 @@ class TableSchema:
     version: int = SCHEMA_VERSION
 
     @staticmethod
-    def from_json(text: Union[str, bytes]) -> TableSchema:
+    def from_json(json_str: Union[str, bytes]) -> TableSchema:
         try:
-            data = json.loads(text)
+            data = json.loads(json_str)
         except ValueError as error:
             raise ValueError(f"Invalid table schema JSON: {error}") from None
         if not isinstance(data, dict):

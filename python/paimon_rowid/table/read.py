@@ -98,6 +98,18 @@ class ReadBuilder:
                          self._limit)
 
 
+def _check_parallelism(name: str, value: Optional[int]) -> int:
+    """``value`` when it is a whole number >= 1 (0 for None); TypeError / ValueError as
+    pypaimon's ("parallelism must be >= 1, got 0")."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int or None, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
 class Row(tuple):
     """One row from ``TableRead.to_iterator``: a tuple in read-type order that also answers
     pypaimon's ``InternalRow`` calls (``get_field``, ``len``)."""
@@ -133,15 +145,43 @@ class TableRead:
             out.append(split._native)
         return out
 
-    def to_arrow_batch_reader(self, splits: Sequence[Split]) -> pa.RecordBatchReader:
+    def to_arrow_batch_reader(self, splits: Sequence[Split],
+                              blob_parallelism: Optional[int] = None,
+                              parallelism: Optional[int] = None) -> pa.RecordBatchReader:
         """A lazy reader over the splits' rows; files are opened as batches are pulled, one
-        file group at a time on the consumer's thread (memory: one group's batch)."""
-        return self._reader(splits, threads=1)
+        file group at a time on the consumer's thread (memory: one group's batch). With
+        ``parallelism`` (or the table option ``read.parallelism``) n > 1, up to n file groups
+        are read ahead on n threads, still yielded in order (memory: n groups' batches).
+        ``blob_parallelism`` is pypaimon's: checked (>= 1), not needed here (see
+        ``to_arrow``)."""
+        _check_parallelism("blob_parallelism", blob_parallelism)
+        return self._reader(splits, threads=self._threads(parallelism, default=1))
 
-    def to_arrow(self, splits: Sequence[Split]) -> pa.Table:
+    def to_arrow(self, splits: Sequence[Split], parallelism: Optional[int] = None,
+                 blob_parallelism: Optional[int] = None) -> pa.Table:
         """All rows as one table (typed and empty when there are none). Materialises the
-        result in memory; file groups are read on one thread per core, in order."""
-        return whole_table(self._native_read(splits, threads=0, whole=True))
+        result in memory; file groups are read on ``parallelism`` threads (pypaimon's
+        precedence: the argument, else the table option ``read.parallelism``, else one per
+        core), in order. ``blob_parallelism`` (pypaimon: concurrent BLOB range reads per
+        split) is checked (>= 1) and otherwise not needed: BLOB payloads are fetched by the
+        native reader of each file group, batched by file."""
+        _check_parallelism("blob_parallelism", blob_parallelism)
+        return whole_table(self._native_read(splits, threads=self._threads(parallelism, 0),
+                                             whole=True))
+
+    def _threads(self, parallelism: Optional[int], default: int) -> int:
+        """The native reader's threads: ``parallelism``, else ``read.parallelism``, else
+        ``default`` (0: one per core). ValueError below 1, naming the source (pypaimon's)."""
+        if parallelism is not None:
+            return _check_parallelism("parallelism", parallelism)
+        option = self._table.options.get("read.parallelism")
+        if option is None:
+            return default
+        try:
+            value = int(option)
+        except ValueError:
+            raise ValueError(f"read.parallelism must be an integer, got {option!r}") from None
+        return _check_parallelism("read.parallelism", value)
 
     def _reader(self, splits: Sequence[Split], threads: int) -> pa.RecordBatchReader:
         return stream_reader(self._native_read(splits, threads, whole=False))
@@ -166,9 +206,10 @@ class TableRead:
                              concurrency=concurrency, override_num_blocks=override_num_blocks,
                              **read_args)
 
-    def to_pandas(self, splits: Sequence[Split]) -> Any:
-        """All rows as a pandas DataFrame (materialises the result)."""
-        return self.to_arrow(splits).to_pandas()
+    def to_pandas(self, splits: Sequence[Split], parallelism: Optional[int] = None) -> Any:
+        """All rows as a pandas DataFrame (materialises the result); ``parallelism`` as in
+        ``to_arrow``."""
+        return self.to_arrow(splits, parallelism=parallelism).to_pandas()
 
     def to_iterator(self, splits: Sequence[Split]) -> Iterator[Row]:
         """Yields rows one by one (as ``Row`` tuples), pulling batches lazily. Converting to

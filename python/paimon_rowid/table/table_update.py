@@ -51,12 +51,14 @@ class BatchTableUpdate:
             "update_by_arrow_with_row_id")
         return self
 
-    def update_by_arrow_with_row_id(self, data: Any) -> List[CommitMessage]:
+    def update_by_arrow_with_row_id(self, table: Any) -> List[CommitMessage]:
         """Routes and writes the update (the row-id update kernel, on a C++ thread pool) and
-        returns its messages; nothing is committed. On error every written file is deleted."""
+        returns its messages; nothing is committed. On error every written file is deleted.
+        ``table`` (pypaimon's name): a pyarrow Table or any Arrow stream of ``_ROW_ID`` and
+        the update columns."""
         if self._update_cols is None:
             raise ValueError("call with_update_type(columns) before update_by_arrow_with_row_id")
-        stream = source_stream(columns_source(data), "update_by_row_id", "the target _ROW_ID")
+        stream = source_stream(columns_source(table), "update_by_row_id", "the target _ROW_ID")
         # Like pypaimon's table-level update, deleted rows are written (and stay deleted);
         # the update_by_row_id jobs refuse them.
         messages, _ = stream.call(lambda reader: native().update_by_row_id(

@@ -107,6 +107,8 @@ class BatchTableWrite:
         self._writer: Any = None
         self._prepared = False
         self._closed = False
+        # bucket= writes: one native writer per call, prepared at once and checked
+        self._bucket_groups: List[Any] = []
 
     def with_write_type(self, write_cols: Sequence[str]) -> BatchTableWrite:
         """Writes only ``write_cols`` (a partial-column append: other columns of these new rows
@@ -159,16 +161,58 @@ class BatchTableWrite:
         writer = self._native_writer()
         UserStream.of(data).call(writer.write)
 
-    def write_arrow(self, table: pa.Table) -> None:
-        if not isinstance(table, pa.Table):
-            raise TypeError(f"write_arrow expects a pyarrow.Table, got {type(table).__name__}")
-        self.write(table)
+    def write_arrow(self, data: pa.Table, bucket: Optional[int] = None) -> None:
+        """Writes a pyarrow Table (see ``write``). ``bucket``: pypaimon's precomputed-bucket
+        write (``_write_to_bucket``)."""
+        if not isinstance(data, pa.Table):
+            raise TypeError(f"write_arrow expects a pyarrow.Table, got {type(data).__name__}")
+        self._write_maybe_to_bucket(data, bucket)
 
-    def write_arrow_batch(self, batch: pa.RecordBatch) -> None:
-        if not isinstance(batch, pa.RecordBatch):
+    def write_arrow_batch(self, data: pa.RecordBatch, bucket: Optional[int] = None) -> None:
+        """Writes a pyarrow RecordBatch (see ``write``); ``bucket`` as in ``write_arrow``."""
+        if not isinstance(data, pa.RecordBatch):
             raise TypeError(f"write_arrow_batch expects a pyarrow.RecordBatch, got "
-                            f"{type(batch).__name__}")
-        self.write(batch)
+                            f"{type(data).__name__}")
+        self._write_maybe_to_bucket(data, bucket)
+
+    def _write_maybe_to_bucket(self, data: Any, bucket: Optional[int]) -> None:
+        if bucket is None:
+            self.write(data)
+        else:
+            self._write_to_bucket(data, bucket)
+
+    def _write_to_bucket(self, data: Any, bucket: Any) -> None:
+        """pypaimon's ``bucket=``: rows a caller grouped by bucket upstream (one partition,
+        one bucket of a fixed-bucket table). pypaimon trusts the grouping; here it is checked:
+        the rows are written by a writer of their own, which places each row by its bucket
+        key, and the group is kept only if every row landed in ``bucket`` of one partition
+        (else its files are deleted and ValueError says where the rows belong). Each call
+        closes its own files (one per group), as a precomputed group is meant to be whole.
+        pypaimon's messages for a table without fixed buckets and a bucket out of range."""
+        if isinstance(bucket, bool) or not isinstance(bucket, int):
+            raise TypeError(f"bucket must be an int or None, got {type(bucket).__name__}")
+        self._native_writer()  # a closed or prepared writer refuses first
+        buckets = int(self._table.options.get("bucket", "-1"))
+        if buckets <= 0:
+            raise ValueError("Precomputed bucket writes are only valid for HASH_FIXED or "
+                             "HASH_DYNAMIC tables")
+        if not 0 <= bucket < buckets:
+            raise ValueError(f"Bucket id must be between 0 and {buckets - 1}")
+        group = native().AppendWriter(self._table._native, self._write_cols)
+        try:
+            UserStream.of(data).call(group.write)
+            messages = [m for m in group.prepare_commit() if not m.is_empty()]
+            elsewhere = sorted({m.bucket for m in messages} - {bucket})
+            if elsewhere:
+                raise ValueError(f"write_arrow(bucket={bucket}): rows of this group belong to "
+                                 f"bucket(s) {elsewhere} by their bucket key; nothing of the "
+                                 "group was written")
+            if len({bytes(m.partition) for m in messages}) > 1:
+                raise ValueError("A precomputed bucket group contained multiple partitions")
+        except BaseException:
+            group.abort()
+            raise
+        self._bucket_groups.append((group, messages))
 
     def write_pandas(self, dataframe: Any) -> None:
         self.write(pa.Table.from_pandas(dataframe, preserve_index=False))
@@ -177,13 +221,16 @@ class BatchTableWrite:
         """Closes the files and returns their commit messages. Only once."""
         writer = self._native_writer()
         self._prepared = True
-        return [CommitMessage(m) for m in writer.prepare_commit()]
+        grouped = [m for _, messages in self._bucket_groups for m in messages]
+        return [CommitMessage(m) for m in list(writer.prepare_commit()) + grouped]
 
     def abort(self) -> None:
         """Deletes every file this write produced (also after prepare_commit, for messages
         that will not be committed)."""
         if self._writer is not None:
             self._writer.abort()
+        for group, _ in self._bucket_groups:
+            group.abort()
 
     def close(self) -> None:
         """Releases the writer. Files of a write that was never prepared are deleted."""
@@ -192,7 +239,10 @@ class BatchTableWrite:
         self._closed = True
         if self._writer is not None and not self._prepared:
             self._writer.abort()
+            for group, _ in self._bucket_groups:
+                group.abort()
         self._writer = None
+        self._bucket_groups = []
 
     def __enter__(self) -> BatchTableWrite:
         return self
