@@ -112,3 +112,30 @@ def test_locator_pipeline_on_ray(tmp_path, stale_ray_env):
                                   "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
                                   "--incoming", "1500", "--ray"], tmp_path, 600,
                                  env=stale_ray_env), 1500)
+
+
+def _check_index_pipeline(run, incoming):
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    assert "create_global_index: 1 btree file(s) on image_key" in out
+    assert f"lookup_row_ids: {incoming:,} key(s) located" in out
+    assert f"read_by_row_id: {incoming:,} matched row(s) read" in out
+    assert f"update_by_row_id: {{'num_updated': {incoming}}}" in out
+    assert f"labelled rows: {incoming:,} of" in out and "wrong labels: 0" in out
+
+
+def test_index_pipeline_embedded(tmp_path):
+    """examples/index_pipeline.py: create_global_index -> lookup_row_ids -> read_by_row_id ->
+    transform -> update_by_row_id, no locator table."""
+    _check_index_pipeline(_run([os.path.join(ROOT, "examples", "index_pipeline.py"),
+                                "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
+                                "--incoming", "1500"], tmp_path, 300), 1500)
+
+
+@pytest.mark.ray
+def test_index_pipeline_on_ray(tmp_path, stale_ray_env):
+    pytest.importorskip("ray")
+    _check_index_pipeline(_run([os.path.join(ROOT, "examples", "index_pipeline.py"),
+                                "--warehouse", str(tmp_path / "wh"), "--rows", "20000",
+                                "--incoming", "1500", "--ray"], tmp_path, 600,
+                               env=stale_ray_env), 1500)

@@ -43,6 +43,7 @@ from .jobs.backfill_job import (
 )
 from .jobs.compact import compact
 from .jobs.joins import bucket_join, bucket_join_reader
+from .jobs.key_lookup import lookup_row_ids
 from .jobs.maintenance import expire_snapshots, remove_orphan_files
 from .jobs.merge_into import merge_into
 from .jobs.range_join import range_join
@@ -73,6 +74,8 @@ __all__ = [
     "JobProgress",
     # SQL's MERGE (paimon_rowid.ray.merge_into runs it on Ray)
     "merge_into", "WhenMatched", "WhenNotMatched", "source_col", "target_col", "lit",
+    # key -> row id through a global index, or a pruned scan (paimon_rowid.ray.lookup_row_ids)
+    "lookup_row_ids",
     # co-bucketed joins without a shuffle (paimon_rowid.ray.bucket_join runs it on Ray)
     "bucket_join", "bucket_join_reader",
     # a shuffle-free join of tables clustered by the join key (paimon_rowid.ray.range_join)

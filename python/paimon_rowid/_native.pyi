@@ -420,6 +420,10 @@ def global_index_lookup(table: Table, column: str, keys: Any,
                         snapshot_id: Optional[int]) -> Dict[str, Any]:
     """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
 
+def lookup_row_ids(table: Table, keys: Any, key_column: str) -> Tuple[Any, Dict[str, Any]]:
+    """LookupRowIds: (whole-result export of (key_column, _ROW_ID), {"index_used",
+    "index_files_read", "index_rows", "scanned_ranges", "scanned_rows"})."""
+
 def global_index_plan_stats(table: Table, predicate: Tuple[Any, ...]) -> Optional[Dict[str, Any]]:
     """RangesFromGlobalIndexes: {"columns", "files_read", "rows_total", "rows_selected",
     "row_ranges"}, or None when no index answers the predicate."""

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "paimon_rowid/indexing/global_index.h"
+#include "paimon_rowid/indexing/key_lookup.h"
 
 namespace paimon_rowid::python {
 
@@ -76,6 +77,23 @@ void RegisterGlobalIndex(nb::module_& m) {
         return out;
       },
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
+
+  m.def(
+      "lookup_row_ids",
+      [](std::shared_ptr<Table> table, nb::handle keys, const std::string& key_column) {
+        std::shared_ptr<arrow::Array> array = ImportArrayFrom(keys);
+        RowIdLookupStats stats;
+        auto found = WithoutGil([&] { return LookupRowIds(table, *array, key_column, &stats); });
+        nb::dict info;
+        info["index_used"] = stats.index_used;
+        info["index_files_read"] = stats.index_files_read;
+        info["index_rows"] = stats.index_rows;
+        info["scanned_ranges"] = stats.scanned_ranges;
+        info["scanned_rows"] = stats.scanned_rows;
+        return nb::make_tuple(ExportColumns(std::make_shared<arrow::TableBatchReader>(found)),
+                              info);
+      },
+      nb::arg("table"), nb::arg("keys"), nb::arg("key_column"));
 
   m.def(
       "global_index_plan_stats",

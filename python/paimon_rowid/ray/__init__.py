@@ -11,6 +11,7 @@ from .blobs import map_with_blobs
 from .compact import compact
 from .io import PaimonWriteResult, read_paimon, write_paimon
 from .joins import bucket_join
+from .key_lookup import lookup_row_ids
 from .merge_into import merge_into
 from .range_join import range_join
 from .row_id_jobs import update_by_row_id
@@ -19,5 +20,6 @@ from .row_id_reads import read_by_row_id
 __all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
            "backfill_status", "map_with_blobs",
            "read_paimon", "write_paimon", "PaimonWriteResult", "bucket_join", "range_join",
-           "compact", "merge_into", "WhenMatched", "WhenNotMatched", "source_col", "target_col",
+           "compact", "lookup_row_ids", "merge_into", "WhenMatched", "WhenNotMatched",
+           "source_col", "target_col",
            "lit"]

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -141,6 +142,11 @@ class BTreeFileReader {
 
   /// The row ids holding `key` (ascending; empty when none). Consults the bloom filter first.
   Result<std::vector<int64_t>> Lookup(std::string_view key) const;
+  /// Looks up `keys`, sorted ascending in codec order and distinct, and calls `found(i, row
+  /// ids)` for each key `keys[i]` the file holds, in key order. Each data block is decoded at
+  /// most once (Lookup per key decodes one block per key). Errors of `found` are returned.
+  Status LookupSorted(const std::vector<std::string_view>& keys,
+                      const std::function<Status(size_t, std::vector<int64_t>)>& found) const;
   /// The entries with keys in [lower, upper] (a missing bound is open), in key order.
   Result<std::vector<BTreeEntry>> Range(const std::optional<std::string>& lower,
                                         bool lower_inclusive,

@@ -168,6 +168,20 @@ TEST(BTreeFileTest, RandomRoundTripAcrossBlocksAndCompression) {
       auto it = truth.find(k);
       EXPECT_EQ(got, it == truth.end() ? std::vector<int64_t>{} : it->second) << k;
     }
+    // LookupSorted answers a sorted batch of keys (present, absent, beyond both ends) alike.
+    std::vector<std::string> batch;
+    for (int64_t k = -760; k < 860; k += 3) batch.push_back(key_of(k));
+    std::vector<std::string_view> views(batch.begin(), batch.end());
+    std::map<int64_t, std::vector<int64_t>> sorted_found;
+    ASSERT_OK(reader->LookupSorted(views, [&](size_t i, std::vector<int64_t> ids) {
+      sorted_found[-760 + 3 * static_cast<int64_t>(i)] = std::move(ids);
+      return Status::OK();
+    }));
+    std::map<int64_t, std::vector<int64_t>> sorted_expected;
+    for (int64_t k = -760; k < 860; k += 3) {
+      if (truth.count(k)) sorted_expected[k] = truth[k];
+    }
+    EXPECT_EQ(sorted_found, sorted_expected);
     ASSERT_OK_AND_ASSIGN(auto range, reader->Range(key_of(-10), true, key_of(10), false));
     size_t expected = 0;
     for (const auto& [k, ids] : truth) expected += (k >= -10 && k < 10) ? 1 : 0;

@@ -246,6 +246,49 @@ Result<std::vector<int64_t>> BTreeFileReader::Lookup(std::string_view key) const
   return DecodeRowIds(e.value, name_);
 }
 
+Status BTreeFileReader::LookupSorted(
+    const std::vector<std::string_view>& keys,
+    const std::function<Status(size_t, std::vector<int64_t>)>& found) const {
+  size_t i = 0;
+  while (i < keys.size()) {
+    const size_t b = FirstBlockAtLeast(keys[i]);
+    if (b == blocks_.size()) break;  // this key and every later one is above the last key
+    // The keys up to the block's last key all live in block b, if anywhere.
+    size_t end = i;
+    while (end < keys.size() && codec_.Compare(keys[end], blocks_[b].last_key) <= 0) ++end;
+    bool any = false;
+    for (size_t k = i; k < end && !any; ++k) {
+      any = !bloom_ || bloom_->MightContain(PaimonHashBytes(keys[k]));
+    }
+    if (any) {
+      ARROW_ASSIGN_OR_RAISE(std::string bytes,
+                            ReadBlock(blocks_[b].offset, blocks_[b].size, "data"));
+      ARROW_ASSIGN_OR_RAISE(Block block, ParseBlock(std::move(bytes), name_));
+      size_t lo = 0;  // keys ascend, so each search starts where the previous one ended
+      for (size_t k = i; k < end; ++k) {
+        if (bloom_ && !bloom_->MightContain(PaimonHashBytes(keys[k]))) continue;
+        size_t hi = block.starts.size();
+        while (lo < hi) {  // first entry >= key
+          const size_t mid = lo + (hi - lo) / 2;
+          ARROW_ASSIGN_OR_RAISE(auto e, block.At(mid, name_));
+          if (codec_.Compare(e.key, keys[k]) < 0) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        if (lo == block.starts.size()) break;
+        ARROW_ASSIGN_OR_RAISE(auto e, block.At(lo, name_));
+        if (codec_.Compare(e.key, keys[k]) != 0) continue;
+        ARROW_ASSIGN_OR_RAISE(auto ids, DecodeRowIds(e.value, name_));
+        ARROW_RETURN_NOT_OK(found(k, std::move(ids)));
+      }
+    }
+    i = std::max(end, i + 1);
+  }
+  return Status::OK();
+}
+
 Result<std::vector<BTreeEntry>> BTreeFileReader::Range(const std::optional<std::string>& lower,
                                                        bool lower_inclusive,
                                                        const std::optional<std::string>& upper,

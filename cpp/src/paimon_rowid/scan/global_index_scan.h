@@ -1,17 +1,19 @@
 // Global indexes on the read side (docs/global-index.md §"Reading"): the live files of an
-// index, key lookups, and the row ranges a predicate's `=` / `IN` conjuncts leave to read.
+// index, key lookups, and the row ranges a predicate leaves to read.
 // The build and drop are indexing/global_index.h. Stateless; thread-safe.
 #pragma once
 
 #include <arrow/array.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/row_range.h"
+#include "paimon_rowid/gindex/key_codec.h"
 #include "paimon_rowid/meta/manifest.h"
 #include "paimon_rowid/scan/predicate.h"
 
@@ -32,6 +34,15 @@ struct GlobalIndexLookup {
   int64_t files_read = 0;
 };
 
+/// Looks `keys` (encoded, sorted ascending in `codec` order, distinct) up in `files` (live
+/// btree files of one column) and calls `found(key position, absolute row id)` for each match.
+/// Files whose first/last keys exclude every key are not read; each data block is decoded at
+/// most once. Returns the covered ranges and files read (`row_ids` is left empty).
+Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& codec,
+                                          const std::vector<IndexManifestEntry>& files,
+                                          const std::vector<std::string>& keys,
+                                          const std::function<void(size_t, int64_t)>& found);
+
 /// Looks `keys` (null keys skipped) up in the btree index of `column` at `snapshot`: files
 /// whose first/last keys exclude every key are not read. Invalid for an unknown column;
 /// KeyError when the column has no btree index.
@@ -40,7 +51,7 @@ Result<GlobalIndexLookup> LookupGlobalIndex(const Table& table, const Snapshot& 
 
 /// What planning through the indexes did: the plan statistic.
 struct GlobalIndexPlanStats {
-  std::vector<std::string> columns;  // indexed columns whose `=` / `IN` conjuncts were used
+  std::vector<std::string> columns;  // indexed columns whose leaves answered
   int64_t files_read = 0;            // index files read
   int64_t rows_total = 0;            // the snapshot's row ids: [0, nextRowId)
   int64_t rows_selected = 0;         // row ids left to read (matches + rows not covered)
@@ -51,12 +62,17 @@ struct GlobalIndexRanges {
   GlobalIndexPlanStats stats;
 };
 
-/// The row ranges `predicate` can match according to the btree indexes of `snapshot`: each
-/// top-level AND conjunct (or the predicate itself) that is `=` or `IN` on a column with a btree
-/// index gives its matching row ids plus every row id its index does not cover (appended after
-/// the build, other partitions), and the conjuncts' ranges are intersected. nullopt when no
-/// conjunct is answered by an index, or `global-index.enabled` is false. Columns whose key type
-/// has no codec yet are skipped. Errors reading or decoding an index file are returned.
+/// The row ranges `predicate` can match according to the btree indexes of `snapshot`, a superset
+/// of the matching rows (pypaimon's index evaluation in its FULL search mode). A leaf on a
+/// column with a btree index answers for `=`, `IN`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IS NULL`
+/// and their negations `!=`, `NOT IN`, `NOT BETWEEN`, `IS NOT NULL`: its matching row ids plus
+/// every row id the index does not cover (appended after the build, other partitions). AND
+/// intersects the children that answer (the others only widen it); OR answers only when every child
+/// does (the union). Other leaves, columns whose key type has no codec yet and literals the column
+/// cannot hold do not answer; nor does a range or negation whose candidate index files exceed
+/// `btree-index.fallback-scan-max-size` (256 MiB, as pypaimon). nullopt when nothing answers,
+/// `global-index.enabled` is false, or `global-index.column-update-action` is IGNORE (the index may
+/// be stale). Errors reading or decoding an index file are returned.
 Result<std::optional<GlobalIndexRanges>> RangesFromGlobalIndexes(const Table& table,
                                                                  const Snapshot& snapshot,
                                                                  const Predicate& predicate);
