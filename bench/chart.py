@@ -46,7 +46,14 @@ def render(results: Dict[str, Any], path: str) -> None:
     ax.set_yticklabels([r[0] for r in rows], fontsize=7)
     ax.set_xscale("log")
     ax.axvline(1.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("speed-up (baseline median / ours median; black tick: target)")
+    ax.set_xlabel("speed-up (baseline median / ours median, log scale)")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#3a7d44", label="target met (or none)"),
+                       Patch(color="#c0392b", label="target missed"),
+                       Line2D([], [], color="black", linewidth=1.2, label="target"),
+                       Line2D([], [], color="grey", linewidth=0.8, label="1× (parity)")],
+              loc="lower right", fontsize=7, framealpha=0.9)
     ax.set_title(f"paimon-rowid vs pypaimon, size {results['size']} "
                  f"({results.get('started', '')})", fontsize=9)
     fig.tight_layout()

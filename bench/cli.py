@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -349,8 +350,17 @@ def _chart_path(args) -> str:
     return str(Path(args.markdown).with_name("speedups.png")) if args.markdown else ""
 
 
-def _draw_chart(python, results: Dict[str, Any], path: str) -> None:
-    """bench/chart.py under the peer's python (it has matplotlib); a failure only warns."""
+def _chart_link(args, chart: Optional[str]) -> Optional[str]:
+    """The drawn chart's path relative to the report, for the report to embed; None when no
+    chart was drawn (an image of an earlier run must not pass for this one's)."""
+    if not chart or not args.markdown:
+        return None
+    return os.path.relpath(Path(chart).resolve(), Path(args.markdown).resolve().parent)
+
+
+def _draw_chart(python, results: Dict[str, Any], path: str) -> Optional[str]:
+    """bench/chart.py under the peer's python (it has matplotlib); ``path`` when drawn, None
+    (and a warning) when not."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(results, f)
     done = subprocess.run([str(python), "-m", "bench.chart", f.name, path], cwd=str(REPO),
@@ -358,8 +368,9 @@ def _draw_chart(python, results: Dict[str, Any], path: str) -> None:
     Path(f.name).unlink()
     if done.returncode != 0:
         print(f"bench: warning: no chart: {done.stderr.strip().splitlines()[-1:]}", flush=True)
-    else:
-        print(f"bench: chart {path}", flush=True)
+        return None
+    print(f"bench: chart {path}", flush=True)
+    return path
 
 
 def parse_args(argv):
@@ -415,14 +426,15 @@ def main(argv=None) -> int:
         results = runs[0]
         for extra in runs[1:]:
             results = report.merge(results, extra)
-        report.write_markdown(args.markdown, report.markdown(results, registry.workloads()))
-        chart = _chart_path(args)
+        chart, drawn = _chart_path(args), None
         if chart and args.peer == "on":
             peer_python, why = peers.ensure_peer_venv()
             if peer_python is None:
                 print(f"bench: warning: no chart: {why}", flush=True)
             else:
-                _draw_chart(peer_python, results, chart)
+                drawn = _draw_chart(peer_python, results, chart)
+        report.write_markdown(args.markdown, report.markdown(
+            results, registry.workloads(), chart=_chart_link(args, drawn)))
         return 0
     if args.workloads:
         wanted = set(args.workloads.split(","))
@@ -474,11 +486,12 @@ def main(argv=None) -> int:
     }
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
-    if args.markdown:
-        report.write_markdown(args.markdown, report.markdown(results, registry.workloads()))
-    chart = _chart_path(args)
+    chart, drawn = _chart_path(args), None
     if chart and peer_python is not None:
-        _draw_chart(peer_python, results, chart)
+        drawn = _draw_chart(peer_python, results, chart)
+    if args.markdown:
+        report.write_markdown(args.markdown, report.markdown(
+            results, registry.workloads(), chart=_chart_link(args, drawn)))
     print("\n" + report.summary_table(results))
     print(f"\nbench: {'OK' if results['ok'] else 'FAILED'} in {results['elapsed_s']:.0f} s",
           flush=True)

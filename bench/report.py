@@ -267,7 +267,23 @@ def summary_table(results: Dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: Dict[str, Any], workloads) -> str:
+#: What the chart's marks mean (bench/chart.py draws the same legend into the image).
+CHART_LEGEND = (
+    "**Legend.** One bar per workload and pair (ours vs the baseline in brackets); its length is "
+    "the speed-up, baseline median / ours median, on a log axis. Green: the pair's target is "
+    "met (or it has none); red: missed. Black tick: the target. Grey line: 1× (as fast as the "
+    "baseline). The figures are in the table below.")
+
+
+def chart_section(chart: str) -> List[str]:
+    """The report's lines that embed the speed-up chart ``chart`` (a path relative to the
+    report) with its legend."""
+    return ["## Speed-ups at a glance", "",
+            f"![Speed-up of paimon_rowid over each baseline, per workload]({chart})", "",
+            CHART_LEGEND, ""]
+
+
+def markdown(results: Dict[str, Any], workloads, chart: Optional[str] = None) -> str:
     m = results["machine"]
     p = results["params"]
     engines = results.get("engines", {})
@@ -311,6 +327,10 @@ def markdown(results: Dict[str, Any], workloads) -> str:
         "while it runs (see the load averages): single figures can be off by tens of percent. "
         "The ratios between sides, measured alternately, are more stable than absolute times.",
         "",
+    ]
+    if chart:
+        out += chart_section(chart)
+    out += [
         summary_table(results),
         "",
     ]

@@ -107,3 +107,26 @@ def test_replace_section_replaces_in_place_or_appends(tmp_path):
     assert path.read_text() == f"# report\n\n## A\n\na\n\n{KEPT}\n\nrequests: 2\n\n## B\n\nb\n"
     report.replace_section(path, "## Maintenance", "## Maintenance: 2 commits\n\nfine\n")
     assert path.read_text().endswith("## B\n\nb\n\n## Maintenance: 2 commits\n\nfine\n")
+
+
+def test_the_report_embeds_the_chart_with_its_legend_only_when_one_was_drawn():
+    results = _run("aaaa111", "2026-12-02 10:00:00 UTC", [])
+    results.update(rounds=3, verify="first", dev=False,
+                   params={"rows": 1_000_000, "commits": 10})
+    results["machine"].update(cpu="x", cores=2, memory_gib=1, kernel="k")
+    with_chart = report.markdown(results, [], chart="speedups.png")
+    assert "![Speed-up of paimon_rowid over each baseline, per workload](speedups.png)" in \
+        with_chart
+    assert report.CHART_LEGEND in with_chart
+    assert with_chart.index("## Speed-ups at a glance") < with_chart.index("| workload |")
+    without = report.markdown(results, [])
+    assert "![" not in without and report.CHART_LEGEND not in without
+
+
+def test_the_committed_reports_embed_their_charts():
+    root = Path(__file__).resolve().parents[1] / "bench"
+    for page, chart in (("RESULTS.md", "speedups-large.png"),
+                        ("RESULTS-medium.md", "speedups.png")):
+        text = (root / page).read_text()
+        assert "\n".join(report.chart_section(chart)) in text, page
+        assert (root / chart).is_file()
