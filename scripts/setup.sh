@@ -6,7 +6,7 @@
 #     Maven (the Java Paimon oracle), python3-venv when the base Python cannot make a venv;
 #   - .venv/ : the pinned pyarrow (its Arrow C++/Parquet C++ are the ones we link), nanobind,
 #     scikit-build-core, the test (pytest, pytest-xdist, moto[server] + boto3 for the local S3
-#     server) and Ray extras, all at the versions in constraints.txt; then paimon-rowid itself:
+#     server), Ray and search (paimon-vindex, paimon-ftindex) extras, all at the versions in constraints.txt; then paimon-rowid itself:
 #     its wheel is built into build/wheelhouse (the C++ core and the native module, compiled
 #     incrementally in build/<wheel tag>) and installed;
 #   - .venv-oracle/ : pypaimon 2.1.0, the test oracle and bench baseline (it pins pyarrow<20,
@@ -96,6 +96,7 @@ REQUIREMENTS=('pyarrow==26.0.*' 'nanobind>=2.9' 'scikit-build-core>=0.10' 'numpy
   'pandas>=1.5,<4' 'tqdm>=4.66,<5' 'pytest>=7' 'pytest-timeout>=2.1' 'pytest-xdist>=3.5' 'moto[server]>=5.1,<6'
   'boto3>=1.35'
   'psutil>=5.9' 'ray[data]>=2.50,<3' 'ruff>=0.17' 'mypy>=2.4'
+  'paimon-vindex>=0.5,<0.6' 'paimon-ftindex>=0.1,<0.2'
   "datafusion>=54; python_version >= '3.10'" "sqlglot>=30.30,<31; python_version >= '3.10'"
   "sqlglot[c]>=30.30,<31; python_version >= '3.10' and (platform_machine == 'x86_64' or sys_platform == 'darwin')")
 
@@ -150,7 +151,8 @@ fi
 # ---------------------------------------------------------------- the pypaimon oracle
 make_venv "$ORACLE"
 install_deps "the pypaimon oracle into $ORACLE" "$ORACLE/.paimon-rowid-deps" constraints-oracle.txt \
-  "$ORACLE/bin/python" -m pip --disable-pip-version-check -- 'pypaimon[datafusion]==2.1.0'
+  "$ORACLE/bin/python" -m pip --disable-pip-version-check -- 'pypaimon[datafusion]==2.1.0' \
+  'paimon-vindex==0.5.0' 'paimon-ftindex==0.1.0'
 
 say "done: $("$VENV/bin/python" -c 'import sys, ray, pyarrow; print(
   "Python %d.%d.%d, pyarrow %s, Ray %s" % (sys.version_info[:3] + (pyarrow.__version__, ray.__version__)))')"

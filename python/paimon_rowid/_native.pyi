@@ -427,3 +427,32 @@ def lookup_row_ids(table: Table, keys: Any, key_column: str) -> Tuple[Any, Dict[
 def global_index_plan_stats(table: Table, predicate: Tuple[Any, ...]) -> Optional[Dict[str, Any]]:
     """RangesFromGlobalIndexes: {"columns", "files_read", "rows_total", "rows_selected",
     "row_ranges"}, or None when no index answers the predicate."""
+
+# search indexes written from Python (python/src/search.cc, docs/search.md)
+def external_index_plan(table: Table, column: str, index_type: str,
+                        partition_filter: Optional[Tuple[Any, ...]]) -> Dict[str, Any]:
+    """PlanExternalIndexBuild: {"snapshot_id", "field_id", "ranges" [(partition bytes, from,
+    to)]}: the rows the index does not cover yet."""
+
+def commit_external_index_files(table: Table, files: List[Dict[str, Any]]) -> int:
+    """CommitExternalIndexFiles: ADD entries {partition, index_type, file_name, file_size,
+    row_count, from, to, field_id, index_meta}; the snapshot id. Deletes the files on failure."""
+
+def external_index_files(table: Table, column: str, index_type: str,
+                         snapshot_id: Optional[int],
+                         partition_filter: Optional[Tuple[Any, ...]]) -> List[Dict[str, Any]]:
+    """The live files of the (column, type) index: {file_name, path, file_size, row_count,
+    partition, from, to, index_meta}."""
+
+def deleted_row_ids(table: Table, snapshot_id: Optional[int]) -> bytes:
+    """The row ids the snapshot's deletion vectors hide, as int64 little-endian bytes."""
+
+def encode_roaring64(int64_le: bytes) -> bytes:
+    """Portable Roaring64 bytes (pyroaring's BitMap64.serialize) of ascending int64 values."""
+
+def index_file_path(table: Table, file_name: str) -> str: ...
+
+def write_index_file(table: Table, path: str, data: bytes) -> None:
+    """Writes a new index file (no-replace) through the table's FileIO."""
+
+def read_index_file(table: Table, path: str) -> bytes: ...

@@ -97,6 +97,8 @@ void RegisterMaint(nb::module_& m);
 void RegisterGlobalIndex(nb::module_& m);
 // Defined in progress.cc: the progress counter the long jobs report to.
 void RegisterProgress(nb::module_& m);
+// search.cc: support for the vector / full-text indexes written from Python.
+void RegisterSearch(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -364,6 +366,7 @@ NB_MODULE(_native, m) {
   RegisterCompact(m);
   RegisterMaint(m);
   RegisterGlobalIndex(m);
+  RegisterSearch(m);
 
   m.def("manifest_cache_stats", [] {
     const ManifestCache::Stats s = ManifestCache::Default()->stats();

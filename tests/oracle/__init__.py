@@ -24,7 +24,8 @@ import pyarrow as pa
 from . import literals, merge_spec
 
 __all__ = ["Oracle", "OracleError", "OracleUnavailable", "ensure_oracle", "default_venv",
-           "PYPAIMON_VERSION", "literals", "merge_spec", "encode_filter", "build_predicate"]
+           "PYPAIMON_VERSION", "literals", "merge_spec", "encode_filter", "build_predicate",
+           "ensure_search_packages"]
 
 PYPAIMON_VERSION = "2.1.0"
 DRIVER = Path(__file__).resolve().with_name("driver.py")
@@ -92,6 +93,21 @@ def ensure_oracle(venv: Optional[Path] = None) -> Oracle:
     if version != PYPAIMON_VERSION:
         raise OracleUnavailable(f"{python} has pypaimon {version!r}, want {PYPAIMON_VERSION}")
     return Oracle(python)
+
+
+SEARCH_PACKAGES = ("paimon-vindex==0.5.0", "paimon-ftindex==0.1.0")
+
+
+def ensure_search_packages(oracle: Oracle) -> None:
+    """Installs paimon-vindex / paimon-ftindex (pypaimon's search extras, pinned in
+    constraints-oracle.txt) into the oracle's venv when missing. Raises OracleUnavailable."""
+    probe = [str(oracle.python), "-c", "import paimon_vindex, paimon_ftindex"]
+    if subprocess.run(probe, capture_output=True).returncode == 0:
+        return
+    step = [str(oracle.python), "-m", "pip", "install", "--quiet", *SEARCH_PACKAGES]
+    done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise OracleUnavailable(f"{' '.join(step)} failed:\n{done.stderr[-2000:]}")
 
 
 def encode_filter(spec: Optional[list]) -> Optional[list]:

@@ -52,6 +52,7 @@ Commands:
                  data file {data_file, offset, length, cardinality, positions (pypaimon's
                  DeletionVector.read), "stored_hex" (the framed bitmap bytes on disk),
                  "pypaimon_hex" (pypaimon's serialization of the same positions)}}
+  vector_search / full_text_search / hybrid_search   see search_cmds.py
 Filter spec (JSON): ["and", [spec...]] | ["or", [spec...]] | [method, field, [args...]] where
 method is a PredicateBuilder method name and args are its positional arguments after the field,
 literals encoded with literals.py.
@@ -67,6 +68,7 @@ import global_index_cmds  # noqa: E402
 import literals  # noqa: E402
 import merge_spec  # noqa: E402
 import pyarrow as pa  # noqa: E402
+import search_cmds  # noqa: E402
 
 
 def _catalog_options(cmd):
@@ -616,6 +618,11 @@ COMMANDS = {
         cmd, _build_predicate),
     "global_index_read": lambda cmd: global_index_cmds.cmd_global_index_read(
         cmd, _build_predicate, _write_ipc),
+    "vector_search": lambda cmd: search_cmds.cmd_vector_search(
+        cmd, global_index_cmds._table, _build_predicate),
+    "full_text_search": lambda cmd: search_cmds.cmd_full_text_search(
+        cmd, global_index_cmds._table, _build_predicate),
+    "hybrid_search": lambda cmd: search_cmds.cmd_hybrid_search(cmd, global_index_cmds._table),
 }
 
 

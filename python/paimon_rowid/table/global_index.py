@@ -2,8 +2,10 @@
 ``create_global_index`` / ``drop_global_index``, built and committed in C++, plus a key lookup.
 
 The files (btree) and index-manifest entries are byte-compatible with pypaimon's: pypaimon's
-index-driven reads use our indexes, and we read theirs. Only ``btree`` is built here yet;
-``bitmap`` raises ``NotImplementedError``.
+index-driven reads use our indexes, and we read theirs. ``btree`` is built in C++; the search
+index types (``ivf-flat``, ``ivf-pq``, ``ivf-sq``, ``ivf-rq``, ``diskann``, ``full-text``) are
+built by ``search_index`` with paimon-vindex / paimon-ftindex (docs/search.md); ``bitmap``
+raises ``NotImplementedError``.
 
 Cost of a build: one read of the indexed column and ``_ROW_ID`` of the rows no live file of the
 same index covers yet, held in memory per contiguous row-id segment of a partition and sorted
@@ -20,7 +22,9 @@ import pyarrow as pa
 from .._internal._lib import native
 from .._internal._progress import JobProgress, check_progress_args, run_native
 from ._partition_spec import spec_predicate
+from ._search_options import SEARCH_INDEX_TYPES
 from .predicate import Predicate, PredicateBuilder
+from .search_index import build_search_index
 
 PartitionSpecs = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
@@ -89,6 +93,8 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
     column = _column(index_column)
     kind = str(index_type).lower().strip()
     predicate = _partition_filter(table, partition_filter, partitions)
+    if kind in SEARCH_INDEX_TYPES:  # paimon-vindex / paimon-ftindex (docs/search.md)
+        return build_search_index(table, column, kind, predicate, dict(options or {}))
     overlay = {str(k): str(v) for k, v in (options or {}).items()}
     check_progress_args(progress, on_progress)
     return int(run_native("create_global_index", "rows", progress, on_progress,

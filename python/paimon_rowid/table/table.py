@@ -14,6 +14,7 @@ from .._internal._lib import native
 from .._internal._progress import JobProgress
 from ..schema import ROW_ID, SEQUENCE_NUMBER, DataField, TableSchema
 from . import global_index as _global_index
+from . import search as _search
 from .read import ReadBuilder
 from .write_builder import BatchWriteBuilder
 
@@ -258,6 +259,21 @@ class Table:
     def new_batch_write_builder(self) -> BatchWriteBuilder:
         """A builder of one batch write + commit (pypaimon's shape); see paimon_rowid.write."""
         return BatchWriteBuilder(self)
+
+    # -- search (paimon_rowid.table.search, docs/search.md) ---------------------------------
+
+    def new_vector_search_builder(self) -> _search.VectorSearchBuilder:
+        """pypaimon's vector search builder over the table's vector indexes."""
+        return _search.VectorSearchBuilder(self)
+
+    def new_batch_vector_search_builder(self) -> _search.BatchVectorSearchBuilder:
+        return _search.BatchVectorSearchBuilder(self)
+
+    def new_full_text_search_builder(self) -> _search.FullTextSearchBuilder:
+        return _search.FullTextSearchBuilder(self)
+
+    def new_hybrid_search_builder(self) -> _search.HybridSearchBuilder:
+        return _search.HybridSearchBuilder(self)
 
     # -- global indexes (paimon_rowid.global_index, docs/global-index.md) ---------------------
 

@@ -327,4 +327,78 @@ Result<int64_t> DropGlobalIndex(std::shared_ptr<const Table> table, const std::s
   return count;
 }
 
+Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> table,
+                                                 const std::string& column,
+                                                 const std::string& index_type,
+                                                 std::shared_ptr<Predicate> partition_filter) {
+  if (!table->row_tracking_enabled()) {
+    return Status::Invalid("Table '", table->identifier().FullName(),
+                           "' must enable 'row-tracking.enabled=true' before creating global "
+                           "index.");
+  }
+  ARROW_ASSIGN_OR_RAISE(const DataField* field, IndexField(*table, column));
+  ARROW_ASSIGN_OR_RAISE(auto partitions, PartitionSelector::Make(*table, partition_filter.get()));
+  ExternalIndexPlan plan;
+  plan.field_id = field->id;
+  ARROW_ASSIGN_OR_RAISE(std::optional<Snapshot> snapshot, table->LatestSnapshot());
+  if (!snapshot) return plan;
+  plan.snapshot_id = snapshot->id;
+  ARROW_ASSIGN_OR_RAISE(std::vector<BuildRange> ranges,
+                        PlanRanges(*table, *snapshot, field->id, index_type, &partitions));
+  for (auto& r : ranges) plan.ranges.push_back({std::move(r.partition), r.range});
+  return plan;
+}
+
+Result<int64_t> CommitExternalIndexFiles(std::shared_ptr<const Table> table,
+                                         std::vector<IndexManifestEntry> entries) {
+  std::vector<std::string> paths;
+  for (const auto& e : entries) paths.push_back(IndexEntryPath(*table, e));
+  Result<int64_t> committed = [&]() -> Result<int64_t> {
+    std::map<std::string, CommitMessage> by_partition;
+    for (auto& e : entries) {
+      if (!e.global_index || e.kind != FileKind::kAdd || e.index_type.empty()) {
+        return Status::Invalid("an external index file needs an ADD entry with global index meta");
+      }
+      CommitMessage& msg = by_partition[e.partition];
+      msg.partition = e.partition;
+      msg.bucket = 0;
+      msg.table_path = table->path();
+      e.bucket = 0;
+      msg.new_index_files.push_back(std::move(e));
+    }
+    if (by_partition.empty()) return 0;
+    std::vector<CommitMessage> messages;
+    for (auto& [partition, msg] : by_partition) messages.push_back(std::move(msg));
+    ARROW_ASSIGN_OR_RAISE(auto committer, Committer::Make(table));
+    ARROW_ASSIGN_OR_RAISE(std::optional<int64_t> id, committer->Commit(messages));
+    return id.value_or(0);
+  }();
+  if (!committed.ok()) {
+    for (const auto& path : paths) (void)table->file_io()->DeleteFile(path);
+  }
+  return committed;
+}
+
+Result<std::vector<int64_t>> DeletedRowIds(const Table& table, const Snapshot& snapshot) {
+  std::vector<int64_t> out;
+  ARROW_ASSIGN_OR_RAISE(DeletionFileMap dvs, LoadDeletionFiles(table, snapshot));
+  if (dvs.empty()) return out;
+  ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveEntries(table, snapshot, nullptr));
+  std::map<std::string, int64_t> first_row_ids;
+  for (const auto& e : live) {
+    if (e.file.first_row_id) first_row_ids[e.file.file_name] = *e.file.first_row_id;
+  }
+  for (const auto& [key, files] : dvs) {
+    for (const auto& [data_file, file] : files) {
+      auto anchor = first_row_ids.find(data_file);
+      if (anchor == first_row_ids.end()) continue;  // a vector of a file no longer live
+      ARROW_ASSIGN_OR_RAISE(DeletionVector dv, ReadDeletionVector(*table.file_io(), file));
+      for (int64_t position : dv.positions()) out.push_back(anchor->second + position);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace paimon_rowid

@@ -59,4 +59,35 @@ Result<int64_t> DropGlobalIndex(std::shared_ptr<const Table> table, const std::s
                                 const std::string& index_type,
                                 std::shared_ptr<Predicate> partition_filter, bool dry_run);
 
+/// The rows a global index whose files another library writes (paimon-vindex vector indexes,
+/// paimon-ftindex full-text indexes: docs/search.md) does not cover yet, at the latest snapshot.
+struct ExternalIndexRange {
+  std::string partition;  // BinaryRow bytes
+  RowRange range;         // inclusive; one index file (or shard) each
+};
+struct ExternalIndexPlan {
+  int64_t snapshot_id = 0;  // 0: the table has no snapshot
+  int32_t field_id = 0;
+  std::vector<ExternalIndexRange> ranges;  // ascending by range start
+};
+
+/// Plans a build of the (column, index_type) index as CreateGlobalIndex does for btree: each
+/// selected partition's contiguous row-id segments of live data files, minus the ranges live
+/// files of that index cover. The index type is not checked here (the caller owns the format).
+/// Invalid for an unknown column or a table without row tracking.
+Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> table,
+                                                 const std::string& column,
+                                                 const std::string& index_type,
+                                                 std::shared_ptr<Predicate> partition_filter);
+
+/// Commits index files written by another library (ADD entries with `global_index` set, bucket
+/// 0, one message per partition) through the ordinary committer and its global-index checks
+/// (no overlap with a live file of the same index; ranges over live data). On failure the
+/// files are deleted. Returns the snapshot id committed.
+Result<int64_t> CommitExternalIndexFiles(std::shared_ptr<const Table> table,
+                                         std::vector<IndexManifestEntry> entries);
+
+/// The row ids the deletion vectors of `snapshot` hide (ascending); empty without any.
+Result<std::vector<int64_t>> DeletedRowIds(const Table& table, const Snapshot& snapshot);
+
 }  // namespace paimon_rowid

@@ -1,0 +1,158 @@
+"""Option handling of the search indexes (docs/search.md): which table / call options reach
+paimon-vindex and paimon-ftindex, under pypaimon 2.1.0's names and precedence, so that equal
+options give equal index files. Pure Python, no I/O."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Mapping, Optional
+
+VECTOR_INDEX_TYPES = ("ivf-flat", "ivf-pq", "ivf-sq", "ivf-rq", "diskann")
+FULL_TEXT_INDEX_TYPE = "full-text"
+SEARCH_INDEX_TYPES = VECTOR_INDEX_TYPES + (FULL_TEXT_INDEX_TYPE,)
+
+DEFAULT_DIMENSION = 128
+DEFAULT_ROWS_PER_SHARD = 100_000
+ADD_BATCH_ROWS = 10_000
+
+# Build options of paimon-vindex 0.5.0 that pypaimon also takes without a prefix, and the
+# index types each is valid for.
+_BARE_BUILD_KEYS = ("ivf.coarse-assignment", "ivf.pq-encoding",
+                    "ivf.train.max-points-per-centroid", "pq.train.max-points-per-centroid")
+_PLAIN_KEYS = ("nlist", "expected-vector-count", "pq.m", "pq.code-ratio", "pq.bits", "rq.bits",
+               "target-recall", "max-bytes-per-vector", "deployment-profile") + _BARE_BUILD_KEYS
+_DISKANN_KEYS = ("build-preset", "max-degree", "build-search-list-size", "alpha", "seed",
+                 "memory-budget-bytes", "storage-layout", "raw-vector-encoding",
+                 "build-distance")
+
+
+def _native_key(key: str) -> Optional[str]:
+    """The paimon-vindex option a (suffix of a) user key names, or None."""
+    if key in ("index.dimension", "dimension"):
+        return "dimension"
+    if key in ("distance.metric", "metric"):
+        return "metric"
+    if key in ("pq.use-opq", "use-opq"):
+        return "use-opq"
+    if key in _PLAIN_KEYS:
+        return key
+    bare = key[len("diskann."):] if key.startswith("diskann.") else key
+    if bare in _DISKANN_KEYS:
+        return "diskann." + bare
+    return None
+
+
+def _build_key_allowed(native: str, index_type: str) -> bool:
+    if native == "ivf.pq-encoding":
+        return index_type == "ivf-pq"
+    if native == "pq.train.max-points-per-centroid":
+        return index_type in ("ivf-pq", "diskann")
+    return index_type != "diskann"
+
+
+def _collect(out: Dict[str, str], options: Mapping[str, Any], index_type: str, column: str,
+             validate: bool) -> None:
+    def put(key: str, suffix: str, value: Any) -> None:
+        native = _native_key(suffix)
+        if native is None:
+            return
+        if native in _BARE_BUILD_KEYS and not _build_key_allowed(native, index_type):
+            if validate:
+                raise ValueError(f"Option '{key}' is not supported for index type "
+                                 f"'{index_type}'.")
+            return
+        out[native] = str(value)
+
+    items = [(str(k), v) for k, v in options.items()]
+    for key, value in items:  # bare build keys, then "<type>." keys, then "fields.<col>."
+        if key in _BARE_BUILD_KEYS:
+            put(key, key, value)
+    for prefix in (index_type + ".", f"fields.{column}."):
+        for key, value in items:
+            if key.startswith(prefix):
+                put(key, key[len(prefix):], value)
+
+
+def vector_native_options(table_options: Mapping[str, Any], user_options: Mapping[str, Any],
+                          index_type: str, column: str, vector_length: Optional[int]
+                          ) -> Dict[str, str]:
+    """paimon-vindex's options for one build: table options, then the call's (validated),
+    then the index type, the dimension (a VECTOR column's length, else ``dimension``, default
+    128) and the metric (default inner_product)."""
+    out: Dict[str, str] = {}
+    _collect(out, table_options, index_type, column, validate=False)
+    _collect(out, user_options, index_type, column, validate=True)
+    out["index.type"] = index_type.replace("-", "_")
+    if vector_length is not None:
+        dimension = vector_length
+    else:
+        dimension = int(out.get("dimension", DEFAULT_DIMENSION))
+        if dimension <= 0:
+            raise ValueError(f"Invalid value for '{index_type}.dimension': {dimension}. "
+                             "Must be a positive integer.")
+    out["dimension"] = str(dimension)
+    out.setdefault("metric", "inner_product")
+    return out
+
+
+def train_sample_ratio(table_options: Mapping[str, Any], user_options: Mapping[str, Any],
+                       index_type: str, column: str) -> float:
+    """``fields.<col>.train.sample-ratio`` or ``<type>.train.sample-ratio`` (call options
+    first), in (0, 1]; 1.0 when unset."""
+    field_key = f"fields.{column}.train.sample-ratio"
+    type_key = f"{index_type}.train.sample-ratio"
+    for options in (user_options, table_options):
+        key = field_key if field_key in options else type_key
+        if key in options:
+            value = options[key]
+            try:
+                ratio = float(value)
+            except (TypeError, ValueError):
+                ratio = math.nan
+            if not math.isfinite(ratio) or ratio <= 0 or ratio > 1:
+                raise ValueError(f"Invalid value for '{key}': {value}. Must be greater than 0 "
+                                 "and less than or equal to 1.")
+            return ratio
+    return 1.0
+
+
+def positive_int(options: Mapping[str, Any], key: str, default: int) -> int:
+    value = options.get(key, default)
+    try:
+        out = int(str(value))
+    except ValueError:
+        out = 0
+    if out <= 0:
+        raise ValueError(f"Option '{key}' must be greater than 0.")
+    return out
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ";".join(str(v) for v in value)
+    return str(value)
+
+
+def full_text_native_options(merged: Mapping[str, Any]) -> Dict[str, str]:
+    """paimon-ftindex's options: every ``full-text.<key>`` with the prefix removed."""
+    prefix = "full-text."
+    return {str(k)[len(prefix):]: _option_text(v) for k, v in merged.items()
+            if str(k).startswith(prefix)}
+
+
+def full_text_meta(native: Mapping[str, str]) -> bytes:
+    """The index-manifest meta of a full-text file: its options as compact JSON."""
+    return json.dumps(dict(native), separators=(",", ":")).encode("utf-8")
+
+
+def score_of_distance(distance: float, metric: str) -> float:
+    """pypaimon's score (higher is better) of a paimon-vindex distance."""
+    if metric == "l2":
+        return 1.0 / (1.0 + distance)
+    if metric == "cosine":
+        return 1.0 - distance
+    if metric == "inner_product":
+        return -distance
+    raise ValueError(f"Unknown vector search metric: {metric}")

@@ -1,0 +1,350 @@
+"""Building the search indexes of data-evolution tables (docs/search.md): vector indexes with
+paimon-vindex (``ivf-flat``, ``ivf-pq``, ``ivf-sq``, ``ivf-rq``, ``diskann``) and full-text
+indexes with paimon-ftindex (``full-text``), as pypaimon 2.1.0 builds them: the same shards
+(``global-index.row-count-per-shard`` rows, cut at contiguous row-id segments of each
+partition), the same native options, the same training sample, so equal inputs give
+byte-identical index files and index-manifest entries.
+
+What differs: the rows are read by our C++ reader, shards are built on
+``global-index.build.parallelism`` threads (default: the machine's cores; paimon-vindex
+releases the GIL while it trains and assigns), and the build is planned and committed by the
+C++ core (``external_index_plan`` / ``commit_external_index_files``), whose commit checks
+refuse an index that overlaps a live one. On any failure every index file written is deleted
+and nothing is committed.
+
+Cost: each shard's vectors (rows x dimension float32) are held in memory while it is built; at
+most ``parallelism`` shards at a time.
+"""
+from __future__ import annotations
+
+import io
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._internal._lib import native
+from . import _search_options as opts
+from .predicate import Predicate
+
+
+def _vindex() -> Any:
+    try:
+        import paimon_vindex
+    except ImportError as e:  # the optional "search" extra
+        raise ImportError("paimon-vindex is required for vector indexes: "
+                          "pip install 'paimon-rowid[search]'") from e
+    return paimon_vindex
+
+
+def _ftindex() -> Any:
+    try:
+        import paimon_ftindex
+    except ImportError as e:
+        raise ImportError("paimon-ftindex is required for full-text indexes: "
+                          "pip install 'paimon-rowid[search]'") from e
+    return paimon_ftindex
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One index file to build: ``partition`` (BinaryRow bytes) and inclusive row range."""
+
+    partition: bytes
+    start: int
+    end: int
+
+
+def plan_shards(table: Any, column: str, index_type: str, partition_filter: Optional[Predicate],
+                rows_per_shard: int) -> Tuple[int, int, List[Shard]]:
+    """(snapshot id, field id, shards): the uncovered ranges of the C++ plan cut at multiples
+    of ``rows_per_shard`` (pypaimon's shard windows)."""
+    predicate = None if partition_filter is None else partition_filter.to_native()
+    plan = native().external_index_plan(table._native, column, index_type, predicate)
+    shards: List[Shard] = []
+    for partition, start, end in plan["ranges"]:
+        lo = start
+        while lo <= end:
+            window_end = (lo // rows_per_shard + 1) * rows_per_shard - 1
+            hi = min(end, window_end)
+            shards.append(Shard(bytes(partition), lo, hi))
+            lo = hi + 1
+    return int(plan["snapshot_id"]), int(plan["field_id"]), shards
+
+
+def read_shard(pinned: Any, column: str, shard: Shard) -> pa.Table:
+    """``column`` and ``_ROW_ID`` of the shard's rows at the pinned snapshot, ordered by row
+    id."""
+    builder = pinned.new_read_builder().with_projection([column, "_ROW_ID"])
+    plan = builder.new_scan().with_row_ranges([(shard.start, shard.end)]).plan()
+    table = builder.new_read().to_arrow(plan.splits())
+    if table.num_rows and table.column("_ROW_ID").null_count:
+        raise ValueError("Cannot build global index because _ROW_ID is null.")
+    if table.num_rows > 1:
+        table = table.sort_by("_ROW_ID")
+    return table
+
+
+def vectors_of(column: pa.ChunkedArray, row_ids: pa.ChunkedArray, dimension: int,
+               start: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(relative row ids int64, vectors float32 [n, dimension]) of the non-null vectors;
+    ValueError for a vector of another length or with a null, NaN or infinite element."""
+    array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    ids = (row_ids.combine_chunks() if row_ids.num_chunks != 1 else row_ids.chunk(0))
+    if array.null_count:
+        valid = pc.is_valid(array)
+        array, ids = pc.filter(array, valid), pc.filter(ids, valid)
+    n = len(array)
+    if n == 0:
+        return np.empty(0, np.int64), np.empty((0, dimension), np.float32)
+    if pa.types.is_fixed_size_list(array.type):
+        lengths_ok = array.type.list_size == dimension
+        values = array.values.slice(array.offset * array.type.list_size,
+                                    n * array.type.list_size)
+    else:
+        offsets = array.offsets.to_numpy()
+        lengths = np.diff(offsets)
+        lengths_ok = bool((lengths == dimension).all())
+        if not lengths_ok:
+            bad = int(lengths[lengths != dimension][0])
+            raise ValueError(f"Vector dimension mismatch: expected {dimension}, but got {bad}")
+        values = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    if not lengths_ok:
+        raise ValueError(f"Vector dimension mismatch: expected {dimension}, but got "
+                         f"{array.type.list_size}")
+    if values.null_count:
+        raise ValueError("Vector element is null")
+    data = values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    data = data.reshape(n, dimension)
+    if not np.isfinite(data).all():
+        row, col = np.argwhere(~np.isfinite(data))[0]
+        raise ValueError(f"Vector element at rowId={int(ids[row].as_py()) - start}, "
+                         f"index={int(col)} is {float(data[row, col])}")
+    relative = ids.to_numpy(zero_copy_only=False).astype(np.int64) - start
+    return np.ascontiguousarray(relative), np.ascontiguousarray(data)
+
+
+def training_sample(data: np.ndarray, ratio: float) -> np.ndarray:
+    """pypaimon's evenly spaced sample: ceil(n x ratio) rows at i x n // count."""
+    n = data.shape[0]
+    count = max(1, min(n, int(math.ceil(n * ratio))))
+    if count == n:
+        return data
+    return np.ascontiguousarray(data[np.arange(count, dtype=np.int64) * n // count])
+
+
+def train(native_options: Mapping[str, str], sample: np.ndarray, vector_count: int) -> Any:
+    """A paimon-vindex training of ``sample`` (``expected-vector-count`` set to the shard's
+    vector count when ``nlist`` is automatic, as pypaimon does)."""
+    vindex = _vindex()
+    options = dict(native_options)
+    if (options.get("index.type", "").startswith("ivf_")
+            and options.get("nlist") in (None, "auto")
+            and "expected-vector-count" not in options):
+        options["expected-vector-count"] = str(vector_count)
+    with vindex.VectorIndexTrainer.create(options) as trainer:
+        for lo in range(0, sample.shape[0], opts.ADD_BATCH_ROWS):
+            trainer.add_training_vectors(sample[lo:lo + opts.ADD_BATCH_ROWS])
+        return trainer.finish_training()
+
+
+def write_vector_file(training: Any, ids: np.ndarray, data: np.ndarray) -> bytes:
+    """The index file of one shard: its vectors assigned with ``training`` (consumed)."""
+    vindex = _vindex()
+    out = io.BytesIO()
+    try:
+        with vindex.VectorIndexWriter(training) as writer:
+            for lo in range(0, ids.shape[0], opts.ADD_BATCH_ROWS):
+                writer.add_vectors(ids[lo:lo + opts.ADD_BATCH_ROWS],
+                                   data[lo:lo + opts.ADD_BATCH_ROWS])
+            writer.write(out)
+    finally:
+        training.close()
+    return out.getvalue()
+
+
+def write_full_text_file(native_options: Mapping[str, str], texts: pa.ChunkedArray,
+                         row_ids: pa.ChunkedArray, start: int) -> Optional[bytes]:
+    """The full-text index file of one shard, None when every text is null."""
+    ftindex = _ftindex()
+    pairs = [(i, t) for i, t in zip(row_ids.to_pylist(), texts.to_pylist()) if t is not None]
+    if not pairs:
+        return None
+    out = io.BytesIO()
+    with ftindex.FullTextIndexWriter(dict(native_options)) as writer:
+        for row_id, text in pairs:
+            writer.add_document(int(row_id) - start, text)
+        writer.write(out)
+    return out.getvalue()
+
+
+def file_name(index_type: str) -> str:
+    import uuid
+    prefix = "full-text" if index_type == opts.FULL_TEXT_INDEX_TYPE else f"vector-{index_type}"
+    return f"{prefix}-global-index-{uuid.uuid4()}.index"
+
+
+def _vector_length(table: Any, column: str) -> Optional[int]:
+    arrow_type = table.read_schema([column]).field(0).type
+    if pa.types.is_fixed_size_list(arrow_type):
+        return int(arrow_type.list_size)
+    return None
+
+
+def check_column(table: Any, column: str, index_type: str) -> None:
+    """pypaimon's checks of a search index's column and table."""
+    field = next((f for f in table.fields if f.name == column), None)
+    if field is None:
+        raise ValueError(f"Column '{column}' does not exist in table '{table.identifier}'.")
+    arrow_type = table.read_schema([column]).field(0).type
+    if index_type == opts.FULL_TEXT_INDEX_TYPE:
+        if not (pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)):
+            raise ValueError(
+                f"Native full-text index requires string type, but got: {field.type}")
+    else:
+        if not (pa.types.is_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+                or pa.types.is_large_list(arrow_type)):
+            raise ValueError("Vector index requires VectorType or ArrayType<FLOAT>, but got: "
+                             f"{field.type}")
+        if arrow_type.value_type != pa.float32():
+            raise ValueError(f"Vector index requires float vector, but got: {field.type}")
+    options = table.options
+    if str(options.get("bucket", "-1")).strip() != "-1":
+        raise ValueError("Generic global index only supports unaware-bucket tables (bucket = "
+                         f"-1), but table '{table.identifier}' has bucket = "
+                         f"{options.get('bucket')}.")
+    dv = str(options.get("deletion-vectors.enabled", "false")).lower() == "true"
+    if dv and index_type == opts.FULL_TEXT_INDEX_TYPE:
+        raise ValueError("Global index build with deletion vectors requires a native vector "
+                         f"index on a data-evolution table. Table '{table.identifier}', index "
+                         f"type '{index_type}'.")
+
+
+def build_search_index(table: Any, column: str, index_type: str,
+                       partition_filter: Optional[Predicate],
+                       user_options: Mapping[str, Any],
+                       run_shards: Optional[Callable[..., List[Dict[str, Any]]]] = None) -> int:
+    """Builds and commits the ``index_type`` index of ``column`` over the rows it does not
+    cover yet; returns the number of index files added. ``run_shards(shard_jobs)`` (Ray) may
+    replace the local thread pool; it returns the written files' manifest dicts."""
+    check_column(table, column, index_type)
+    table_options = dict(table.options)
+    merged = {**table_options, **{str(k): v for k, v in user_options.items()}}
+    rows_per_shard = opts.positive_int(merged, "global-index.row-count-per-shard",
+                                       opts.DEFAULT_ROWS_PER_SHARD)
+    parallelism = opts.positive_int(merged, "global-index.build.parallelism",
+                                    os.cpu_count() or 1)
+    if index_type == opts.FULL_TEXT_INDEX_TYPE:
+        native_options: Dict[str, str] = opts.full_text_native_options(merged)
+        ratio = 1.0
+    else:
+        native_options = opts.vector_native_options(table_options, user_options, index_type,
+                                                    column, _vector_length(table, column))
+        ratio = opts.train_sample_ratio(table_options, user_options, index_type, column)
+    snapshot_id, field_id, shards = plan_shards(table, column, index_type, partition_filter,
+                                                rows_per_shard)
+    if not shards:
+        return 0
+    pinned = table.copy({"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
+                         "scan.timestamp-millis": None})
+    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio)
+    if run_shards is not None:
+        files = run_shards(job, shards)
+    else:
+        files = run_local(job, shards, parallelism)
+    if not files:
+        return 0
+    try:
+        native().commit_external_index_files(table._native, files)
+    except BaseException:
+        native().delete_files(table._native, [f["path"] for f in files])
+        raise
+    return len(files)
+
+
+@dataclass
+class ShardJob:
+    """Everything one shard's build needs (picklable: the table is a catalog handle)."""
+
+    table: Any
+    column: str
+    index_type: str
+    field_id: int
+    native_options: Dict[str, str]
+    sample_ratio: float
+
+    def read(self, shard: Shard) -> pa.Table:
+        return read_shard(self.table, self.column, shard)
+
+    def build(self, shard: Shard, training: Any = None) -> Optional[Dict[str, Any]]:
+        """Writes the shard's index file (with ``training`` when given, else trained on the
+        shard's own sample); returns its manifest dict, None when the shard has no value."""
+        rows = self.read(shard)
+        if rows.num_rows == 0:
+            if training is not None:
+                training.close()
+            return None
+        meta = b"{}"
+        if self.index_type == opts.FULL_TEXT_INDEX_TYPE:
+            data = write_full_text_file(self.native_options, rows.column(0),
+                                        rows.column(1), shard.start)
+            meta = opts.full_text_meta(self.native_options)
+        else:
+            dimension = int(self.native_options["dimension"])
+            ids, vectors = vectors_of(rows.column(0), rows.column(1), dimension, shard.start)
+            if ids.shape[0] == 0:
+                data = None
+            else:
+                if training is None:
+                    training = train(self.native_options,
+                                     training_sample(vectors, self.sample_ratio),
+                                     ids.shape[0])
+                data = write_vector_file(training, ids, vectors)
+                training = None
+        if training is not None:
+            training.close()
+        if data is None:
+            return None
+        name = file_name(self.index_type)
+        path = native().index_file_path(self.table._native, name)
+        native().write_index_file(self.table._native, path, data)
+        return {"partition": shard.partition, "index_type": self.index_type,
+                "file_name": name, "path": path, "file_size": len(data),
+                "row_count": rows.num_rows, "from": shard.start, "to": shard.end,
+                "field_id": self.field_id, "index_meta": meta}
+
+
+def run_local(job: ShardJob, shards: Sequence[Shard], parallelism: int) -> List[Dict[str, Any]]:
+    """Builds the shards on ``parallelism`` threads; on failure deletes what was written."""
+    written: List[Dict[str, Any]] = []
+    try:
+        if parallelism <= 1 or len(shards) == 1:
+            for shard in shards:
+                found = job.build(shard)
+                if found is not None:
+                    written.append(found)
+            return written
+        with ThreadPoolExecutor(max_workers=min(parallelism, len(shards)),
+                                thread_name_prefix="paimon-rowid-search-index") as pool:
+            futures = [pool.submit(job.build, shard) for shard in shards]
+            errors: List[BaseException] = []
+            for future in futures:  # plan order: deterministic manifests
+                try:
+                    found = future.result()
+                except BaseException as e:  # keep collecting what others wrote
+                    errors.append(e)
+                    continue
+                if found is not None:
+                    written.append(found)
+            if errors:
+                raise errors[0]
+        return written
+    except BaseException:
+        if written:
+            native().delete_files(job.table._native, [f["path"] for f in written])
+        raise

@@ -1,0 +1,345 @@
+"""Vector, full-text and hybrid search (docs/search.md): index files byte-identical with
+pypaimon 2.1.0's, indexes searched across the two engines, exact filters against brute force,
+appended and deleted rows, partitions, errors, and an S3 warehouse."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ours import catalog, create_table, write
+
+pytest.importorskip("paimon_vindex")
+pytest.importorskip("paimon_ftindex")
+
+DIM = 16
+DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+SCHEMA = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), DIM)),
+                    ("body", pa.string()), ("dt", pa.string())])
+WORDS = ["apple", "banana", "cherry", "delta", "echo", "falcon", "grape", "harbor", "island",
+         "jungle", "kernel", "lemon", "mango", "nectar", "orbit", "pepper"]
+
+
+def _vectors(n: int, seed: int = 7) -> np.ndarray:
+    """Clustered unit-scale float32 vectors (16 centers)."""
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((16, DIM)).astype(np.float32) * 3
+    return (centers[rng.integers(0, 16, n)] + rng.standard_normal((n, DIM))).astype(np.float32)
+
+
+def _rows(start: int, vectors: np.ndarray, dt: str = "a") -> pa.Table:
+    n = vectors.shape[0]
+    rng = np.random.default_rng(start + 1)
+    ids = np.arange(start, start + n)
+    body = [" ".join(WORDS[j] for j in rng.integers(0, len(WORDS), 6)) + f" doc{i}"
+            for i in ids]
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), DIM)
+    return pa.table({"id": ids, "emb": emb, "body": body, "dt": [dt] * n}, schema=SCHEMA)
+
+
+def _table(warehouse, n: int = 3000, options=None, partition_keys=None):
+    table = create_table(warehouse, "t", SCHEMA, {**DE, **(options or {})}, partition_keys)
+    vectors = _vectors(n)
+    write(table, _rows(0, vectors))
+    return catalog(warehouse).get_table("db.t"), vectors
+
+
+def _search(table, query, limit=10, flt=None, **options):
+    builder = (table.new_vector_search_builder().with_vector_column("emb")
+               .with_query_vector(query).with_limit(limit).with_options(options))
+    if flt is not None:
+        builder = builder.with_filter(flt)
+    return builder.execute_local()
+
+
+def _exact(vectors, ids, query, k):
+    scores = vectors[ids] @ query
+    order = sorted(range(len(ids)), key=lambda i: (-scores[i], ids[i]))[:k]
+    return [int(ids[i]) for i in order]
+
+
+def _index_files(warehouse):
+    return sorted((Path(warehouse) / "db.db" / "t" / "index").glob("*global-index*"))
+
+
+@pytest.fixture(scope="module")
+def search_oracle(oracle):
+    from oracle import OracleUnavailable, ensure_search_packages
+    try:
+        ensure_search_packages(oracle)
+    except OracleUnavailable as error:
+        pytest.skip(str(error))
+    return oracle
+
+
+def _their_entries(oracle, warehouse):
+    entries = oracle.run({"cmd": "global_index_entries", "warehouse": str(warehouse),
+                          "identifier": "db.t"})
+    return sorted(({k: v for k, v in e.items() if k not in ("file_name",)} for e in entries),
+                  key=lambda e: str(e))
+
+
+@pytest.mark.parametrize("index_type, options", [
+    ("ivf-flat", {}), ("ivf-pq", {"ivf-pq.pq.m": "4"}), ("ivf-sq", {}),
+    ("ivf-flat", {"global-index.row-count-per-shard": "1000", "ivf-flat.metric": "l2"}),
+])
+def test_index_files_and_entries_equal_pypaimons(search_oracle, tmp_path, index_type, options):
+    ours_wh, theirs_wh = tmp_path / "ours", tmp_path / "theirs"
+    ours_wh.mkdir()
+    _table(ours_wh)
+    shutil.copytree(ours_wh, theirs_wh)
+    table = catalog(ours_wh).get_table("db.t")
+    added = table.create_global_index("emb", index_type=index_type, options=options)
+    theirs = search_oracle.run({"cmd": "create_global_index", "warehouse": str(theirs_wh),
+                                "identifier": "db.t", "column": "emb",
+                                "index_type": index_type, "build_options": options})
+    assert added == theirs == (3 if "global-index.row-count-per-shard" in options else 1)
+    assert [f.read_bytes() for f in _index_files(ours_wh)] != []
+    assert sorted(f.read_bytes() for f in _index_files(ours_wh)) == \
+        sorted(f.read_bytes() for f in _index_files(theirs_wh))
+    assert _their_entries(search_oracle, ours_wh) == _their_entries(search_oracle, theirs_wh)
+
+
+def test_indexes_searched_across_engines(search_oracle, tmp_path):
+    """pypaimon's ivf-flat index searched by us and ours by pypaimon: equal top-k."""
+    ours_wh, theirs_wh = tmp_path / "ours", tmp_path / "theirs"
+    ours_wh.mkdir()
+    _, vectors = _table(ours_wh)
+    shutil.copytree(ours_wh, theirs_wh)
+    catalog(ours_wh).get_table("db.t").create_global_index("emb", index_type="ivf-flat")
+    search_oracle.run({"cmd": "create_global_index", "warehouse": str(theirs_wh),
+                       "identifier": "db.t", "column": "emb", "index_type": "ivf-flat"})
+    queries = _vectors(5, seed=99)
+    for wh in (ours_wh, theirs_wh):
+        table = catalog(wh).get_table("db.t")
+        mine = [[[r, s] for r, s in _search(table, q, 10, **{"ivf.nprobe": "64"})]
+                for q in queries]
+        pypaimon = search_oracle.run({"cmd": "vector_search", "warehouse": str(wh),
+                                      "identifier": "db.t", "column": "emb",
+                                      "queries": queries.tolist(), "limit": 10,
+                                      "search_options": {"ivf.nprobe": "64"}})
+        assert [[r for r, _ in q] for q in mine] == [[r for r, _ in q] for q in pypaimon]
+        assert np.allclose([s for q in mine for _, s in q], [s for q in pypaimon for _, s in q],
+                           rtol=1e-5)
+        for q, found in zip(queries, mine):  # every list probed: exact
+            assert [r for r, _ in found] == _exact(vectors, np.arange(len(vectors)), q, 10)
+
+
+@pytest.mark.parametrize("index_type", ["ivf-flat", "ivf-pq", "diskann"])
+@pytest.mark.parametrize("selectivity", [0.01, 0.1, 0.5])
+def test_filtered_search_is_exact_top_k(warehouse, index_type, selectivity):
+    """The top-k among the rows satisfying the filter, whatever the index reaches: few rows
+    are scored directly, an index search short of k is widened, then scored directly."""
+    table, vectors = _table(warehouse)
+    table.create_global_index("emb", index_type=index_type,
+                              options={"ivf-pq.pq.m": "4"} if index_type == "ivf-pq" else {})
+    pb = table.new_read_builder().new_predicate_builder()
+    rng = np.random.default_rng(3)
+    chosen = np.sort(rng.choice(len(vectors), int(len(vectors) * selectivity), replace=False))
+    flt = pb.is_in("id", chosen.tolist())
+    narrow = {"diskann.l_search": "10"} if index_type == "diskann" else {"ivf.nprobe": "1"}
+    for q in _vectors(3, seed=11):
+        want = _exact(vectors, chosen, q, 10)
+        assert _search(table, q, 10, flt).row_ids == want  # few rows: scored directly
+        # brute-force.max-rows 0: the index with its include bitmap, one list probed; a short
+        # answer is widened (every list), then scored directly
+        got = _search(table, q, 10, flt, **{"brute-force.max-rows": "0", **narrow}).row_ids
+        assert len(got) == 10 and set(got) <= set(chosen.tolist())
+        if index_type == "ivf-flat" and selectivity == 0.01:
+            assert got == want
+
+
+def test_rows_appended_after_the_build_are_searched(warehouse):
+    table, vectors = _table(warehouse, n=1000)
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1
+    query = _vectors(1, seed=5)[0]
+    extra = np.stack([query * 10, query * 9]).astype(np.float32)
+    write(table, _rows(1000, extra))
+    table = catalog(warehouse).get_table("db.t")
+    assert _search(table, query, 3).row_ids[:2] == [1000, 1001]
+    pb = table.new_read_builder().new_predicate_builder()
+    assert _search(table, query, 1, pb.equal("id", 1001)).row_ids == [1001]
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1  # only the new rows
+    assert len(_index_files(warehouse)) == 2
+    table = catalog(warehouse).get_table("db.t")
+    assert _search(table, query, 3).row_ids[:2] == [1000, 1001]
+    both = np.concatenate([vectors, extra])
+    assert _search(table, query, 10, **{"ivf.nprobe": "64"}).row_ids == \
+        _exact(both, np.arange(len(both)), query, 10)
+
+
+def test_deleted_rows_are_never_returned(warehouse):
+    table, vectors = _table(warehouse, n=2000, options={"deletion-vectors.enabled": "true"})
+    table.create_global_index("emb", index_type="ivf-flat")
+    query = _vectors(1, seed=8)[0]
+    first = _search(table, query, 10, **{"ivf.nprobe": "64"}).row_ids
+    builder = table.new_batch_write_builder()
+    builder.new_commit().commit(builder.new_update().delete_by_row_id(first[:5]))
+    table = catalog(warehouse).get_table("db.t")
+    live = np.setdiff1d(np.arange(2000), first[:5])
+    got = _search(table, query, 10, **{"ivf.nprobe": "64"}).row_ids
+    assert got == _exact(vectors, live, query, 10) and not set(got) & set(first[:5])
+    pb = table.new_read_builder().new_predicate_builder()
+    got = _search(table, query, 10, pb.less_than("id", 1500)).row_ids
+    assert got == _exact(vectors, live[live < 1500], query, 10)
+
+
+def test_partitions_and_partition_filters(warehouse):
+    table = create_table(warehouse, "t", SCHEMA, DE, ["dt"])
+    va, vb = _vectors(600, seed=1), _vectors(600, seed=2)
+    write(table, pa.concat_tables([_rows(0, va, "a"), _rows(600, vb, "b")]))
+    table = catalog(warehouse).get_table("db.t")
+    assert table.create_global_index("emb", index_type="ivf-flat", partitions={"dt": "a"}) == 1
+    pb = table.new_read_builder().new_predicate_builder()
+    query = _vectors(1, seed=4)[0]
+    both = np.concatenate([va, vb])
+    got = _search(table, query, 10, **{"ivf.nprobe": "64"}).row_ids  # b scored directly
+    assert got == _exact(both, np.arange(1200), query, 10)
+    only_b = (table.new_vector_search_builder().with_vector_column("emb")
+              .with_query_vector(query).with_limit(10)
+              .with_partition_filter(pb.equal("dt", "b")).execute_local().row_ids)
+    assert only_b == _exact(both, np.arange(600, 1200), query, 10)
+    assert _search(table, query, 10, pb.equal("dt", "a"), **{"ivf.nprobe": "64"}).row_ids == \
+        _exact(both, np.arange(600), query, 10)
+    with pytest.raises(ValueError, match="only partition keys"):
+        table.new_vector_search_builder().with_partition_filter(pb.equal("id", 1))
+
+
+def test_batch_search_and_projection(warehouse):
+    table, _ = _table(warehouse, n=1000)
+    table.create_global_index("emb", index_type="ivf-sq")
+    queries = _vectors(4, seed=12)
+    batch = (table.new_batch_vector_search_builder().with_vector_column("emb")
+             .with_query_vectors(queries).with_limit(5).execute_batch_local())
+    assert [r.row_ids for r in batch] == [_search(table, q, 5).row_ids for q in queries]
+    rows = batch[0].to_arrow(table, ["id", "body"])
+    assert rows.column_names == ["id", "body", "_ROW_ID", "_score"]
+    assert rows.column("_ROW_ID").to_pylist() == batch[0].row_ids
+    assert rows.column("id").to_pylist() == batch[0].row_ids
+    assert rows.column("_score").to_pylist() == pytest.approx(batch[0].scores)
+
+
+def _match(text):
+    return json.dumps({"match": {"query": text}}, separators=(",", ":"))
+
+
+def test_full_text_and_hybrid_equal_pypaimons(search_oracle, tmp_path):
+    ours_wh, theirs_wh = tmp_path / "ours", tmp_path / "theirs"
+    ours_wh.mkdir()
+    _table(ours_wh, n=2000)
+    shutil.copytree(ours_wh, theirs_wh)
+    table = catalog(ours_wh).get_table("db.t")
+    assert table.create_global_index("body", index_type="full-text") == 1
+    table.create_global_index("emb", index_type="ivf-flat")
+    for column, kind in (("body", "full-text"), ("emb", "ivf-flat")):
+        search_oracle.run({"cmd": "create_global_index", "warehouse": str(theirs_wh),
+                           "identifier": "db.t", "column": column, "index_type": kind})
+    # vector files byte for byte; a full-text file embeds tantivy's random segment id (two
+    # pypaimon builds differ too): equal sizes and equal results
+    ours_files, their_files = _index_files(ours_wh), _index_files(theirs_wh)
+    assert sorted(f.read_bytes() for f in ours_files if "vector" in f.name) == \
+        sorted(f.read_bytes() for f in their_files if "vector" in f.name)
+    assert [f.stat().st_size for f in ours_files if "full-text" in f.name] == \
+        [f.stat().st_size for f in their_files if "full-text" in f.name]
+    table = catalog(ours_wh).get_table("db.t")
+    for text in ("apple", "mango pepper", "doc17", "nothing-matches"):
+        mine = (table.new_full_text_search_builder().with_query("body", text).with_limit(10)
+                .execute_local())
+        theirs = search_oracle.run({"cmd": "full_text_search", "warehouse": str(ours_wh),
+                                    "identifier": "db.t", "column": "body", "query": _match(text),
+                                    "limit": 10})
+        assert mine.row_ids == [r for r, _ in theirs], text
+        assert mine.scores == pytest.approx([s for _, s in theirs], rel=1e-5)
+    query = _vectors(1, seed=21)[0]
+    for ranker in ("rrf", "weighted_score"):
+        mine = (table.new_hybrid_search_builder().with_limit(8).with_ranker(ranker)
+                .add_vector_route("emb", query.tolist(), 20, 1.0)
+                .add_full_text_route("body", "apple banana", 20, 2.0).execute_local())
+        theirs = search_oracle.run({
+            "cmd": "hybrid_search", "warehouse": str(ours_wh), "identifier": "db.t",
+            "limit": 8, "ranker": ranker,
+            "routes": [{"type": "vector", "column": "emb", "vector": query.tolist(),
+                        "limit": 20, "weight": 1.0},
+                       {"type": "full_text", "column": "body", "query": _match("apple banana"),
+                        "limit": 20, "weight": 2.0}]})
+        assert mine.row_ids == [r for r, _ in theirs], ranker
+        assert mine.scores == pytest.approx([s for _, s in theirs], rel=1e-5)
+
+
+def test_full_text_filters_and_deletes(warehouse):
+    table, _ = _table(warehouse, n=1500, options={"deletion-vectors.enabled": "true"})
+    table.create_global_index("emb", index_type="ivf-flat")
+    with pytest.raises(ValueError, match="deletion vectors"):
+        table.create_global_index("body", index_type="full-text")
+    table = create_table(Path(warehouse) / "w2", "t", SCHEMA, DE)
+    write(table, _rows(0, _vectors(1500)))
+    table.create_global_index("body", index_type="full-text")
+    pb = table.new_read_builder().new_predicate_builder()
+    hits = (table.new_full_text_search_builder().with_query("body", "doc42").with_limit(5)
+            .execute_local())
+    assert hits.row_ids == [42]
+    hits = (table.new_full_text_search_builder().with_query("body", "apple").with_limit(50)
+            .with_filter(pb.less_than("id", 100)).execute_local())
+    assert hits.row_ids and all(r < 100 for r in hits.row_ids)
+    rows = hits.to_arrow(table, ["body"])
+    assert all("apple" in b for b in rows.column("body").to_pylist())
+
+
+@pytest.mark.parametrize("case", ["column", "int_column", "bad_option", "type"])
+def test_build_errors_leave_nothing(warehouse, case):
+    table, _ = _table(warehouse, n=300)
+    before = sorted(str(p) for p in Path(warehouse).rglob("*") if p.is_file())
+    snapshot = table.latest_snapshot().id
+    with pytest.raises(ValueError):
+        if case == "column":
+            table.create_global_index("nope", index_type="ivf-flat")
+        elif case == "int_column":
+            table.create_global_index("id", index_type="ivf-flat")
+        elif case == "bad_option":
+            table.create_global_index("emb", index_type="ivf-flat",
+                                      options={"ivf.pq-encoding": "x"})
+        else:
+            table.create_global_index("emb", index_type="ivf-nope")
+    assert sorted(str(p) for p in Path(warehouse).rglob("*") if p.is_file()) == before
+    assert catalog(warehouse).get_table("db.t").latest_snapshot().id == snapshot
+
+
+def test_search_errors_and_drop(warehouse):
+    table, _ = _table(warehouse, n=300)
+    table.create_global_index("emb", index_type="ivf-flat")
+    query = _vectors(1)[0]
+    with pytest.raises(ValueError, match="Limit"):
+        table.new_vector_search_builder().with_vector_column("emb").with_query_vector(
+            query).execute_local()
+    with pytest.raises(ValueError, match="not found"):
+        table.new_vector_search_builder().with_vector_column("nope")
+    with pytest.raises(ValueError, match="Query vector"):
+        table.new_vector_search_builder().with_vector_column("emb").with_limit(3).execute_local()
+    with pytest.raises(ValueError, match="dimension"):
+        _search(table, query[:4], 3)
+    assert table.drop_global_index("emb", index_type="ivf-flat") == 1
+    table = catalog(warehouse).get_table("db.t")
+    assert len(_search(table, query, 7).row_ids) == 7  # no index: every row scored directly
+
+
+@pytest.mark.s3
+def test_build_and_search_on_s3(s3_server):
+    options = s3_server.catalog_options(s3_server.fresh_warehouse("search"))
+    table = create_table(options, "t", SCHEMA, DE)
+    vectors = _vectors(800)
+    write(table, _rows(0, vectors))
+    table = catalog(options).get_table("db.t")
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1
+    assert table.create_global_index("body", index_type="full-text") == 1
+    keys = s3_server.list_keys(options["warehouse"])
+    assert sum("/index/" in k and "global-index" in k for k in keys) == 2
+    query = _vectors(1, seed=30)[0]
+    assert _search(table, query, 5, **{"ivf.nprobe": "64"}).row_ids == \
+        _exact(vectors, np.arange(800), query, 5)
+    hits = (table.new_full_text_search_builder().with_query("body", "doc7").with_limit(3)
+            .execute_local())
+    assert hits.row_ids == [7]
