@@ -36,7 +36,8 @@ std::string StringOf(nb::handle obj) {
 Result<Snapshot> SnapshotOf(const Table& table, std::optional<int64_t> snapshot_id) {
   if (snapshot_id) return table.SnapshotById(*snapshot_id);
   ARROW_ASSIGN_OR_RAISE(auto latest, table.LatestSnapshot());
-  if (!latest) return Status::KeyError("table '", table.identifier().FullName(), "' has no snapshot");
+  if (!latest)
+    return Status::KeyError("table '", table.identifier().FullName(), "' has no snapshot");
   return *latest;
 }
 
@@ -48,8 +49,8 @@ void RegisterSearch(nb::module_& m) {
       [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,
          nb::handle partition_filter) {
         auto filter = OptionalPredicate(partition_filter);
-        ExternalIndexPlan plan = WithoutGil(
-            [&] { return PlanExternalIndexBuild(table, column, index_type, filter); });
+        ExternalIndexPlan plan =
+            WithoutGil([&] { return PlanExternalIndexBuild(table, column, index_type, filter); });
         nb::list ranges;
         for (const auto& r : plan.ranges) {
           ranges.append(nb::make_tuple(Bytes(r.partition), r.range.from, r.range.to));
@@ -77,12 +78,10 @@ void RegisterSearch(nb::module_& m) {
           e.file_name = nb::cast<std::string>(d["file_name"]);
           e.file_size = nb::cast<int64_t>(d["file_size"]);
           e.row_count = nb::cast<int64_t>(d["row_count"]);
-          e.global_index = GlobalIndexMeta{nb::cast<int64_t>(d["from"]),
-                                           nb::cast<int64_t>(d["to"]),
-                                           nb::cast<int32_t>(d["field_id"]),
-                                           std::nullopt,
-                                           StringOf(d["index_meta"]),
-                                           std::nullopt};
+          e.global_index =
+              GlobalIndexMeta{nb::cast<int64_t>(d["from"]),     nb::cast<int64_t>(d["to"]),
+                              nb::cast<int32_t>(d["field_id"]), std::nullopt,
+                              StringOf(d["index_meta"]),        std::nullopt};
           entries.push_back(std::move(e));
         }
         return WithoutGil([&] { return CommitExternalIndexFiles(table, std::move(entries)); });
