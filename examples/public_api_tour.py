@@ -247,6 +247,8 @@ def on_ray(warehouse: str) -> None:
         pray.map_with_blobs(pray.read_paimon("db.blobs", opts, dynamic_options={
             "blob-as-descriptor": "true"}), ["image"],
             lambda batch, cells: {"id": batch["id"]}).count()
+        # search on Ray needs the optional 'search' extra and a vector column (docs/search.md)
+        assert callable(pray.create_search_index) and callable(pray.batch_vector_search)
     finally:
         ray.shutdown()
 

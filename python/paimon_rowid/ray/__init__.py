@@ -16,10 +16,11 @@ from .merge_into import merge_into
 from .range_join import range_join
 from .row_id_jobs import update_by_row_id
 from .row_id_reads import read_by_row_id
+from .search import batch_vector_search, create_search_index
 
 __all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
            "backfill_status", "map_with_blobs",
            "read_paimon", "write_paimon", "PaimonWriteResult", "bucket_join", "range_join",
            "compact", "lookup_row_ids", "merge_into", "WhenMatched", "WhenNotMatched",
            "source_col", "target_col",
-           "lit"]
+           "lit", "create_search_index", "batch_vector_search"]

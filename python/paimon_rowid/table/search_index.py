@@ -252,7 +252,7 @@ def build_search_index(table: Any, column: str, index_type: str,
         return 0
     pinned = table.copy({"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
                          "scan.timestamp-millis": None})
-    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio)
+    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio, snapshot_id)
     if run_shards is not None:
         files = run_shards(job, shards)
     else:
@@ -277,6 +277,7 @@ class ShardJob:
     field_id: int
     native_options: Dict[str, str]
     sample_ratio: float
+    snapshot_id: int = 0
 
     def read(self, shard: Shard) -> pa.Table:
         return read_shard(self.table, self.column, shard)
