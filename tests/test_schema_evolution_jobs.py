@@ -44,7 +44,12 @@ def _read(opts, projection=None, filter=None, options=None):
 
 @pytest.fixture
 def evolved(warehouse):
-    """db.t through three schemas; returns (catalog options, the model rows by row id).
+    return build_evolved(warehouse)
+
+
+def build_evolved(warehouse, options=None):
+    """db.t (table ``options``, default DE) through three schemas; returns (catalog options,
+    the model rows by row id).
 
     schema 0 (id, b INT, s)          -> rows 0..9
     schema 1 add c BIGINT, rename b -> b2, b2 INT -> BIGINT
@@ -53,7 +58,7 @@ def evolved(warehouse):
     """
     from paimon_rowid.schema.schema_change import SchemaChange as C
     opts = {"warehouse": str(warehouse)}
-    table = create_table(warehouse, "t", SCHEMA0, DE)
+    table = create_table(warehouse, "t", SCHEMA0, options or DE)
     write(table, pa.table({"id": pa.array(range(10), pa.int64()),
                            "b": pa.array([i * 10 for i in range(10)], pa.int32()),
                            "s": [f"s{i}" for i in range(10)]}))

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+#: The engine's Table::kReadSchemaIdOption: the schema id a pinned handle reads with.
+READ_SCHEMA_ID = "paimon-rowid.read.schema-id"
 TIME_TRAVEL_KEYS = ["scan.snapshot-id", "scan.tag-name", "scan.watermark", "scan.timestamp",
                     "scan.timestamp-millis"]
 
 
 def pin_snapshot(table: Any, snapshot: Any) -> Any:
-    """A handle of ``table`` reading exactly ``snapshot``: its other time-travel keys removed."""
+    """A handle of ``table`` reading exactly ``snapshot``: its other time-travel keys removed,
+    its schema kept (``READ_SCHEMA_ID``): the latest snapshot may predate an alter, whose
+    columns a job on the latest table must still see."""
     overrides: Dict[str, Optional[str]] = {k: None for k in TIME_TRAVEL_KEYS
                                            if k in table.options}
     overrides["scan.snapshot-id"] = str(snapshot.id)
+    overrides[READ_SCHEMA_ID] = str(table.table_schema.id)
     return table.copy(overrides)

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from .._internal._arrow import CapsuleStream, stream_reader
 from .._internal._lib import native
+from .._internal._time_travel import READ_SCHEMA_ID
 from ..catalog.catalog import CatalogFactory
 from ..table.table import Table
 
@@ -109,6 +110,7 @@ def _plan_side(identifier: str, catalog_options: Mapping[str, Any],
         return side
     overrides: Dict[str, Optional[str]] = {k: None for k in _UNPIN_KEYS if k in table.options}
     overrides["scan.snapshot-id"] = str(snapshot.id)
+    overrides[READ_SCHEMA_ID] = str(schema_id)  # the latest schema, even if newer than that
     pinned = table.copy(overrides)
     side.table = pinned
     stale = [t for t in native().live_total_buckets(pinned._native) if t != expected_buckets]

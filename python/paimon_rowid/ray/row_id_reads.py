@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from .._internal._arrow import int64_row_ids, whole_table
 from .._internal._lib import native
+from .._internal._time_travel import READ_SCHEMA_ID
 from ..jobs import _job_checks as jobs
 from ._compat import read_datasource
 from ._row_id_routing import (
@@ -328,7 +329,10 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
                                override_num_blocks=1)
     index = native().RowIdIndex.build(table._native, snapshot.id)
     buckets = _resolve_partitions(ray, num_partitions, index.num_groups)
-    pinned: Dict[str, Optional[str]] = {"scan.snapshot-id": str(snapshot.id)}
+    # The tasks read the snapshot routed here, with the schema the driver checked (an alter
+    # after that snapshot keeps its columns).
+    pinned: Dict[str, Optional[str]] = {"scan.snapshot-id": str(snapshot.id),
+                                        READ_SCHEMA_ID: str(table.table_schema.id)}
     for key in jobs.TIME_TRAVEL_KEYS:
         if key != "scan.snapshot-id" and dynamic_options and key in dynamic_options:
             pinned[key] = None

@@ -85,10 +85,18 @@ Status Table::ApplyOptions(bool resolve_time_travel) {
     ARROW_ASSIGN_OR_RAISE(travelled_, TravelToSnapshot());
   }
   TableSchema in_force = base_schema_;
-  if (travelled_ && travelled_->schema_id != base_schema_.id) {
+  int64_t read_schema_id = travelled_ ? travelled_->schema_id : base_schema_.id;
+  auto pinned_schema = overrides_.find(kReadSchemaIdOption);
+  if (pinned_schema != overrides_.end() && pinned_schema->second) {
+    // A job pinning the snapshot it read keeps the schema its handle had (an alter after
+    // the latest snapshot must not send it back to that snapshot's schema).
+    Options probe({{kReadSchemaIdOption, *pinned_schema->second}});
+    ARROW_ASSIGN_OR_RAISE(read_schema_id, probe.GetInt(kReadSchemaIdOption, read_schema_id));
+  }
+  if (read_schema_id != base_schema_.id) {
     // Java reads a travelled snapshot with its own schema's fields and the effective
     // options, except the options that declare columns, which must match those fields.
-    ARROW_ASSIGN_OR_RAISE(in_force, SchemaById(travelled_->schema_id));
+    ARROW_ASSIGN_OR_RAISE(in_force, SchemaById(read_schema_id));
     for (const auto& group : FieldDeclaringOptionGroups()) {
       bool explicit_override = std::any_of(group.begin(), group.end(), [&](const std::string& k) {
         return overrides_.count(k) > 0;

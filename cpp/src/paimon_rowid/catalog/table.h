@@ -42,6 +42,11 @@ class Table {
   /// Schema options overlaid with the dynamic options.
   const Options& options() const { return options_; }
 
+  /// Dynamic option naming the schema id to read with, whatever snapshot time travel
+  /// pins: jobs pin the snapshot they read with it set to their handle's schema, so an alter
+  /// after that snapshot keeps its columns (time travel alone reads the snapshot's schema).
+  static constexpr const char* kReadSchemaIdOption = "paimon-rowid.read.schema-id";
+
   /// Overlays options (a value of std::nullopt removes the key); a changed "bucket" is
   /// Invalid ("Cannot change bucket number"). Time-travel keys re-resolve the schema.
   Result<std::shared_ptr<Table>> Copy(
