@@ -216,3 +216,19 @@ def test_ray_row_id_jobs_across_schema_versions(warehouse, oracle, ray_session):
     # reads that snapshot's schema.
     before = catalog(opts).get_table("db.t").latest_snapshot().id - 1
     assert "c2" in _read(opts, options={"scan.snapshot-id": str(before)}).schema.names
+
+
+@pytest.mark.oracle
+def test_pypaimon_row_id_update_on_our_evolved_table(warehouse, oracle):
+    """pypaimon's update_by_arrow_with_row_id on our three-schema table (a renamed and
+    widened column, an added and renamed one): both read the result equal to the model."""
+    opts, model = build_evolved(warehouse)
+    ids = [1, 4, 14, 21]
+    oracle.update_by_row_id(warehouse, "db.t", pa.table({
+        "_ROW_ID": pa.array(ids, pa.int64()),
+        "b2": pa.array([9_000_000_000 + i for i in ids], pa.int64()),
+        "c2": pa.array([-i for i in ids], pa.int64())}), ["b2", "c2"])
+    for i in ids:
+        model[i]["b2"], model[i]["c2"] = 9_000_000_000 + i, -i
+    assert _rows(_read(opts)) == _expect(model)
+    assert _rows(oracle.read(warehouse, "db.t")) == _expect(model)
