@@ -1,5 +1,6 @@
 """Data-evolution compaction, embedded: ``paimon_rowid.compact`` (``paimon_rowid.ray.compact``
-runs the same groups as Ray tasks).
+runs the same groups as Ray tasks; both doors share ``_compact_core``: the checks, the table
+load, and the loop, which this door runs inside the C++ driver).
 
 Every ``update_by_row_id`` adds one partial-column file to each file group it touches, so
 after n updates a read of the group merges n + 1 files. ``compact`` rewrites each group that
@@ -16,33 +17,9 @@ from typing import Any, Callable, Dict, Mapping, Optional
 
 from .._internal._lib import native
 from .._internal._progress import JobProgress, check_progress_args, run_native
-from ..table.table import Table
-from . import _job_checks as jobs
+from ._compact_core import MAX_ATTEMPTS, check_compact_args, load_compact_table
 
-__all__ = ["compact"]
-
-#: Attempts (each a fresh plan) when another compaction replaces the same files first.
-MAX_ATTEMPTS = 3
-
-
-def check_compact_args(target: str, full: bool, min_file_num: Optional[int]) -> None:
-    """The argument checks both drivers run before touching the table."""
-    if not isinstance(target, str) or not target:
-        raise ValueError("compact needs a target table name ('database.table').")
-    if not isinstance(full, bool):
-        raise TypeError(f"full must be a bool, got {type(full).__name__}.")
-    if min_file_num is not None:
-        if isinstance(min_file_num, bool) or not isinstance(min_file_num, int):
-            raise TypeError(f"min_file_num must be an int, got {type(min_file_num).__name__}.")
-        if min_file_num < 2:
-            raise ValueError(f"min_file_num must be at least 2, got {min_file_num}.")
-
-
-def load_compact_table(target: str, catalog_options: Mapping[str, Any]) -> Table:
-    table = jobs.load_table(target, catalog_options)
-    jobs.check_table(table, target, "compact")
-    return table
-
+__all__ = ["compact", "MAX_ATTEMPTS", "check_compact_args", "load_compact_table"]
 
 def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = False,
             min_file_num: Optional[int] = None, num_partitions: Optional[int] = None,

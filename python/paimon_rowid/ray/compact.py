@@ -14,14 +14,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from .._internal._lib import native
 from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
-from .._internal._retry import retry
-from .._internal.exceptions import CommitConflictException
+from ..jobs import _compact_core as core
 from ..jobs import _job_checks as jobs
-from ..jobs.compact import MAX_ATTEMPTS, check_compact_args, load_compact_table
+from ..jobs._compact_core import MAX_ATTEMPTS
 from ._job_files import new_job_id, with_file_stem
 from ._runtime import innermost, require_ray
 
-__all__ = ["compact"]
+__all__ = ["compact", "MAX_ATTEMPTS"]
 
 
 def _compact_task(catalog_options: Mapping[str, Any], target: str, job_id: str,
@@ -34,17 +33,6 @@ def _compact_task(catalog_options: Mapping[str, Any], target: str, job_id: str,
             for s in splits]
 
 
-def _pack(splits: List[Any], tasks: int) -> List[List[Any]]:
-    """Groups into ``tasks`` lists of about equal rows (largest first, to the lightest list)."""
-    bins: List[List[Any]] = [[] for _ in range(tasks)]
-    load = [0] * tasks
-    for split in sorted(splits, key=lambda s: -s.row_count):
-        i = load.index(min(load))
-        bins[i].append(split)
-        load[i] += split.row_count
-    return [b for b in bins if b]
-
-
 def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = False,
             min_file_num: Optional[int] = None, num_partitions: Optional[int] = None,
             ray_remote_args: Optional[Dict[str, Any]] = None, progress: Any = False,
@@ -55,33 +43,28 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     ``progress`` / ``on_progress``: the bar is drawn by the driver, which advances it by a
     task's groups as each task completes; an ``on_progress`` that raises fails the job (its
     files are deleted, nothing is committed)."""
-    check_compact_args(target, full, min_file_num)
+    core.check_compact_args(target, full, min_file_num)
     check_progress_args(progress, on_progress)
     ray = require_ray()
-    table = load_compact_table(target, catalog_options)
+    table = core.load_compact_table(target, catalog_options)
     lib = native()
     remote = ray.remote(**ray_remote_args)(_compact_task) if ray_remote_args else \
         ray.remote(_compact_task)
-    user = str(uuid.uuid4())
     reporter = ProgressReporter("compact", "groups", progress, on_progress)
     reporter.start()
 
-    def attempt(number: int) -> Dict[str, Any]:
-        _snapshot, splits, groups_total = lib.plan_compaction(table._native, full, min_file_num)
-        result = dict(lib.compaction_tally([]))
-        result.update(snapshot_id=None, groups_total=groups_total, attempts=number)
-        if not splits:
-            return result
+    def compact_groups(splits: List[Any]) -> List[Any]:
+        """The groups as Ray tasks (packed by rows); the bar advances as each task completes.
+        On any failure every planned group's file is deleted by name."""
         tasks = num_partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
         job_id = new_job_id()
-        reporter.add_total(len(splits))
-        chunks = _pack(splits, max(1, min(int(tasks), len(splits))))
+        chunks = core.pack(splits, max(1, min(int(tasks), len(splits))))
         refs = [remote.remote(dict(catalog_options), target, job_id,
                               [s.serialize() for s in chunk]) for chunk in chunks]
         groups_of = {ref: len(chunk) for ref, chunk in zip(refs, chunks)}
         try:
             pending = list(refs)
-            while pending:  # the bar advances as each task completes
+            while pending:
                 ready, pending = ray.wait(pending, num_returns=1)
                 ray.get(ready[0])
                 reporter.advance(groups_of[ready[0]])
@@ -95,16 +78,11 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
             if inner is error:
                 raise
             raise inner from error
-        messages = [lib.CommitMessage.deserialize(m) for chunk in serialized for m in chunk]
-        # CommitConflictException: another compaction replaced these files first; the committer
-        # deleted this attempt's files, and the next attempt re-plans.
-        snapshot_id = lib.commit_compaction(table._native, messages, user)
-        result = dict(lib.compaction_tally(messages))
-        result.update(snapshot_id=snapshot_id, groups_total=groups_total, attempts=number)
-        return result
+        return [lib.CommitMessage.deserialize(m) for chunk in serialized for m in chunk]
 
     try:
-        result = retry(attempt, on=CommitConflictException, attempts=MAX_ATTEMPTS)
+        result = core.run(table, full, min_file_num, str(uuid.uuid4()), compact_groups,
+                          reporter, lib=lib)
         reporter.finish()
         return result
     finally:

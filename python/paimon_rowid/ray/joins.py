@@ -1,4 +1,6 @@
-"""``bucket_join`` on Ray: the common buckets spread over read tasks, no shuffle.
+"""``bucket_join`` on Ray: the common buckets spread over read tasks, no shuffle. The checks,
+the plan, the packing of buckets into tasks and a task's join loop are
+``jobs/_bucket_join_core``'s, as for the embedded call; this door only runs them on Ray.
 
 pypaimon's checks (same order, types and messages; ``paimon_rowid.joins``) and planning run on
 the driver when this is called. The result is LAZY: a Ray Data datasource whose read tasks each
@@ -15,15 +17,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-import pyarrow as pa
-
-from .._internal._lib import native
-from ..jobs import joins
-from ..jobs.joins import OnSpec
+from ..jobs import _bucket_join_core as core
+from ..jobs._bucket_join_core import OnSpec, assign_buckets
 from ._compat import read_datasource
 from ._runtime import require_ray
 
-__all__ = ["bucket_join"]
+__all__ = ["bucket_join", "assign_buckets"]
 
 
 # Joins of at most this many planned rows (both sides, all buckets) run on the driver, in
@@ -37,55 +36,14 @@ DRIVER_JOIN_MAX_ROWS = 2_000_000
 _BLOCK_ROWS = 64 * 1024
 
 
-def assign_buckets(plan: joins.BucketJoinPlan, num_tasks: int) -> List[List[int]]:
-    """The common buckets spread over at most ``num_tasks`` tasks, largest buckets first, each
-    to the task with the fewest planned rows so far."""
-    sizes = {b: plan.left.rows(b) + plan.right.rows(b) for b in plan.buckets}
-    tasks: List[List[int]] = [[] for _ in range(max(1, min(num_tasks, len(plan.buckets))))]
-    load = [0] * len(tasks)
-    for bucket in sorted(plan.buckets, key=lambda b: (-sizes[b], b)):
-        i = load.index(min(load))
-        tasks[i].append(bucket)
-        load[i] += sizes[bucket]
-    return [sorted(t) for t in tasks if t]
-
-
-def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str],
+def _make_datasource(plan: core.BucketJoinPlan, catalog_options: Dict[str, str],
                      num_tasks: int):
     from ray.data.block import BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
 
-    schema = plan.schema
-    on = list(plan.on)
-    lside, rside = plan.left, plan.right
-    tasks_args = []
-    for buckets in assign_buckets(plan, num_tasks):
-        tasks_args.append([(
-            [s.serialize() for s in lside.by_bucket[bucket]],
-            [s.serialize() for s in rside.by_bucket[bucket]],
-            joins.build_side(plan, bucket),
-        ) for bucket in buckets])
-    left_spec = (lside.identifier, lside.table._native, lside.read_fields, lside.schema_id)
-    right_spec = (rside.identifier, rside.table._native, rside.read_fields, rside.schema_id)
-
-    def read_buckets(buckets: List[Any]):
-        joins.check_schema(left_spec[0], catalog_options, left_spec[3])
-        joins.check_schema(right_spec[0], catalog_options, right_spec[3])
-        pending: List[pa.RecordBatch] = []
-        rows = 0
-        for left_bytes, right_bytes, build in buckets:
-            left_splits = [native().Split.deserialize(b) for b in left_bytes]
-            right_splits = [native().Split.deserialize(b) for b in right_bytes]
-            reader = joins.join_bucket(on, left_spec[1], left_spec[2], left_splits,
-                                       right_spec[1], right_spec[2], right_splits, build)
-            for batch in reader:
-                if batch.num_rows:
-                    pending.append(batch)
-                    rows += batch.num_rows
-                if rows >= _BLOCK_ROWS:
-                    yield pa.Table.from_batches(pending, schema=schema)
-                    pending, rows = [], 0
-        yield pa.Table.from_batches(pending, schema=schema)
+    schema, on, sides = plan.schema, list(plan.on), core.task_sides(plan)
+    tasks_args = [core.task_buckets(plan, buckets)
+                  for buckets in assign_buckets(plan, num_tasks)]
 
     class BucketJoinDatasource(Datasource):
         def estimate_inmemory_data_size(self) -> Optional[int]:
@@ -98,12 +56,12 @@ def _make_datasource(plan: joins.BucketJoinPlan, catalog_options: Dict[str, str]
                 self, parallelism: int, per_task_row_limit: Optional[int] = None, **_: Any):
             # Ray plans the read on the driver when the Dataset is consumed: a schema that
             # moved by then fails here, as the plain ValueError (the tasks check again).
-            joins.check_schema(left_spec[0], catalog_options, left_spec[3])
-            joins.check_schema(right_spec[0], catalog_options, right_spec[3])
+            core.check_task_schemas(sides, catalog_options)
             tasks = []
             for buckets in tasks_args:
                 def read_fn(buckets=buckets):
-                    yield from read_buckets(buckets)
+                    yield from core.join_task_buckets(on, sides, schema, catalog_options,
+                                                      buckets, _BLOCK_ROWS)
                 meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
                                      input_files=None)
                 tasks.append(ReadTask(read_fn, meta, schema=schema,
@@ -122,14 +80,14 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *, on: O
     ``ray_remote_args`` apply to every read task. Validation errors are raised
     here with pypaimon's types and messages; an empty result is a typed empty Dataset."""
     ray = require_ray()
-    plan = joins.plan_bucket_join(left, right, catalog_options, on=on,
+    plan = core.plan_bucket_join(left, right, catalog_options, on=on,
                                   left_projection=left_projection,
                                   right_projection=right_projection, join_type=join_type)
     if not plan.buckets:
         return ray.data.from_arrow(plan.schema.empty_table())
     planned = sum(plan.left.rows(b) + plan.right.rows(b) for b in plan.buckets)
     if planned <= DRIVER_JOIN_MAX_ROWS and not ray_remote_args:
-        return ray.data.from_arrow(joins.join_planned(plan, catalog_options))
+        return ray.data.from_arrow(core.join_planned(plan, catalog_options))
     cpus = int(ray.cluster_resources().get("CPU", 1))
     num_tasks = len(assign_buckets(plan, 2 * max(1, cpus)))
     source = _make_datasource(plan, dict(catalog_options), num_tasks=num_tasks)

@@ -1,5 +1,7 @@
 """``paimon_rowid.ray.range_join``: the range join of ``paimon_rowid.range_join`` on Ray,
-with pypaimon 2.1.0's signature (``pypaimon.ray.range_join``).
+with pypaimon 2.1.0's signature (``pypaimon.ray.range_join``). The checks, the plan and the
+work of a range are ``jobs/_range_join_core``'s, as for the embedded call; this door only runs
+the ranges as Ray read tasks.
 
 The driver validates and plans (native: one manifest read per side, Parquet footers where
 stats are missing) at call time, so every validation error is raised by the call. Execution
@@ -14,32 +16,11 @@ from typing import Any, Dict, List, Optional
 
 import pyarrow as pa
 
-from ..catalog.catalog import CatalogFactory
-from ..jobs.range_join import (
-    _TIME_TRAVEL_KEYS,
-    OnSpec,
-    _empty_result,
-    _join_range,
-    _plan,
-    _restrict_to_range,
-)
-from ..table.scan import Split
+from ..jobs import _range_join_core as core
+from ..jobs._range_join_core import OnSpec
 from ._compat import read_datasource
 
 __all__ = ["range_join"]
-
-
-def _worker_read(catalog_options: Dict[str, str], identifier: str, schema_id: int,
-                 fields: List[str], payload: List[bytes]) -> pa.Table:
-    table = CatalogFactory.create(catalog_options).get_table(identifier)
-    if table.table_schema.id != schema_id:
-        # The plan's splits and projection belong to the planned schema: fail fast.
-        raise ValueError(f"{identifier} schema changed during range_join (planned "
-                         f"{schema_id}, now {table.table_schema.id}); retry.")
-    table = table.copy({key: None for key in _TIME_TRAVEL_KEYS})
-    splits = [Split.deserialize(b) for b in payload]
-    read = table.new_read_builder().with_projection(fields).new_read()
-    return read.to_arrow_batch_reader(splits).read_all()
 
 
 def _make_datasource(specs: List[Dict[str, Any]], schema: pa.Schema):
@@ -56,11 +37,7 @@ def _make_datasource(specs: List[Dict[str, Any]], schema: pa.Schema):
             tasks = []
             for spec in specs:
                 def read_fn(spec=spec):
-                    lt = _restrict_to_range(_worker_read(**spec["left"]), spec["left_key"],
-                                            spec["lo"], spec["hi"])
-                    rt = _restrict_to_range(_worker_read(**spec["right"]), spec["right_key"],
-                                            spec["lo"], spec["hi"])
-                    yield _join_range(lt, rt, spec["left_keys"], spec["right_keys"])
+                    yield core.run_range_spec(spec)
 
                 meta = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
                                      input_files=None)
@@ -90,27 +67,16 @@ def range_join(left: str, right: str, catalog_options: Dict[str, str], *,
     if not hasattr(ray.data, "from_arrow_refs"):
         raise RuntimeError("range_join needs a Ray version with ray.data.from_arrow_refs; "
                            f"installed ray is {ray.__version__}.")
-    plan = _plan(left, right, catalog_options, on=on, left_on=left_on, right_on=right_on,
-                 num_ranges=num_ranges, left_projection=left_projection,
-                 right_projection=right_projection, left_partitions=left_partitions,
-                 right_partitions=right_partitions, join_type=join_type)
-    empty = _empty_result(plan)
+    plan = core.plan_range_join(left, right, catalog_options, on=on, left_on=left_on,
+                                right_on=right_on, num_ranges=num_ranges,
+                                left_projection=left_projection,
+                                right_projection=right_projection,
+                                left_partitions=left_partitions,
+                                right_partitions=right_partitions, join_type=join_type)
+    empty = core.empty_result(plan)
     if not plan.tasks:
         return ray.data.from_arrow(empty)
-    options = dict(catalog_options)
-    specs = []
-    for lo, hi, left_idx, right_idx in plan.tasks:
-        specs.append({
-            "lo": lo, "hi": hi,
-            "left_key": plan.left.keys[0], "right_key": plan.right.keys[0],
-            "left_keys": plan.left.keys, "right_keys": plan.right.keys,
-            "left": {"catalog_options": options, "identifier": left,
-                     "schema_id": plan.left.schema_id, "fields": plan.left.fields,
-                     "payload": [plan.left.splits[i].serialize() for i in left_idx]},
-            "right": {"catalog_options": options, "identifier": right,
-                      "schema_id": plan.right.schema_id, "fields": plan.right.fields,
-                      "payload": [plan.right.splits[i].serialize() for i in right_idx]},
-        })
+    specs = core.range_specs(plan, left, right, catalog_options)
     source = _make_datasource(specs, empty.schema)
     return read_datasource(source, ray_remote_args=ray_remote_args,
                            override_num_blocks=len(specs))
