@@ -420,6 +420,10 @@ def global_index_lookup(table: Table, column: str, keys: Any,
                         snapshot_id: Optional[int]) -> Dict[str, Any]:
     """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
 
+def global_index_entries(table: Table) -> List[Dict[str, Any]]:
+    """The live global-index entries of the table's snapshot: {"index_type", "column",
+    "field_id", "partition", "row_range", "row_count", "file_name", "file_size"}."""
+
 def lookup_row_ids(table: Table, keys: Any, key_column: str) -> Tuple[Any, Dict[str, Any]]:
     """LookupRowIds: (whole-result export of (key_column, _ROW_ID), {"index_used",
     "index_files_read", "index_rows", "scanned_ranges", "scanned_rows"})."""

@@ -32,6 +32,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.ipc as pa_ipc
 
 from ._cli_evolution import add_verbs
+from ._cli_index import add_index_verbs
 from ._internal.exceptions import CatalogException
 from ._internal.range import Range
 from .catalog.catalog import CatalogFactory
@@ -448,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("name", metavar="NAME")
     add_verbs(verb, int64=_int64, catalog_of=lambda a: CatalogFactory.create(_options(a)),
               emit_lines=_emit_lines)
+    add_index_verbs(verbs, common, table_of=_table, key_value=_key_value, dump=_dump)
     return parser
 
 

@@ -13,5 +13,8 @@ from .table.global_index import (
     global_index_plan_stats as global_index_plan_stats,
 )
 from .table.global_index import (
+    list_global_indexes as list_global_indexes,
+)
+from .table.global_index import (
     lookup_global_index as lookup_global_index,
 )

@@ -9,6 +9,8 @@
 #include "common.h"
 #include "paimon_rowid/indexing/global_index.h"
 #include "paimon_rowid/indexing/key_lookup.h"
+#include "paimon_rowid/scan/deletion_files.h"
+#include "paimon_rowid/scan/partition.h"
 
 namespace paimon_rowid::python {
 
@@ -77,6 +79,47 @@ void RegisterGlobalIndex(nb::module_& m) {
         return out;
       },
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
+
+  m.def(
+      "global_index_entries",
+      [](std::shared_ptr<Table> table) {
+        auto entries = WithoutGil([&]() -> Result<std::vector<IndexManifestEntry>> {
+          ARROW_ASSIGN_OR_RAISE(auto snapshot, table->ResolveSnapshot());
+          std::vector<IndexManifestEntry> out;
+          if (!snapshot) return out;
+          ARROW_ASSIGN_OR_RAISE(auto live, ReadLiveIndexEntries(*table, *snapshot));
+          for (auto& e : live) {
+            if (e.global_index) out.push_back(std::move(e));
+          }
+          return out;
+        });
+        auto fields = Unwrap(PartitionFields(table->schema()));
+        nb::list out;
+        for (const auto& e : entries) {
+          const GlobalIndexMeta& g = *e.global_index;
+          const DataField* field = table->schema().FieldById(g.index_field_id);
+          nb::dict partition;
+          if (!fields.empty()) {
+            auto values = Unwrap(DecodePartition(e.partition, fields));
+            for (size_t i = 0; i < fields.size(); ++i) {
+              auto array = Unwrap(arrow::MakeArrayFromScalar(*values[i], 1));
+              partition[fields[i].name.c_str()] = ToPyArrow(array).attr("to_pylist")()[0];
+            }
+          }
+          nb::dict row;
+          row["index_type"] = e.index_type;
+          row["column"] = field != nullptr ? nb::cast(field->name) : nb::none();
+          row["field_id"] = g.index_field_id;
+          row["partition"] = partition;
+          row["row_range"] = nb::make_tuple(g.row_range_start, g.row_range_end);
+          row["row_count"] = e.row_count;
+          row["file_name"] = e.file_name;
+          row["file_size"] = e.file_size;
+          out.append(row);
+        }
+        return out;
+      },
+      nb::arg("table"));
 
   m.def(
       "lookup_row_ids",

@@ -87,6 +87,19 @@
 //   ARROW_ASSIGN_OR_RAISE(auto expired, ExpireSnapshots(table, {.retain_max = 5}));
 //   ARROW_ASSIGN_OR_RAISE(auto orphans, RemoveOrphanFiles(table, {.dry_run = true}));
 //
+// Global indexes (docs/global-index.md). CreateGlobalIndex builds a btree index of a column
+// over the rows it does not cover yet (one APPEND commit, files byte-identical to pypaimon's);
+// DropGlobalIndex drops its files. Filtered reads (ScanPlanner) use live indexes by
+// themselves. LookupRowIds maps keys to `(key, _ROW_ID)` through the index where it covers
+// rows and a pruned scan elsewhere.
+//
+//   GlobalIndexBuildOptions build;
+//   build.column = "name";
+//   ARROW_ASSIGN_OR_RAISE(int64_t files, CreateGlobalIndex(table, build));
+//   ARROW_ASSIGN_OR_RAISE(auto located, LookupRowIds(table, *keys, "name"));  // name, _ROW_ID
+//   ARROW_ASSIGN_OR_RAISE(int64_t dropped,
+//                         DropGlobalIndex(table, "name", "btree", nullptr, /*dry_run=*/false));
+//
 // Errors: every fallible call returns arrow::Status / arrow::Result; nothing throws across
 // this surface. Invalid and TypeError mean bad input (the messages follow pypaimon's),
 // IOError the file system. Errors a caller branches on (a table that does not exist, a lost
@@ -142,3 +155,7 @@
 // Maintenance: snapshot expiration and orphan-file cleaning.
 #include "paimon_rowid/maint/expire.h"
 #include "paimon_rowid/maint/orphan.h"
+
+// Global indexes: build, drop, key -> row id.
+#include "paimon_rowid/indexing/global_index.h"
+#include "paimon_rowid/indexing/key_lookup.h"

@@ -116,6 +116,17 @@ def drop_global_index(table: Any, index_column: Union[str, Sequence[str]],
                                           _native_filter(predicate), bool(dry_run)))
 
 
+def list_global_indexes(table: Any) -> List[Dict[str, Any]]:
+    """The live global-index files of the snapshot the table's options select (default the
+    latest), in index-manifest order: one dict per file with ``index_type``, ``column`` (None
+    for a field no longer in the schema), ``field_id``, ``partition`` (a dict; empty when
+    unpartitioned), ``row_range`` (inclusive), ``row_count``, ``file_name`` and ``file_size``.
+    Reads the index manifest only."""
+    entries: List[Dict[str, Any]] = native().global_index_entries(table._native)
+    return [dict(e, row_range=tuple(e["row_range"]), partition=dict(e["partition"]))
+            for e in entries]
+
+
 @dataclass(frozen=True)
 class IndexLookup:
     """What a btree index says about ``column IN keys``: ``row_ids`` of the matching rows among
