@@ -111,6 +111,24 @@ def s3_server():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def rest_server(tmp_path_factory):
+    """Java Paimon's REST catalog test server (tests/rest_server.py) for the whole run, its
+    tables under a session directory. Tests use their own database names."""
+    from java import JAVA_PAIMON_VERSION, JavaOracleUnavailable
+    from rest_server import RestServer
+
+    try:
+        server = RestServer.start(str(tmp_path_factory.mktemp("rest-data")))
+    except JavaOracleUnavailable as error:
+        message = f"Java Paimon {JAVA_PAIMON_VERSION} REST server unavailable: {error}"
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def warehouse(tmp_path) -> str:
     """An empty warehouse directory for one test."""
@@ -166,7 +184,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.ray)
         if "s3_server" in fixtures and item.get_closest_marker("s3") is None:
             item.add_marker(pytest.mark.s3)
-        if "java" in fixtures and item.get_closest_marker("java") is None:
+        if (("java" in fixtures or "rest_server" in fixtures)
+                and item.get_closest_marker("java") is None):
             item.add_marker(pytest.mark.java)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:

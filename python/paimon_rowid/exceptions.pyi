@@ -4,6 +4,12 @@ from ._internal.exceptions import (
     ERROR_CLASSES as ERROR_CLASSES,
 )
 from ._internal.exceptions import (
+    AlreadyExistsException as AlreadyExistsException,
+)
+from ._internal.exceptions import (
+    BadRequestException as BadRequestException,
+)
+from ._internal.exceptions import (
     BaseSnapshotExpiredException as BaseSnapshotExpiredException,
 )
 from ._internal.exceptions import (
@@ -22,10 +28,37 @@ from ._internal.exceptions import (
     DatabaseAlreadyExistException as DatabaseAlreadyExistException,
 )
 from ._internal.exceptions import (
+    DatabaseNoPermissionException as DatabaseNoPermissionException,
+)
+from ._internal.exceptions import (
     DatabaseNotExistException as DatabaseNotExistException,
 )
 from ._internal.exceptions import (
+    ForbiddenException as ForbiddenException,
+)
+from ._internal.exceptions import (
+    NoSuchResourceException as NoSuchResourceException,
+)
+from ._internal.exceptions import (
+    NotAuthorizedException as NotAuthorizedException,
+)
+from ._internal.exceptions import (
+    NotImplementedException as NotImplementedException,
+)
+from ._internal.exceptions import (
+    RESTException as RESTException,
+)
+from ._internal.exceptions import (
+    ServiceFailureException as ServiceFailureException,
+)
+from ._internal.exceptions import (
+    ServiceUnavailableException as ServiceUnavailableException,
+)
+from ._internal.exceptions import (
     TableAlreadyExistException as TableAlreadyExistException,
+)
+from ._internal.exceptions import (
+    TableNoPermissionException as TableNoPermissionException,
 )
 from ._internal.exceptions import (
     TableNotExistException as TableNotExistException,

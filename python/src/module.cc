@@ -13,6 +13,7 @@
 #include "arrow/builder.h"
 #include "common.h"
 #include "paimon_rowid/catalog/catalog.h"
+#include "paimon_rowid/catalog/rest_catalog.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/catalog/tags.h"
 #include "paimon_rowid/common/fault_points.h"
@@ -99,6 +100,8 @@ void RegisterGlobalIndex(nb::module_& m);
 void RegisterProgress(nb::module_& m);
 // search.cc: support for the vector / full-text indexes written from Python.
 void RegisterSearch(nb::module_& m);
+// Defined in rest.cc: the REST catalog client.
+void RegisterRest(nb::module_& m);
 
 NB_MODULE(_native, m) {
   m.doc() = "paimon-rowid native core (C++ on Arrow). See _native.pyi for the contract.";
@@ -211,16 +214,25 @@ NB_MODULE(_native, m) {
       // filesystem options its FileIO was made from (an object store's endpoint and keys).
       .def("__getstate__",
            [](const Table& t) {
+             std::map<std::string, std::string> commit_state;
+             if (t.snapshot_commit()) commit_state = t.snapshot_commit()->State();
              return std::make_tuple(t.identifier().FullName(), t.path(), t.options().values(),
-                                    t.file_io()->options());
+                                    t.file_io()->options(), commit_state);
            })
       .def("__setstate__",
            [](Table& self,
               const std::tuple<std::string, std::string, std::map<std::string, std::string>,
+                               std::map<std::string, std::string>,
                                std::map<std::string, std::string>>& state) {
+             // The fifth element: a REST table's commit seam (catalog/snapshot_commit.h).
              auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
              auto io = Unwrap(FileIO::Make(std::get<1>(state), std::get<3>(state)));
              auto table = Unwrap(Table::Open(io, id, std::get<1>(state), std::get<2>(state)));
+             if (!std::get<4>(state).empty()) {
+               auto commit = WithoutGil(
+                   [&] { return RestCatalog::SnapshotCommitFromState(std::get<4>(state)); });
+               table = table->WithSnapshotCommit(std::move(commit));
+             }
              new (&self) Table(*table);
            });
 
@@ -363,6 +375,7 @@ NB_MODULE(_native, m) {
   RegisterJoin(m);
   RegisterRangePlan(m);
   RegisterProgress(m);
+  RegisterRest(m);
   RegisterCompact(m);
   RegisterMaint(m);
   RegisterGlobalIndex(m);

@@ -36,7 +36,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import pyarrow as pa
 
 __all__ = ["JavaOracle", "JavaOracleError", "JavaOracleUnavailable", "ensure_java_oracle",
-           "JAVA_PAIMON_VERSION", "arrow_to_neutral", "neutral_to_arrow", "cache_dir"]
+           "JAVA_PAIMON_VERSION", "arrow_to_neutral", "neutral_to_arrow", "cache_dir",
+           "classpath", "fetch_artifacts"]
 
 #: Java Paimon version. 1.4.2 is the newest paimon-bundle Maven Central serves to this project
 #: (2.x and paimon-hadoop-uber are not served); override with PAIMON_ROWID_JAVA_PAIMON_VERSION.
@@ -165,6 +166,62 @@ def _compile(root: Path, classpath: str) -> Path:
     except OSError:  # a concurrent run won the race
         shutil.rmtree(staging, ignore_errors=True)
     return classes
+
+
+def classpath() -> str:
+    """Java Paimon's jars (paimon-bundle, Hadoop's client, slf4j-nop) as a class path, fetched
+    once into the cache; for other Java programs of the tests (tests/rest_server.py)."""
+    return os.pathsep.join(str(j) for j in _fetch_jars(cache_dir()))
+
+
+def fetch_artifacts(name: str, artifacts: Sequence[str]) -> List[Path]:
+    """Extra Maven artifacts ("group:artifact:version[:classifier]"), fetched once into
+    ``cache_dir()/name`` with their dependencies, except for an artifact with a classifier
+    (a test jar), which comes alone: its dependencies are paimon-bundle's. Raises
+    JavaOracleUnavailable when Maven Central cannot be reached."""
+    root = cache_dir() / name
+    marker = root / "classpath.txt"
+    if marker.exists():
+        jars = [Path(line) for line in marker.read_text().splitlines() if line.strip()]
+        if jars and all(j.exists() for j in jars):
+            return jars
+    mvn = _require_tool("mvn")
+    root.mkdir(parents=True, exist_ok=True)
+    deps = []
+    for spec in artifacts:
+        group, artifact, version, *classifier = spec.split(":")
+        extra = (f"<classifier>{classifier[0]}</classifier><exclusions><exclusion><groupId>*"
+                 "</groupId><artifactId>*</artifactId></exclusion></exclusions>"
+                 if classifier else "")
+        deps.append(f"    <dependency><groupId>{group}</groupId><artifactId>{artifact}"
+                    f"</artifactId><version>{version}</version>{extra}</dependency>")
+    (root / "pom.xml").write_text(
+        "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n"
+        "  <modelVersion>4.0.0</modelVersion>\n"
+        f"  <groupId>paimon-rowid.tests</groupId><artifactId>{name}</artifactId>\n"
+        "  <version>1</version><packaging>pom</packaging>\n"
+        "  <dependencies>\n" + "\n".join(deps) + "\n  </dependencies>\n</project>\n")
+    staging = root / f"lib.tmp-{uuid.uuid4().hex}"
+    cmd = [mvn, "-B", "-q", "-f", str(root / "pom.xml"),
+           f"{DEPENDENCY_PLUGIN}:copy-dependencies", f"-DoutputDirectory={staging}"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    except subprocess.TimeoutExpired as error:
+        raise JavaOracleUnavailable(f"{' '.join(cmd)} timed out: {error}") from None
+    if done.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        if any(marker_text in output for marker_text in _NETWORK_MARKERS):
+            raise JavaOracleUnavailable(f"Maven Central cannot be reached:\n{output}")
+        raise JavaOracleError("MavenFailure", f"{' '.join(cmd)} failed ({done.returncode})",
+                              output)
+    lib = root / "lib"
+    if lib.exists():
+        shutil.rmtree(lib)
+    staging.rename(lib)
+    jars = sorted(lib.glob("*.jar"))
+    marker.write_text("".join(f"{j}\n" for j in jars))
+    return jars
 
 
 def ensure_java_oracle() -> JavaOracle:

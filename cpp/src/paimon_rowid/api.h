@@ -17,6 +17,13 @@
 //   ARROW_RETURN_NOT_OK(catalog->CreateTable("db.t", schema, /*ignore_if_exists=*/true));
 //   ARROW_ASSIGN_OR_RAISE(auto table, catalog->GetTable("db.t"));
 //
+// A REST catalog server (Paimon's REST protocol; docs/rest-catalog.md) holds the databases and
+// tables instead: RestCatalog has the same calls, and its tables commit through the server.
+//
+//   ARROW_ASSIGN_OR_RAISE(auto rest, RestCatalog::Make({{"uri", "http://host:port"},
+//       {"warehouse", "wh"}, {"token.provider", "bear"}, {"token", token}}));
+//   ARROW_ASSIGN_OR_RAISE(auto table, rest->GetTable("db.t"));
+//
 // Object stores. A warehouse `s3://bucket/path` (or s3a://, oss://) is configured by the same
 // options pypaimon takes (`fs.s3.endpoint`, `fs.s3.accessKeyId`, ...; docs/object-stores.md).
 // A program that opened one must call FinalizeObjectStores() before it exits (Arrow's S3
@@ -131,6 +138,7 @@
 
 // Catalog, tables and snapshots.
 #include "paimon_rowid/catalog/catalog.h"
+#include "paimon_rowid/catalog/rest_catalog.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/meta/snapshot.h"
 

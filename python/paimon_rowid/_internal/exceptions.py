@@ -23,6 +23,17 @@ __all__ = [
     "BaseSnapshotExpiredException",
     "TagNotExistException",
     "TagAlreadyExistException",
+    "DatabaseNoPermissionException",
+    "TableNoPermissionException",
+    "RESTException",
+    "BadRequestException",
+    "NotAuthorizedException",
+    "ForbiddenException",
+    "NoSuchResourceException",
+    "AlreadyExistsException",
+    "ServiceFailureException",
+    "NotImplementedException",
+    "ServiceUnavailableException",
 ]
 
 
@@ -71,6 +82,51 @@ class TagAlreadyExistException(CatalogException):
         super().__init__(f"Tag {tag} already exists")
 
 
+class DatabaseNoPermissionException(CatalogException):
+    """A REST catalog server refused access to the database (HTTP 403)."""
+
+
+class TableNoPermissionException(CatalogException):
+    """A REST catalog server refused access to the table (HTTP 403)."""
+
+
+class RESTException(Exception):
+    """A REST catalog server's error answer (pypaimon's ``pypaimon.api.rest_exception``
+    names; docs/rest-catalog.md): the subclasses below are its HTTP status codes."""
+
+
+class BadRequestException(RESTException):
+    """400: the server refused the request as malformed or invalid."""
+
+
+class NotAuthorizedException(RESTException):
+    """401: the token is missing, wrong or expired ("Not authorized: ...")."""
+
+
+class ForbiddenException(RESTException):
+    """403 on something other than a named database or table ("Forbidden: ...")."""
+
+
+class NoSuchResourceException(RESTException):
+    """404 on something other than a named database, table or column."""
+
+
+class AlreadyExistsException(RESTException):
+    """409 on something other than a named database, table or column."""
+
+
+class ServiceFailureException(RESTException):
+    """500: the server failed ("Server error: ...")."""
+
+
+class NotImplementedException(RESTException):
+    """501: the server does not implement the call."""
+
+
+class ServiceUnavailableException(RESTException):
+    """503, still after retries ("Service unavailable: ...")."""
+
+
 class CommitConflictException(RuntimeError):
     """A commit lost against a concurrent commit it conflicts with (same rows and columns,
     or files rewritten under it). Nothing of the failed commit stays visible; re-run it."""
@@ -93,4 +149,15 @@ ERROR_CLASSES = {
     "ColumnNotExist": ColumnNotExistException,
     "ColumnAlreadyExist": ColumnAlreadyExistException,
     "BaseExpired": BaseSnapshotExpiredException,
+    "DatabaseNoPermission": DatabaseNoPermissionException,
+    "TableNoPermission": TableNoPermissionException,
+    "RestBadRequest": BadRequestException,
+    "RestNotAuthorized": NotAuthorizedException,
+    "RestForbidden": ForbiddenException,
+    "RestNoSuchResource": NoSuchResourceException,
+    "RestAlreadyExists": AlreadyExistsException,
+    "RestServiceFailure": ServiceFailureException,
+    "RestNotImplemented": NotImplementedException,
+    "RestServiceUnavailable": ServiceUnavailableException,
+    "RestError": RESTException,
 }

@@ -78,8 +78,8 @@ Result<std::shared_ptr<Catalog>> Catalog::Make(const std::map<std::string, std::
   auto metastore = options.find(kMetastore);
   if (metastore != options.end() && metastore->second != "filesystem") {
     return Status::Invalid("Unknown catalog identifier: ", metastore->second,
-                           ". Available types: ['filesystem'] (pypaimon's 'jdbc' and 'rest' "
-                           "catalogs are not supported yet)");
+                           ". Available types: ['filesystem', 'rest'] (a 'rest' catalog is "
+                           "made by RestCatalog::Make, catalog/rest_catalog.h)");
   }
   auto warehouse = options.find(kWarehouse);
   if (warehouse == options.end() || warehouse->second.empty()) {

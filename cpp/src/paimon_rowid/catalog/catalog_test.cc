@@ -52,8 +52,8 @@ TEST(CatalogMakeTest, OptionErrors) {
   auto unknown = Catalog::Make({{"warehouse", "/tmp/x"}, {"metastore", "hive"}});
   ASSERT_RAISES(Invalid, unknown);
   EXPECT_EQ(unknown.status().message(),
-            "Unknown catalog identifier: hive. Available types: ['filesystem'] (pypaimon's "
-            "'jdbc' and 'rest' catalogs are not supported yet)");
+            "Unknown catalog identifier: hive. Available types: ['filesystem', 'rest'] (a "
+            "'rest' catalog is made by RestCatalog::Make, catalog/rest_catalog.h)");
   auto ok = Catalog::Make({{"warehouse", "file:///tmp/wh/"}, {"metastore", "filesystem"}});
   ASSERT_OK(ok);
   EXPECT_EQ((*ok)->warehouse(), "/tmp/wh");

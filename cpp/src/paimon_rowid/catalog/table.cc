@@ -138,6 +138,13 @@ Result<std::shared_ptr<Table>> Table::Copy(
   return copy;
 }
 
+std::shared_ptr<Table> Table::WithSnapshotCommit(
+    std::shared_ptr<const SnapshotCommit> commit) const {
+  std::shared_ptr<Table> copy(new Table(*this));
+  copy->snapshot_commit_ = std::move(commit);
+  return copy;
+}
+
 // ---- schemas
 
 Result<TableSchema> Table::ReadSchema(int64_t schema_id) const {

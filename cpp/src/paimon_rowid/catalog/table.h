@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "paimon_rowid/catalog/snapshot_commit.h"
 #include "paimon_rowid/common/identifier.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/fs/file_io.h"
@@ -51,6 +52,13 @@ class Table {
   /// Invalid ("Cannot change bucket number"). Time-travel keys re-resolve the schema.
   Result<std::shared_ptr<Table>> Copy(
       const std::map<std::string, std::optional<std::string>>& overrides) const;
+
+  /// How snapshots of this table are created: nullptr (the filesystem catalog: the committer
+  /// writes snapshot-N itself) or a catalog server's seam (catalog/snapshot_commit.h).
+  /// Copies of the handle keep it.
+  const std::shared_ptr<const SnapshotCommit>& snapshot_commit() const { return snapshot_commit_; }
+  /// This handle with `commit` as its snapshot commit seam.
+  std::shared_ptr<Table> WithSnapshotCommit(std::shared_ptr<const SnapshotCommit> commit) const;
 
   // ---- schemas
   Result<TableSchema> SchemaById(int64_t schema_id) const;
@@ -122,6 +130,7 @@ class Table {
   // Schemas read by SchemaById, shared by copies of this handle (guarded by its mutex).
   struct SchemaCache;
   std::shared_ptr<SchemaCache> schema_cache_;
+  std::shared_ptr<const SnapshotCommit> snapshot_commit_;
 
   Status ApplyOptions(bool resolve_time_travel);
   Result<std::optional<Snapshot>> TravelToSnapshot() const;

@@ -274,8 +274,11 @@ struct Committer::Attempt {
     // The metadata files of this attempt reach the disk before the snapshot naming them.
     ARROW_RETURN_NOT_OK(table().file_io()->Sync(files));
     if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
+    // A catalog server (catalog/snapshot_commit.h) decides itself; else no-replace create.
+    const auto& server = table().snapshot_commit();
     Status created =
-        table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
+        server ? server->Commit(snap)
+               : table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
     if (!created.ok()) {
       ARROW_ASSIGN_OR_RAISE(bool landed, ResolveFailedCreate(new_id, snap, created));
       if (!landed) return std::nullopt;
@@ -283,6 +286,7 @@ struct Committer::Attempt {
     files.clear();  // they belong to the snapshot now
     FaultPoint("after_snapshot");
     if (options().after_snapshot_create) options().after_snapshot_create(attempt, new_id);
+    if (server) return new_id;  // the server keeps LATEST and serialises its commits
     SnapshotManager(table().file_io(), table().path()).AdvanceLatestHint(new_id);
     FaultPoint("after_latest");
     ARROW_ASSIGN_OR_RAISE(bool ours, Verify(latest, snap));

@@ -36,6 +36,28 @@ const char* ErrorKindName(ErrorKind kind) {
       return "ColumnAlreadyExist";
     case ErrorKind::kBaseExpired:
       return "BaseExpired";
+    case ErrorKind::kRestBadRequest:
+      return "RestBadRequest";
+    case ErrorKind::kRestNotAuthorized:
+      return "RestNotAuthorized";
+    case ErrorKind::kRestForbidden:
+      return "RestForbidden";
+    case ErrorKind::kRestNoSuchResource:
+      return "RestNoSuchResource";
+    case ErrorKind::kRestAlreadyExists:
+      return "RestAlreadyExists";
+    case ErrorKind::kRestServiceFailure:
+      return "RestServiceFailure";
+    case ErrorKind::kRestNotImplemented:
+      return "RestNotImplemented";
+    case ErrorKind::kRestServiceUnavailable:
+      return "RestServiceUnavailable";
+    case ErrorKind::kRestError:
+      return "RestError";
+    case ErrorKind::kDatabaseNoPermission:
+      return "DatabaseNoPermission";
+    case ErrorKind::kTableNoPermission:
+      return "TableNoPermission";
   }
   return "Unknown";
 }

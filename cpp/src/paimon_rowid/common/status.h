@@ -33,6 +33,20 @@ enum class ErrorKind {
   /// row-id conflict (CommitWithRebase). Callers who see it (every move used up) see a
   /// commit conflict (Python: a CommitConflictException subclass).
   kBaseExpired,
+  /// A REST catalog server's error answers (catalog/rest_catalog.h), as pypaimon's
+  /// pypaimon.api.rest_exception classes: 400, 401, 403, 404, 409, 500, 501, 503, other.
+  kRestBadRequest,
+  kRestNotAuthorized,
+  kRestForbidden,
+  kRestNoSuchResource,
+  kRestAlreadyExists,
+  kRestServiceFailure,
+  kRestNotImplemented,
+  kRestServiceUnavailable,
+  kRestError,
+  /// A REST catalog refused access to a database / table (403 on it).
+  kDatabaseNoPermission,
+  kTableNoPermission,
 };
 
 /// Returns the name used by the Python error map ("TableNotExist", ...).

@@ -1,0 +1,103 @@
+// A client of Paimon's REST catalog protocol (the OpenAPI spec of Apache Paimon; pypaimon's
+// pypaimon/api/ speaks the same): databases and tables live on a catalog server, table data
+// on the filesystem the server names per table. docs/rest-catalog.md.
+//
+// Make asks the server's config endpoint once (GET /v1/config?warehouse=...): its "defaults"
+// sit under the user's options and its "overrides" over them; the "prefix" it returns
+// is the first path segment of every later call. Every call is one HTTP request (listings
+// one per page). Tables are opened at the path the server returns, with a SnapshotCommit
+// (catalog/snapshot_commit.h) that sends each new snapshot to the server's commit endpoint:
+// the server creates snapshot-N or answers that N is taken.
+//
+// Options (pypaimon's names): "uri" (required), "warehouse" (required), "token.provider"
+// ("bear": "token" is sent as "Authorization: Bearer <token>"; DLF signing is not
+// supported: NotImplemented), "header.NAME" (extra request headers, also from the server's
+// config). The token is never put into a Status message.
+//
+// Errors: the server's error answers become Status with an ErrorKind (common/status.h):
+// kRestBadRequest (400), kRestNotAuthorized (401, "Not authorized: ..."), kRestForbidden
+// (403), kRestNoSuchResource (404), kRestAlreadyExists (409), kRestServiceFailure (500),
+// kRestNotImplemented (501), kRestServiceUnavailable (503), kRestError; a 404 / 409 / 403 on a
+// named database or table becomes kDatabaseNotExist, kTableNotExist, kDatabaseAlreadyExist,
+// kTableAlreadyExist, kDatabaseNoPermission, kTableNoPermission (as pypaimon's RESTCatalog).
+// A server that cannot be reached is an IOError naming the URI, after a few quick retries.
+// Thread-safety: a RestCatalog is immutable after Make and may be shared.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paimon_rowid/catalog/schema_change.h"
+#include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/common/options.h"
+#include "paimon_rowid/fs/http_client.h"
+#include "paimon_rowid/types/table_schema.h"
+
+namespace paimon_rowid {
+
+class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
+ public:
+  static Result<std::shared_ptr<RestCatalog>> Make(
+      const std::map<std::string, std::string>& options);
+
+  const std::string& uri() const { return http_->base_url(); }
+  const std::string& warehouse() const { return warehouse_; }
+  /// The user's options merged with the server's defaults and overrides.
+  const Options& options() const { return options_; }
+  /// The options Make was called with (to make this catalog again in another process).
+  const std::map<std::string, std::string>& user_options() const { return user_options_; }
+
+  Result<std::vector<std::string>> ListDatabases() const;
+  /// kDatabaseNotExist when the database is absent.
+  Result<std::vector<std::string>> ListTables(const std::string& database) const;
+  Status CreateDatabase(const std::string& database, bool ignore_if_exists,
+                        const std::map<std::string, std::string>& properties = {}) const;
+  /// The database's options; kDatabaseNotExist when absent.
+  Result<std::map<std::string, std::string>> GetDatabase(const std::string& database) const;
+  /// Without `cascade` a database holding tables is refused (Invalid "Cannot drop non-empty
+  /// database: x").
+  Status DropDatabase(const std::string& database, bool ignore_if_not_exists, bool cascade) const;
+  Status AlterDatabase(const std::string& database,
+                       const std::map<std::string, std::string>& updates,
+                       const std::vector<std::string>& removals) const;
+
+  /// "db.table": the table at the path the server names, committing through the server.
+  Result<std::shared_ptr<Table>> GetTable(const std::string& identifier) const;
+  /// The server's id of the table (its "id"), used to address commits.
+  Status CreateTable(const std::string& identifier, const TableSchema& schema,
+                     bool ignore_if_exists) const;
+  Status DropTable(const std::string& identifier, bool ignore_if_not_exists) const;
+  Status RenameTable(const std::string& from, const std::string& to) const;
+  /// Sends the changes (their JSON, as pypaimon's) to the server, which applies them.
+  Status AlterTable(const std::string& identifier, const std::string& changes_json,
+                    bool ignore_if_not_exists) const;
+
+  /// The snapshot commit seam of the table `identifier` with server id `table_id`.
+  std::shared_ptr<const SnapshotCommit> MakeSnapshotCommit(const Identifier& identifier,
+                                                           const std::string& table_id) const;
+  /// Rebuilds a table's seam from SnapshotCommit::State() (a pickled table on a Ray worker).
+  static Result<std::shared_ptr<const SnapshotCommit>> SnapshotCommitFromState(
+      const std::map<std::string, std::string>& state);
+
+  /// One request: `method` on `path` (after the prefix, e.g. "/databases"). The answer's
+  /// JSON (null for an empty body) or the mapped error. Used by the calls above.
+  Result<std::string> Call(const std::string& method, const std::string& path,
+                           const std::string& body = "") const;
+
+ private:
+  RestCatalog() = default;
+  Result<std::vector<std::string>> ListPaged(const std::string& path, const std::string& key) const;
+  std::map<std::string, std::string> Headers() const;
+
+  std::shared_ptr<HttpClient> http_;
+  std::string warehouse_;
+  std::string base_path_;  // "/v1/<prefix>"
+  Options options_;
+  std::map<std::string, std::string> user_options_;
+  std::map<std::string, std::string> headers_;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,35 @@
+// The seam through which a committer creates a snapshot (commit/committer.h).
+//
+// A table opened from the filesystem catalog has none: the committer creates snapshot-N itself
+// with FileIO::WriteFileNoReplace and advances the LATEST hint. A table opened from a REST
+// catalog (catalog/rest_catalog.h) carries one that sends the snapshot to the server, which
+// decides: it creates snapshot-N, or answers that N is taken. Everything before that (data
+// files, manifests, manifest lists, conflict checks) is the committer's, unchanged.
+// Thread-safety: implementations may be called from any number of threads at once.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "paimon_rowid/common/status.h"
+#include "paimon_rowid/meta/snapshot.h"
+
+namespace paimon_rowid {
+
+class SnapshotCommit {
+ public:
+  virtual ~SnapshotCommit() = default;
+
+  /// Creates `snapshot` (id, manifest lists and all) as the table's snapshot `snapshot.id`:
+  /// OK when it was created, AlreadyExists when that id is taken (a concurrent commit won:
+  /// the committer rebuilds on the new latest), any other error when the outcome is unknown
+  /// or refused (the committer then checks whether the snapshot landed).
+  virtual Status Commit(const Snapshot& snapshot) const = 0;
+
+  /// Strings that recreate this seam in another process (a table pickled to a Ray worker):
+  /// the catalog's options and the table's identity. Secrets (a token) are included: the
+  /// worker needs them; they are never logged.
+  virtual std::map<std::string, std::string> State() const = 0;
+};
+
+}  // namespace paimon_rowid

@@ -1,0 +1,68 @@
+// The REST catalog client (catalog/rest_catalog.h). Every call is one or a few HTTP requests,
+// made with the GIL released; the server's errors arrive as the mapped ErrorKind classes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+#include "paimon_rowid/catalog/rest_catalog.h"
+
+namespace paimon_rowid::python {
+
+void RegisterRest(nb::module_& m) {
+  using Strings = std::map<std::string, std::string>;
+  nb::class_<RestCatalog>(m, "RestCatalog")
+      .def_static("make",
+                  [](const Strings& options) {
+                    return WithoutGil([&] { return RestCatalog::Make(options); });
+                  })
+      .def_prop_ro("uri", &RestCatalog::uri)
+      .def_prop_ro("warehouse", &RestCatalog::warehouse)
+      .def_prop_ro("options", [](const RestCatalog& c) { return c.options().values(); })
+      .def("list_databases",
+           [](const RestCatalog& c) { return WithoutGil([&] { return c.ListDatabases(); }); })
+      .def("list_tables",
+           [](const RestCatalog& c, const std::string& db) {
+             return WithoutGil([&] { return c.ListTables(db); });
+           })
+      .def("create_database",
+           [](const RestCatalog& c, const std::string& name, bool ignore, const Strings& props) {
+             WithoutGil([&] { return c.CreateDatabase(name, ignore, props); });
+           })
+      .def("get_database",
+           [](const RestCatalog& c, const std::string& name) {
+             return WithoutGil([&] { return c.GetDatabase(name); });
+           })
+      .def("alter_database",
+           [](const RestCatalog& c, const std::string& name, const Strings& updates,
+              const std::vector<std::string>& removals) {
+             WithoutGil([&] { return c.AlterDatabase(name, updates, removals); });
+           })
+      .def("drop_database",
+           [](const RestCatalog& c, const std::string& name, bool ignore, bool cascade) {
+             WithoutGil([&] { return c.DropDatabase(name, ignore, cascade); });
+           })
+      .def("get_table",
+           [](const RestCatalog& c, const std::string& id) {
+             return WithoutGil([&] { return c.GetTable(id); });
+           })
+      .def("create_table",
+           [](const RestCatalog& c, const std::string& id, const std::string& schema_json,
+              bool ignore) {
+             auto schema = Unwrap(TableSchema::FromJson(schema_json));
+             WithoutGil([&] { return c.CreateTable(id, schema, ignore); });
+           })
+      .def("drop_table", [](const RestCatalog& c, const std::string& id,
+                            bool ignore) { WithoutGil([&] { return c.DropTable(id, ignore); }); })
+      .def("rename_table",
+           [](const RestCatalog& c, const std::string& from, const std::string& to) {
+             WithoutGil([&] { return c.RenameTable(from, to); });
+           })
+      .def("alter_table",
+           [](const RestCatalog& c, const std::string& id, const std::string& changes_json,
+              bool ignore) { WithoutGil([&] { return c.AlterTable(id, changes_json, ignore); }); });
+}
+
+}  // namespace paimon_rowid::python
