@@ -12,7 +12,8 @@ build, or partitions not built) are scored by brute force. Scores use pypaimon's
 (higher is better); ties go to the smaller row id.
 
 Readers of index files are cached per file path (index files are immutable), up to
-``_READER_CACHE_FILES`` files per process; deleted row ids are cached per (table, snapshot).
+``_READER_CACHE_FILES`` files per process; deleted row ids are cached per (table, snapshot), and
+the rows a filter selects per (table, snapshot, filter), up to ``_FILTER_CACHE_ENTRIES``.
 """
 from __future__ import annotations
 
@@ -28,10 +29,13 @@ from . import _search_options as opts
 from .predicate import Predicate, PredicateBuilder
 
 _READER_CACHE_FILES = 64
-_BRUTE_FORCE_ROWS = 4096  # allowed rows of a file at or below which it is scored directly
+_DIRECT_ELEMENTS = 1 << 22  # allowed rows x dimension at or below which a file is scored directly
 _lock = threading.Lock()
 _readers: OrderedDict[str, Any] = OrderedDict()
 _deleted: OrderedDict[Tuple[str, int], np.ndarray] = OrderedDict()
+_FILTER_CACHE_ENTRIES = 16
+_filtered: OrderedDict[Any, np.ndarray] = OrderedDict()
+_prepared_files: OrderedDict[Any, Any] = OrderedDict()
 
 Ranges = List[Tuple[int, int]]
 
@@ -162,11 +166,31 @@ def scan(table: Any, columns: List[str], ranges: Ranges, predicate: Optional[Pre
     return builder.new_read().to_arrow(plan.splits())
 
 
+def _predicate_key(p: Optional[Predicate]) -> Any:
+    if p is None:
+        return None
+    return (p.method, p.field, tuple(repr(v) for v in p.literals or []),
+            tuple(_predicate_key(c) for c in p.children or []))
+
+
 def matching_rows(table: Any, ranges: Ranges, predicate: Optional[Predicate],
-                  partition_filter: Optional[Predicate]) -> np.ndarray:
+                  partition_filter: Optional[Predicate], snapshot_id: int) -> np.ndarray:
+    """The live row ids in ``ranges`` satisfying both predicates (ascending), cached per
+    (table, snapshot, predicates, ranges): many queries with one filter scan once."""
+    key = (table.path, snapshot_id, _predicate_key(predicate), _predicate_key(partition_filter),
+           tuple(ranges))
+    with _lock:
+        found = _filtered.get(key)
+        if found is not None:
+            _filtered.move_to_end(key)
+            return found
     rows = scan(table, [], ranges, predicate, partition_filter)
-    ids = rows.column("_ROW_ID").to_numpy()
-    return np.unique(ids.astype(np.int64))
+    found = np.unique(rows.column("_ROW_ID").to_numpy().astype(np.int64))
+    with _lock:
+        _filtered[key] = found
+        while len(_filtered) > _FILTER_CACHE_ENTRIES:
+            _filtered.popitem(last=False)
+    return found
 
 
 def vector_matrix(column: pa.ChunkedArray, row_ids: pa.ChunkedArray
@@ -221,17 +245,29 @@ class TopK:
         return items[:self.k]
 
 
-def _search_params(options: Dict[str, str], top_k: int, widen: Optional[Any] = None) -> Any:
+def _widths(meta: Any, top_k: int) -> List[Tuple[str, int]]:
+    """The wider searches tried, in order, for queries an include bitmap left short: a
+    sixteenth, a quarter, then every IVF list; DiskANN lists of 8 x k (at least 512), then 8x
+    that."""
+    if meta.index_type == "diskann":
+        first = max(top_k * 8, 512)
+        return [("diskann", first), ("diskann", first * 8)]
+    nlist = max(1, int(meta.nlist))
+    return [("ivf", w) for w in sorted({max(1, nlist // 16), max(1, nlist // 4), nlist})]
+
+
+def _search_params(options: Dict[str, str], top_k: int,
+                   widen: Optional[Tuple[str, int]] = None) -> Any:
     import paimon_vindex
     nprobe = options.get("ivf.nprobe")
     l_search = options.get("diskann.l_search")
     if nprobe is not None and l_search is not None:
         raise ValueError("Cannot set both 'ivf.nprobe' and 'diskann.l_search'.")
     if widen is not None:
-        if widen.index_type == "diskann":
-            return paimon_vindex.SearchParams.diskann(top_k=top_k,
-                                                      l_search=max(top_k * 8, 512))
-        return paimon_vindex.SearchParams.ivf(top_k=top_k, nprobe=max(1, widen.nlist))
+        kind, width = widen
+        if kind == "diskann":
+            return paimon_vindex.SearchParams.diskann(top_k=top_k, l_search=width)
+        return paimon_vindex.SearchParams.ivf(top_k=top_k, nprobe=width)
     for key, value in (("ivf.nprobe", nprobe), ("diskann.l_search", l_search)):
         if value is not None:
             try:
@@ -245,15 +281,9 @@ def _search_params(options: Dict[str, str], top_k: int, widen: Optional[Any] = N
     return paimon_vindex.SearchParams.automatic(top_k=top_k)
 
 
-def _brute_force(table: Any, column: str, ranges: Ranges, queries: np.ndarray, metric: str,
-                 top: TopK, predicate: Optional[Predicate] = None,
-                 partition_filter: Optional[Predicate] = None,
-                 only: Optional[np.ndarray] = None) -> None:
-    rows = scan(table, [column], ranges, predicate, partition_filter)
-    ids, vectors = vector_matrix(rows.column(column), rows.column("_ROW_ID"))
-    if only is not None and ids.size:
-        wanted = np.isin(ids, only)
-        ids, vectors = ids[wanted], vectors[wanted]
+def _offer_scores(ids: np.ndarray, vectors: np.ndarray, queries: np.ndarray, metric: str,
+                  top: TopK) -> None:
+    """Scores ``vectors`` (rows ``ids``) for every query and offers each query's best."""
     if ids.size == 0:
         return
     if vectors.shape[1] != queries.shape[1]:
@@ -264,17 +294,79 @@ def _brute_force(table: Any, column: str, ranges: Ranges, queries: np.ndarray, m
         width = int(block.shape[1])
         keep = top.k if top.k < width else width
         for q in range(queries.shape[0]):
-            best = np.argpartition(-block[q], keep - 1)[:keep] if keep < block.shape[1] \
-                else np.arange(block.shape[1])
+            best = np.argpartition(-block[q], keep - 1)[:keep] if keep < width \
+                else np.arange(width)
             top.offer(q, ids[lo:lo + 65536][best], block[q][best])
 
 
-def _direct_rows(options: Dict[str, str], limit: int) -> int:
+def _read_vectors(table: Any, column: str, ranges: Ranges, predicate: Optional[Predicate] = None,
+                  partition_filter: Optional[Predicate] = None,
+                  only: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+    rows = scan(table, [column], ranges, predicate, partition_filter)
+    ids, vectors = vector_matrix(rows.column(column), rows.column("_ROW_ID"))
+    if only is not None and ids.size:
+        wanted = np.isin(ids, only)
+        ids, vectors = ids[wanted], vectors[wanted]
+    return ids, vectors
+
+
+def _brute_force(table: Any, column: str, ranges: Ranges, queries: np.ndarray, metric: str,
+                 top: TopK, predicate: Optional[Predicate] = None,
+                 partition_filter: Optional[Predicate] = None) -> None:
+    ids, vectors = _read_vectors(table, column, ranges, predicate, partition_filter)
+    _offer_scores(ids, vectors, queries, metric, top)
+
+
+class _Prepared:
+    """What one index file needs for one (snapshot, filter): the allowed rows (None: all),
+    their include bitmap, and, when few, their vectors for direct scoring."""
+
+    def __init__(self, include: Optional[np.ndarray], start: int) -> None:
+        self.include = include
+        self.filter_bytes: Optional[bytes] = None
+        self.direct: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._start = start
+
+    def bitmap(self) -> Optional[bytes]:
+        if self.include is not None and self.filter_bytes is None:
+            self.filter_bytes = native().encode_roaring64(
+                (self.include - self._start).astype("<i8").tobytes())
+        return self.filter_bytes
+
+
+def _prepared(table: Any, column: str, f: Dict[str, Any], key: Any,
+              allowed: Optional[np.ndarray], deleted: np.ndarray, direct_rows: int
+              ) -> _Prepared:
+    cache_key = (f["path"], key, direct_rows)
+    with _lock:
+        found = _prepared_files.get(cache_key)
+        if found is not None:
+            _prepared_files.move_to_end(cache_key)
+            return found
+    start, end = f["from"], f["to"]
+    include: Optional[np.ndarray] = None
+    if allowed is not None:
+        include = allowed[(allowed >= start) & (allowed <= end)]
+    elif deleted.size and ((deleted >= start) & (deleted <= end)).any():
+        span = np.arange(start, end + 1, dtype=np.int64)
+        include = span[~np.isin(span, deleted)]
+    found = _Prepared(include, start)
+    if include is not None and 0 < include.size <= direct_rows:
+        found.direct = _read_vectors(table, column, ids_to_ranges(include), only=include)
+    with _lock:
+        _prepared_files[cache_key] = found
+        while len(_prepared_files) > _READER_CACHE_FILES:
+            _prepared_files.popitem(last=False)
+    return found
+
+
+def _direct_rows(options: Dict[str, str], limit: int, dimension: int) -> int:
     """``brute-force.max-rows``: a file with at most this many allowed rows is scored directly
-    (default max(4096, 4 x limit)); 0 always searches the index."""
+    (default: as many as hold 2^22 vector elements (16 MiB of float32: 32,768 rows of 128),
+    at least 4 x limit); 0 always searches the index."""
     value = options.get("brute-force.max-rows")
     if value is None:
-        return max(_BRUTE_FORCE_ROWS, 4 * limit)
+        return max(_DIRECT_ELEMENTS // max(1, dimension), 4 * limit)
     try:
         rows = int(value)
     except ValueError:
@@ -311,58 +403,107 @@ def vector_search(table: Any, column: str, queries: np.ndarray, limit: int,
     covered = merge_ranges([(f["from"], f["to"]) for f in files])
     allowed = None
     if predicate is not None and covered:
-        allowed = matching_rows(table, covered, predicate, None)
+        allowed = matching_rows(table, covered, predicate, None, snapshot.id)
     deleted = deleted_row_ids(table, snapshot.id)
-    direct_rows = _direct_rows(options, limit)
+    direct_rows = _direct_rows(options, limit, int(queries.shape[1]))
+    key = (snapshot.id, _predicate_key(predicate))
     for f, reader in zip(files, readers):
-        start, end = f["from"], f["to"]
-        include: Optional[np.ndarray] = None
-        if allowed is not None:
-            include = allowed[(allowed >= start) & (allowed <= end)]
-        elif deleted.size and ((deleted >= start) & (deleted <= end)).any():
-            span = np.arange(start, end + 1, dtype=np.int64)
-            include = span[~np.isin(span, deleted)]
-        if include is not None and include.size == 0:
+        prep = _prepared(table, column, f, key, allowed, deleted, direct_rows)
+        if prep.include is not None and prep.include.size == 0:
             continue
-        if include is not None and include.size <= direct_rows:
-            _brute_force(table, column, ids_to_ranges(include), queries, metric, top)
+        if prep.direct is not None:
+            _offer_scores(prep.direct[0], prep.direct[1], queries, metric, top)
             continue
-        _search_file(table, column, f, reader, include, queries, limit, options, metric, top)
+        _search_file(table, column, f, reader, prep, queries, limit, options, metric, top)
     for lo, hi in subtract(0, snapshot.next_row_id - 1, covered):
         _brute_force(table, column, [(lo, hi)], queries, metric, top, predicate,
                      partition_filter)
     return [top.ranked(q) for q in range(queries.shape[0])]
 
 
-def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any,
-                 include: Optional[np.ndarray], queries: np.ndarray, limit: int,
-                 options: Dict[str, str], metric: str, top: TopK) -> None:
+def refine_factor(options: Dict[str, str], table_options: Dict[str, str], column: str,
+                  index_type: str) -> int:
+    """pypaimon's ``refine-factor`` lookup (also ``refine_factor``, ``rerank-factor``,
+    ``rerank_factor``), call options first, then table options; per field
+    (``fields.<col>.``), per index type (``ivf-pq.``, ``ivf_pq.``, ``ivf.``) or bare. 0: none."""
+    prefixes: List[str] = []
+    normalized = index_type.replace("-", "_")
+    for base in (f"fields.{column}.", ""):
+        prefixes.append(base + index_type + ".")
+        if normalized != index_type:
+            prefixes.append(base + normalized + ".")
+        if normalized.startswith("ivf"):
+            prefixes.append(base + "ivf.")
+        prefixes.append(base)
+    for source in (options, table_options):
+        for prefix in prefixes:
+            for suffix in ("refine_factor", "refine-factor", "rerank_factor", "rerank-factor"):
+                value = source.get(prefix + suffix)
+                if value is None:
+                    continue
+                try:
+                    factor = int(str(value).strip())
+                except ValueError as e:
+                    raise ValueError(f"Invalid vector refine factor: {value}. Must be an "
+                                     "integer.") from e
+                if factor <= 0:
+                    raise ValueError(f"Vector refine factor must be positive, got: {value}")
+                return factor
+    return 0
+
+
+def _offer_hits(table: Any, column: str, start: int, ids: np.ndarray, distances: np.ndarray,
+                queries: np.ndarray, rows: List[int], metric: str, refine: bool,
+                top: TopK) -> List[int]:
+    """Offers each query's index hits (exact scores from the rows' vectors when ``refine``);
+    returns how many hits each query got."""
+    counts = []
+    hits = [ids[i][ids[i] >= 0] + start for i in range(len(rows))]
+    counts = [int(h.size) for h in hits]
+    if not refine:
+        for i, q in enumerate(rows):
+            keep = ids[i] >= 0
+            top.offer(q, hits[i], [opts.score_of_distance(float(d), metric)
+                                   for d in distances[i][keep]])
+        return counts
+    union = np.unique(np.concatenate(hits)) if hits else np.empty(0, np.int64)
+    if union.size == 0:
+        return counts
+    found_ids, vectors = _read_vectors(table, column, ids_to_ranges(union), only=union)
+    position = {int(r): j for j, r in enumerate(found_ids)}
+    for i, q in enumerate(rows):
+        mine = [position[int(r)] for r in hits[i] if int(r) in position]
+        if mine:
+            scores = scores_of(vectors[mine], queries[q:q + 1], metric)[0]
+            top.offer(q, found_ids[mine], scores)
+    return counts
+
+
+def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any, prep: _Prepared,
+                 queries: np.ndarray, limit: int, options: Dict[str, str], metric: str,
+                 top: TopK) -> None:
     meta = reader.metadata()
     start = f["from"]
+    include = prep.include
     allowed = meta.total_vectors if include is None else min(meta.total_vectors, include.size)
     k = max(1, min(limit, allowed))
-    filter_bytes = None
-    if include is not None:
-        filter_bytes = native().encode_roaring64((include - start).astype("<i8").tobytes())
-    ids, distances = reader.search_batch(queries, _search_params(options, k), filter_bytes)
-    short: List[int] = []
-    for q in range(queries.shape[0]):
-        hit = ids[q] >= 0
-        if include is not None and int(hit.sum()) < k:
-            short.append(q)
-        top.offer(q, ids[q][hit] + start,
-                  [opts.score_of_distance(float(d), metric) for d in distances[q][hit]])
-    if not short:
-        return
-    ids, distances = reader.search_batch(queries[short], _search_params(options, k, meta),
+    factor = refine_factor(options, table.options, column, f["index_type"])
+    k_search = max(1, min(k * factor, allowed)) if factor else k
+    filter_bytes = prep.bitmap()
+    everyone = list(range(queries.shape[0]))
+    ids, distances = reader.search_batch(queries, _search_params(options, k_search),
                                          filter_bytes)
-    still: List[int] = []
-    for i, q in enumerate(short):
-        hit = ids[i] >= 0
-        if int(hit.sum()) < k:
-            still.append(q)
-        top.offer(q, ids[i][hit] + start,
-                  [opts.score_of_distance(float(d), metric) for d in distances[i][hit]])
+    counts = _offer_hits(table, column, start, ids, distances, queries, everyone, metric,
+                         factor > 0, top)
+    still = [q for q in everyone if include is not None and counts[q] < k]
+    for width in _widths(meta, k_search):
+        if not still:
+            return
+        ids, distances = reader.search_batch(queries[still], _search_params(options, k_search,
+                                                                             width), filter_bytes)
+        counts = _offer_hits(table, column, start, ids, distances, queries, still, metric,
+                             factor > 0, top)
+        still = [q for q, n in zip(still, counts) if n < k]
     if still and include is not None:
         sub = TopK(len(still), limit)
         _brute_force(table, column, ids_to_ranges(include), queries[still], metric, sub)
@@ -445,7 +586,7 @@ def full_text_search(table: Any, column: str, query: Any, limit: int,
     allowed = None
     if predicate is not None:
         allowed = matching_rows(table, merge_ranges(covered + uncovered), predicate,
-                                partition_filter)
+                                partition_filter, snapshot.id)
     deleted = deleted_row_ids(table, snapshot.id)
     top = TopK(1, limit)
     for f in files:
