@@ -136,3 +136,64 @@ def test_update_of_an_indexed_column_is_refused(warehouse, oracle):
                                                      "IGNORE")], False)
     paimon_rowid.update_by_row_id(ID, source, {"warehouse": warehouse}, update_cols=["name"])
     assert _table(warehouse).latest_snapshot().id == before + 2
+
+
+PART_SCHEMA = pa.schema([("id", pa.int32()), ("name", pa.string()), ("dt", pa.string())])
+
+
+def _part_table(warehouse: str) -> Any:
+    """db.t (id, name, dt) partitioned by dt: 60 rows of "a", then 60 of "b"; btree indexes
+    on name and id; global-index.column-update-action=DROP_PARTITION_INDEX."""
+    import ours
+    from paimon_rowid.schema.schema_change import SchemaChange
+    table = ours.create_table(warehouse, "t", PART_SCHEMA, dict(DE), partition_keys=["dt"])
+    for start, dt in ((0, "a"), (60, "b")):
+        ours.write(table, pa.table({"id": pa.array(range(start, start + 60), pa.int32()),
+                                    "name": [f"n{i % 7}" for i in range(start, start + 60)],
+                                    "dt": [dt] * 60}, schema=PART_SCHEMA))
+    table = _table(warehouse)
+    assert table.create_global_index("name") == 2
+    assert table.create_global_index("id") == 2
+    ours.catalog(warehouse).alter_table(ID, [SchemaChange.set_option(
+        "global-index.column-update-action", "DROP_PARTITION_INDEX")], False)
+    return _table(warehouse)
+
+
+def _live(warehouse: str) -> List[tuple]:
+    from paimon_rowid.global_index import list_global_indexes
+    return sorted((e["column"], e["partition"]["dt"], e["row_range"])
+                  for e in list_global_indexes(_table(warehouse)))
+
+
+def test_drop_partition_index_drops_the_updated_columns_index_like_pypaimon(tmp_path, oracle):
+    import paimon_rowid
+    ours_wh, theirs_wh = str(tmp_path / "ours"), str(tmp_path / "theirs")
+    for wh in (ours_wh, theirs_wh):
+        os.makedirs(wh)
+        _part_table(wh)
+    before = _live(ours_wh)
+    assert [c for c, _, _ in before] == ["id", "id", "name", "name"]
+    # Row ids 3 and 7 are in partition "a": its name index goes, "b"'s and both id indexes stay.
+    source = pa.table({"_ROW_ID": pa.array([3, 7], pa.int64()), "name": ["renamed", "other"]})
+    paimon_rowid.update_by_row_id(ID, source, {"warehouse": ours_wh}, update_cols=["name"])
+    oracle.update_by_row_id(theirs_wh, ID, source, ["name"])
+    after = _live(ours_wh)
+    assert after == [e for e in before if not (e[0] == "name" and e[1] == "a")]
+    assert _live(theirs_wh) == after
+    # Reads and lookups see the new values (the dropped partition is scanned).
+    found = paimon_rowid.lookup_row_ids(ID, ["renamed", "n3"], "name", {"warehouse": ours_wh})
+    assert ("renamed", 3) in zip(found.column("name").to_pylist(),
+                                 found.column("_ROW_ID").to_pylist())
+    assert 3 not in [r for n, r in zip(found.column("name").to_pylist(),
+                                       found.column("_ROW_ID").to_pylist()) if n == "n3"]
+    for spec in (["equal", "name", ["renamed"]], ["is_in", "name", [["n3", "other"]]],
+                 ["less_than", "name", ["n2"]]):
+        table = _table(ours_wh)
+        builder = table.new_read_builder().with_filter(build_predicate(
+            table.new_read_builder().new_predicate_builder(), spec))
+        got = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        plain = _table(ours_wh, {"global-index.enabled": "false"})
+        builder = plain.new_read_builder().with_filter(build_predicate(
+            plain.new_read_builder().new_predicate_builder(), spec))
+        want = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+        assert got.sort_by("id").equals(want.sort_by("id")), spec

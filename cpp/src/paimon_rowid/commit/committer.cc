@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "arrow/scalar.h"
@@ -191,6 +192,9 @@ struct Committer::Attempt {
   std::vector<IndexManifestEntry> live_index{};
   // An overwrite removed index entries of replaced partitions from live_index.
   bool overwrite_changes_index = false;
+  // Global-index files an update drops (global-index.column-update-action
+  // DROP_PARTITION_INDEX), found by CheckConflicts against the latest snapshot.
+  std::vector<IndexManifestEntry> dropped_by_update{};
   // The last attempt found nothing to add or delete (an overwrite with skip_if_unchanged).
   bool nothing_to_commit = false;
   // The latest snapshot id the first attempt saw; later attempts look above it for a
@@ -265,7 +269,7 @@ struct Committer::Attempt {
     }
     ARROW_ASSIGN_OR_RAISE(auto lists, WriteManifestLists(latest, entries));
     std::optional<std::string> index_manifest = latest ? latest->index_manifest : std::nullopt;
-    if (delta.changes_index() || overwrite_changes_index) {
+    if (delta.changes_index() || overwrite_changes_index || !dropped_by_update.empty()) {
       ARROW_ASSIGN_OR_RAISE(index_manifest, WriteIndexManifest());
     }
     Snapshot snap = BuildSnapshot(latest, new_id, latest_schema->id, lists, entries, next_row_id);
@@ -354,6 +358,7 @@ struct Committer::Attempt {
     const bool compact = kind == "COMPACT";
     const bool deletes_files = delta.deletes_files();
     live_index.clear();
+    dropped_by_update.clear();
     if (!latest) {
       if (compact || deletes_files) ARROW_RETURN_NOT_OK(CheckDeletesLive({}, delta.entries, 0));
       if (delta.changes_index()) ARROW_RETURN_NOT_OK(CheckIndexChanges({}, {}, delta, 0));
@@ -389,7 +394,10 @@ struct Committer::Attempt {
       if (latest->index_manifest && !delta.changes_index() && !deletes_files) {
         ARROW_ASSIGN_OR_RAISE(live_index, ReadLiveIndexEntries(table(), *latest));
       }
-      ARROW_RETURN_NOT_OK(CheckGlobalIndexColumnUpdates(table(), delta.entries, live_index));
+      // pypaimon skips this check for a commit that drops index files itself (deletion
+      // vectors); we check every update, so no such commit leaves an index stale.
+      ARROW_ASSIGN_OR_RAISE(dropped_by_update,
+                            CheckGlobalIndexColumnUpdates(table(), delta.entries, live_index));
     }
     return Status::OK();
   }
@@ -441,6 +449,13 @@ struct Committer::Attempt {
   // is left.
   Result<std::optional<std::string>> WriteIndexManifest() {
     std::vector<IndexManifestEntry> entries = ApplyIndexChanges(live_index, delta);
+    if (!dropped_by_update.empty()) {
+      std::set<std::string> dropped;
+      for (const auto& e : dropped_by_update) dropped.insert(e.file_name);
+      std::erase_if(entries, [&](const IndexManifestEntry& e) {
+        return e.global_index && dropped.count(e.file_name) > 0;
+      });
+    }
     if (entries.empty()) return std::nullopt;
     ARROW_ASSIGN_OR_RAISE(auto bytes, EncodeIndexManifest(entries, settings.manifest.codec,
                                                           settings.manifest.zstd_level));

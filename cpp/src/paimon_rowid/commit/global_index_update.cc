@@ -6,11 +6,13 @@
 
 namespace paimon_rowid {
 
-Status CheckGlobalIndexColumnUpdates(const Table& table, const std::vector<ManifestEntry>& updates,
-                                     const std::vector<IndexManifestEntry>& live_index) {
+Result<std::vector<IndexManifestEntry>> CheckGlobalIndexColumnUpdates(
+    const Table& table, const std::vector<ManifestEntry>& updates,
+    const std::vector<IndexManifestEntry>& live_index) {
+  std::vector<IndexManifestEntry> affected;
   std::string action = table.options().GetOr("global-index.column-update-action", "THROW_ERROR");
   std::transform(action.begin(), action.end(), action.begin(), ::toupper);
-  if (action == "IGNORE") return Status::OK();
+  if (action == "IGNORE") return affected;
   if (action != "THROW_ERROR" && action != "DROP_PARTITION_INDEX") {
     return Status::Invalid("global-index.column-update-action '", action,
                            "' is not one of THROW_ERROR, DROP_PARTITION_INDEX, IGNORE");
@@ -21,7 +23,7 @@ Status CheckGlobalIndexColumnUpdates(const Table& table, const std::vector<Manif
     updated.insert(e.file.write_cols->begin(), e.file.write_cols->end());
     partitions.insert(e.partition);
   }
-  if (updated.empty()) return Status::OK();
+  if (updated.empty()) return affected;
   std::set<std::string> conflicted;
   for (const auto& e : live_index) {
     if (!e.global_index || !partitions.count(e.partition)) continue;
@@ -30,17 +32,18 @@ Status CheckGlobalIndexColumnUpdates(const Table& table, const std::vector<Manif
       ids.insert(ids.end(), e.global_index->extra_field_ids->begin(),
                  e.global_index->extra_field_ids->end());
     }
+    bool matched = false;
     for (int64_t id : ids) {
       const DataField* field = table.schema().FieldById(static_cast<int32_t>(id));
-      if (field != nullptr && updated.count(field->name)) conflicted.insert(field->name);
+      if (field != nullptr && updated.count(field->name)) {
+        conflicted.insert(field->name);
+        matched = true;
+      }
     }
+    if (matched) affected.push_back(e);
   }
-  if (conflicted.empty()) return Status::OK();
-  if (action == "DROP_PARTITION_INDEX") {
-    return Status::NotImplemented(
-        "global-index.column-update-action DROP_PARTITION_INDEX is not supported yet; drop the "
-        "global index of the updated columns first");
-  }
+  if (conflicted.empty()) return affected;
+  if (action == "DROP_PARTITION_INDEX") return affected;
   auto list = [](const std::set<std::string>& names) {
     std::string out = "[";
     for (const auto& n : names) out += (out.size() > 1 ? ", '" : "'") + n + "'";
