@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import ours
-from test_cli import _cli
+from test_cli import _cli, _run
 
 pytestmark = pytest.mark.native
 
@@ -191,6 +191,9 @@ def test_cli_progress_goes_to_stderr_and_leaves_stdout_alone(warehouse):
     assert re.match(r"expire_snapshots: 100% 12/12 \[", r.stderr.splitlines()[-1])
     r = _cli(warehouse, "remove-orphan-files", "db.t", "--dry-run", "--progress")
     assert r.returncode == 0 and "remove_orphan_files: 100%" in r.stderr, r.stderr
+    r = _run("index", "create", warehouse, "db.t", "--column", "id", "--progress")
+    assert r.returncode == 0 and "index file(s) on id" in r.stdout, r.stderr
+    assert re.match(r"create_global_index: 100% 30/30 \[", r.stderr.splitlines()[-1])
     r = _cli(warehouse, "compact", "db.t")
     assert r.returncode == 0 and r.stderr == ""  # no flag, no progress
 

@@ -46,7 +46,8 @@ def add_index_verbs(verbs: Any, common: argparse.ArgumentParser, *,
         options = dict(args.build_option or [])
         added = table_of(args).create_global_index(args.column, index_type=args.type,
                                                    partitions=partitions(args),
-                                                   options=options or None)
+                                                   options=options or None,
+                                                   progress=args.progress)
         if args.json:
             dump({"files_added": added}, out)
         else:
@@ -87,6 +88,8 @@ def add_index_verbs(verbs: Any, common: argparse.ArgumentParser, *,
             sub.add_argument("--build-option", type=key_value, action="append",
                              metavar="KEY=VALUE", help="an index option, e.g. "
                              "btree-index.bloom-filter.enabled=true (repeatable)")
+            sub.add_argument("--progress", action="store_true",
+                             help="show the build's progress (rows) on stderr")
         else:
             sub.add_argument("--dry-run", action="store_true",
                              help="count the files without committing")
