@@ -420,6 +420,11 @@ def global_index_lookup(table: Table, column: str, keys: Any,
                         snapshot_id: Optional[int]) -> Dict[str, Any]:
     """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
 
+def write_btree_index_range(table: Table, column: str, options: Dict[str, str],
+                            partition: bytes, from_: int, to: int) -> List[Dict[str, Any]]:
+    """WriteBTreeIndexRange: the btree files of one planned range, written, not committed
+    (dicts for commit_external_index_files, plus "path")."""
+
 def global_index_entries(table: Table) -> List[Dict[str, Any]]:
     """The live global-index entries of the table's snapshot: {"index_type", "column",
     "field_id", "partition", "row_range", "row_count", "file_name", "file_size"}."""

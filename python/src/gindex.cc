@@ -81,6 +81,40 @@ void RegisterGlobalIndex(nb::module_& m) {
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
 
   m.def(
+      "write_btree_index_range",
+      [](std::shared_ptr<Table> table, const std::string& column,
+         std::map<std::string, std::string> options, nb::bytes partition, int64_t from,
+         int64_t to) {
+        GlobalIndexBuildOptions build;
+        build.column = column;
+        build.options = std::move(options);
+        std::string part(partition.c_str(), partition.size());
+        auto entries = WithoutGil([&] {
+          return WriteBTreeIndexRange(table, build, part, RowRange{from, to});
+        });
+        nb::list out;
+        for (const auto& e : entries) {
+          const GlobalIndexMeta& g = *e.global_index;
+          nb::dict d;
+          d["partition"] = nb::bytes(e.partition.data(), e.partition.size());
+          d["index_type"] = e.index_type;
+          d["file_name"] = e.file_name;
+          d["path"] = table->IndexFilePath(e.file_name);
+          d["file_size"] = e.file_size;
+          d["row_count"] = e.row_count;
+          d["from"] = g.row_range_start;
+          d["to"] = g.row_range_end;
+          d["field_id"] = g.index_field_id;
+          const std::string meta = g.index_meta.value_or("");
+          d["index_meta"] = nb::bytes(meta.data(), meta.size());
+          out.append(d);
+        }
+        return out;
+      },
+      nb::arg("table"), nb::arg("column"), nb::arg("options"), nb::arg("partition"),
+      nb::arg("from"), nb::arg("to"));
+
+  m.def(
       "global_index_entries",
       [](std::shared_ptr<Table> table) {
         auto entries = WithoutGil([&]() -> Result<std::vector<IndexManifestEntry>> {

@@ -9,6 +9,7 @@ from ..table.merge_clauses import WhenMatched, WhenNotMatched, lit, source_col, 
 from .backfill_job import backfill, backfill_status
 from .blobs import map_with_blobs
 from .compact import compact
+from .global_index import create_global_index
 from .io import PaimonWriteResult, read_paimon, write_paimon
 from .joins import bucket_join
 from .key_lookup import lookup_row_ids
@@ -21,6 +22,7 @@ from .search import batch_vector_search, create_search_index
 __all__ = ["update_by_row_id", "read_by_row_id", "process_row_id_ranges", "backfill",
            "backfill_status", "map_with_blobs",
            "read_paimon", "write_paimon", "PaimonWriteResult", "bucket_join", "range_join",
-           "compact", "lookup_row_ids", "merge_into", "WhenMatched", "WhenNotMatched",
+           "compact", "create_global_index", "lookup_row_ids", "merge_into", "WhenMatched",
+           "WhenNotMatched",
            "source_col", "target_col",
            "lit", "create_search_index", "batch_vector_search"]

@@ -349,6 +349,32 @@ Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> ta
   return plan;
 }
 
+Result<std::vector<IndexManifestEntry>> WriteBTreeIndexRange(std::shared_ptr<const Table> pinned,
+                                                             const GlobalIndexBuildOptions& options,
+                                                             const std::string& partition,
+                                                             RowRange range) {
+  ARROW_RETURN_NOT_OK(CheckIndexType(options.index_type));
+  ARROW_ASSIGN_OR_RAISE(const DataField* field, IndexField(*pinned, options.column));
+  ARROW_ASSIGN_OR_RAISE(KeyCodec codec, KeyCodec::Make(*field->type));
+  int64_t per_file = 0;
+  ARROW_ASSIGN_OR_RAISE(BTreeWriteOptions write_options,
+                        WriteOptionsOf(pinned->options().With(options.options), &per_file));
+  std::vector<WrittenFile> written;
+  Status status = [&]() -> Status {
+    ARROW_ASSIGN_OR_RAISE(auto rows, ReadSorted(pinned, field->name, range));
+    if (rows->num_rows() == 0) return Status::OK();
+    return WriteRange(*pinned, codec, write_options, per_file, field->id,
+                      BuildRange{partition, range}, *rows, &written);
+  }();
+  if (!status.ok()) {
+    DeleteQuietly(*pinned, written);
+    return status;
+  }
+  std::vector<IndexManifestEntry> out;
+  for (auto& f : written) out.push_back(std::move(f.entry));
+  return out;
+}
+
 Result<int64_t> CommitExternalIndexFiles(std::shared_ptr<const Table> table,
                                          std::vector<IndexManifestEntry> entries) {
   std::vector<std::string> paths;

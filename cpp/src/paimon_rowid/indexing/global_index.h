@@ -87,6 +87,17 @@ Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> ta
 Result<int64_t> CommitExternalIndexFiles(std::shared_ptr<const Table> table,
                                          std::vector<IndexManifestEntry> entries);
 
+/// Writes the btree files of one planned range (PlanExternalIndexBuild) of `pinned` (a table
+/// pinned to the plan's snapshot) without committing them: the sorted rows of `range` cut into
+/// files of `sorted-index.records-per-file` x 1.2 rows, as CreateGlobalIndex writes them.
+/// Returns their ADD entries (empty when the range holds no row), for
+/// CommitExternalIndexFiles; on failure every file written is deleted. The Ray build runs one
+/// per task.
+Result<std::vector<IndexManifestEntry>> WriteBTreeIndexRange(std::shared_ptr<const Table> pinned,
+                                                             const GlobalIndexBuildOptions& options,
+                                                             const std::string& partition,
+                                                             RowRange range);
+
 /// The row ids the deletion vectors of `snapshot` hide (ascending); empty without any.
 Result<std::vector<int64_t>> DeletedRowIds(const Table& table, const Snapshot& snapshot);
 
