@@ -6,6 +6,8 @@ Paimon's own REST test server (tests/rest_server.py), pypaimon reading the resul
     table raises TableNotExistException.
 (b) backfill, merge_into and compact on a REST table: every commit goes through the server,
     pypaimon reads the same rows.
+(c) Tags made by either client are seen by the other; a rollback by either goes through the
+    server, and the other reads the rolled-back table.
 """
 from __future__ import annotations
 
@@ -103,3 +105,34 @@ def test_backfill_merge_and_compact(rest_server, oracle):
     assert _read(catalog, identifier, ["id", "name", "v", "twice"]).to_pylist() == expected
     theirs = oracle.with_catalog_options(options).read(rest_server.warehouse, identifier)
     assert theirs.sort_by("id").to_pylist() == expected
+
+
+def test_tags_and_rollback_seen_by_both_clients(rest_server, oracle):
+    catalog, options, identifier = _setup(rest_server, rows=30, commits=3)
+    pypaimon = oracle.with_catalog_options(options)
+    wh = rest_server.warehouse
+    # Our tag (catalog call) is one pypaimon's REST client lists; its tag is one we get.
+    catalog.create_tag(identifier, "ours_1", snapshot_id=1)
+    pypaimon.tag_op(wh, identifier, "create", tag="theirs_2", snapshot_id=2)
+    assert pypaimon.tag_op(wh, identifier, "list")["tags"] == ["ours_1", "theirs_2"]
+    assert catalog.get_tag(identifier, "theirs_2").snapshot.id == 2
+    assert catalog.list_tags_paged(identifier).elements == ["ours_1", "theirs_2"]
+    # pypaimon rolls back through the server; we read the tagged rows and commit after them.
+    pypaimon.tag_op(wh, identifier, "rollback", target="theirs_2")
+    table = catalog.get_table(identifier)
+    assert table.latest_snapshot().id == 2
+    assert _read(catalog, identifier, ["id"])["id"].to_pylist() == list(range(20))
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.table({"id": pa.array([99], pa.int64()), "name": ["x"], "v": [0.0]},
+                               schema=SCHEMA))
+    commit.commit(write.prepare_commit())
+    write.close()
+    assert catalog.get_table(identifier).latest_snapshot().id == 3
+    assert sorted(pypaimon.read(wh, identifier)["id"].to_pylist()) == list(range(20)) + [99]
+    # Our rollback goes through the server too (pypaimon's REST reads take the latest snapshot
+    # from the server's record, which a rollback on the files alone would leave stale).
+    assert catalog.get_table(identifier).rollback_to("ours_1")["snapshot_id"] == 1
+    assert sorted(pypaimon.read(wh, identifier)["id"].to_pylist()) == list(range(10))
+    assert catalog.get_table(identifier).latest_snapshot().id == 1
+    assert pypaimon.tag_op(wh, identifier, "list")["tags"] == ["ours_1"]

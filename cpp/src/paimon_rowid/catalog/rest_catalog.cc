@@ -134,6 +134,14 @@ class RestSnapshotCommit final : public SnapshotCommit {
                                  identifier_.FullName(), " (a concurrent commit won)");
   }
 
+  Status Rollback(int64_t snapshot_id, const std::string& tag_name) const override {
+    json instant = tag_name.empty() ? json{{"type", "snapshot"}, {"snapshotId", snapshot_id}}
+                                    : json{{"type", "tag"}, {"tagName", tag_name}};
+    json body{{"instant", instant}};
+    auto answer = catalog_->Call("POST", TablePath(identifier_) + "/rollback", body.dump());
+    return answer.ok() ? Status::OK() : ForTable(answer.status(), identifier_.FullName());
+  }
+
   std::map<std::string, std::string> State() const override {
     auto state = catalog_->user_options();
     state[kStateTableId] = table_id_;

@@ -8,6 +8,7 @@
 // Thread-safety: implementations may be called from any number of threads at once.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -25,6 +26,12 @@ class SnapshotCommit {
   /// the committer rebuilds on the new latest), any other error when the outcome is unknown
   /// or refused (the committer then checks whether the snapshot landed).
   virtual Status Commit(const Snapshot& snapshot) const = 0;
+
+  /// Rolls the table back on the server (its rollback endpoint, which deletes the later
+  /// snapshots and tags and keeps its own record of the latest snapshot): to snapshot
+  /// `snapshot_id`, or to tag `tag_name` when that is set. The caller has checked that the
+  /// target exists. Errors as the server's.
+  virtual Status Rollback(int64_t snapshot_id, const std::string& tag_name) const = 0;
 
   /// Strings that recreate this seam in another process (a table pickled to a Ray worker):
   /// the catalog's options and the table's identity. Secrets (a token) are included: the

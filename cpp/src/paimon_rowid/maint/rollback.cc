@@ -158,10 +158,26 @@ Result<RollbackResult> CleanLargerThan(const Table& table, const Snapshot& retai
 
 }  // namespace
 
+namespace {
+
+// A table of a catalog server (catalog/snapshot_commit.h) is rolled back by the server, which
+// keeps its own record of the latest snapshot; it deletes what it deletes, so nothing is
+// counted here and `delete_unused_files` is left to remove_orphan_files.
+Result<RollbackResult> ServerRollback(const Table& table, int64_t snapshot_id,
+                                      const std::string& tag_name) {
+  ARROW_RETURN_NOT_OK(table.snapshot_commit()->Rollback(snapshot_id, tag_name));
+  RollbackResult result;
+  result.snapshot_id = snapshot_id;
+  return result;
+}
+
+}  // namespace
+
 Result<RollbackResult> RollbackToTag(std::shared_ptr<const Table> table,
                                      const std::string& tag_name, RollbackOptions options) {
   if (!table) return Status::Invalid("RollbackToTag needs a table");
   ARROW_ASSIGN_OR_RAISE(Tag tag, table->TagByName(tag_name));
+  if (table->snapshot_commit()) return ServerRollback(*table, tag.snapshot.id, tag_name);
   ARROW_ASSIGN_OR_RAISE(bool exists,
                         table->file_io()->Exists(table->SnapshotPath(tag.snapshot.id)));
   return CleanLargerThan(*table, tag.snapshot, /*recreate=*/!exists, options);
@@ -173,6 +189,7 @@ Result<RollbackResult> RollbackToSnapshot(std::shared_ptr<const Table> table, in
   ARROW_ASSIGN_OR_RAISE(bool exists, table->file_io()->Exists(table->SnapshotPath(snapshot_id)));
   if (exists) {
     ARROW_ASSIGN_OR_RAISE(Snapshot snap, table->SnapshotById(snapshot_id));
+    if (table->snapshot_commit()) return ServerRollback(*table, snap.id, "");
     return CleanLargerThan(*table, snap, /*recreate=*/false, options);
   }
   // Expired: a tag may still hold it (pypaimon and Java look for one).
