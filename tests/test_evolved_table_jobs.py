@@ -232,3 +232,17 @@ def test_pypaimon_row_id_update_on_our_evolved_table(warehouse, oracle):
         model[i]["b2"], model[i]["c2"] = 9_000_000_000 + i, -i
     assert _rows(_read(opts)) == _expect(model)
     assert _rows(oracle.read(warehouse, "db.t")) == _expect(model)
+
+
+def test_global_index_jobs_right_after_an_alter(warehouse):
+    """create_global_index and lookup_row_ids by a column renamed after the latest snapshot
+    (no commit since): they read that snapshot with the new schema."""
+    from paimon_rowid import lookup_row_ids
+    from paimon_rowid.schema.schema_change import SchemaChange as C
+    opts, model = build_evolved(warehouse)
+    catalog(opts).alter_table("db.t", [C.rename_column("b2", "b3")])
+    table = catalog(opts).get_table("db.t")
+    assert table.create_global_index("b3") >= 1
+    keys = pa.table({"b3": pa.array([model[i]["b2"] for i in (0, 13, 22)], pa.int64())})
+    got = lookup_row_ids("db.t", keys, "b3", opts)
+    assert sorted(got["_ROW_ID"].to_pylist()) == [0, 13, 22]

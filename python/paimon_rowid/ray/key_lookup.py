@@ -12,7 +12,7 @@ from typing import Any, Dict, Mapping, Optional
 
 import pyarrow as pa
 
-from .._internal._time_travel import TIME_TRAVEL_KEYS
+from .._internal._time_travel import READ_SCHEMA_ID, TIME_TRAVEL_KEYS
 from ..jobs import _job_checks as jobs
 from ..jobs.key_lookup import key_array, lookup_on, prepare
 from ._runtime import require_ray
@@ -61,6 +61,7 @@ def lookup_row_ids(target: str, keys: Any, key_column: str,
     options = {str(k): v for k, v in catalog_options.items()}
     pinned = {k: v for k, v in (dynamic_options or {}).items() if k not in TIME_TRAVEL_KEYS}
     pinned["scan.snapshot-id"] = str(snapshot.id)
+    pinned[READ_SCHEMA_ID] = str(table.table_schema.id)
     return dataset.map_batches(
         _lookup_batch, batch_format="pyarrow", batch_size=None,
         fn_kwargs={"target": target, "key_column": key_column, "catalog_options": options,

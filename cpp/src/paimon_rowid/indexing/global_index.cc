@@ -256,10 +256,12 @@ Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
   ARROW_ASSIGN_OR_RAISE(std::vector<BuildRange> ranges,
                         PlanRanges(*table, *snapshot, field->id, options.index_type, &partitions));
   if (ranges.empty()) return 0;
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const Table> pinned,
-                        table->Copy({{"scan.snapshot-id", std::to_string(snapshot->id)},
-                                     {"scan.tag-name", std::nullopt},
-                                     {"scan.timestamp-millis", std::nullopt}}));
+  ARROW_ASSIGN_OR_RAISE(
+      std::shared_ptr<const Table> pinned,
+      table->Copy({{"scan.snapshot-id", std::to_string(snapshot->id)},
+                   {Table::kReadSchemaIdOption, std::to_string(table->schema().id)},
+                   {"scan.tag-name", std::nullopt},
+                   {"scan.timestamp-millis", std::nullopt}}));
 
   int64_t row_ids = 0;
   for (const BuildRange& build : ranges) row_ids += build.range.count();

@@ -91,11 +91,13 @@ Result<std::shared_ptr<arrow::Table>> LookupRowIds(std::shared_ptr<const Table> 
       *snapshot->next_row_id <= 0) {
     return arrow::Table::MakeEmpty(out_schema);
   }
-  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const Table> pinned,
-                        table->Copy({{"scan.snapshot-id", std::to_string(snapshot->id)},
-                                     {"scan.tag-name", std::nullopt},
-                                     {"scan.timestamp-millis", std::nullopt},
-                                     {"global-index.enabled", "false"}}));
+  ARROW_ASSIGN_OR_RAISE(
+      std::shared_ptr<const Table> pinned,
+      table->Copy({{"scan.snapshot-id", std::to_string(snapshot->id)},
+                   {Table::kReadSchemaIdOption, std::to_string(table->schema().id)},
+                   {"scan.tag-name", std::nullopt},
+                   {"scan.timestamp-millis", std::nullopt},
+                   {"global-index.enabled", "false"}}));
   ARROW_ASSIGN_OR_RAISE(auto in_predicate, Predicate::Leaf(Predicate::Op::kIn, key_column, cast));
 
   std::vector<std::shared_ptr<arrow::Table>> parts;
