@@ -34,6 +34,9 @@ NOT_RUN: Dict[tuple, str] = {
         "asks Ray for GPUs (num_gpus=1); tests/test_ray_backfill.py runs the seed's code on CPUs",
     ("docs/backfill.md", "from paimon_rowid.ray import backfill"):
         "asks Ray for GPUs (num_gpus=1); tests/test_ray_backfill.py runs the same call on CPUs",
+    ("docs/rest-catalog.md", "from paimon_rowid import CatalogFactory"):
+        "needs a REST catalog server; tests/test_rest_catalog.py makes the same calls on Java "
+        "Paimon's RESTCatalogServer",
 }
 
 

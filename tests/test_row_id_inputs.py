@@ -203,14 +203,13 @@ def test_list_databases_of_a_missing_local_warehouse_raises(tmp_path):
         CatalogFactory.create({"warehouse": str(a_file)}).list_databases()
 
 
-@pytest.mark.parametrize("metastore", ["rest", "jdbc", "hive"])
+@pytest.mark.parametrize("metastore", ["jdbc", "hive"])
 def test_unknown_catalog_identifier_lists_the_known_ones(tmp_path, metastore):
     from paimon_rowid import CatalogFactory
     with pytest.raises(ValueError) as info:
         CatalogFactory.create({"warehouse": str(tmp_path), "metastore": metastore})
     assert str(info.value) == (
-        f"Unknown catalog identifier: {metastore}. Available types: ['filesystem'] "
-        "(pypaimon's 'jdbc' and 'rest' catalogs are not supported yet)")
+        f"Unknown catalog identifier: {metastore}. Available types: ['filesystem', 'rest']")
     assert os.listdir(tmp_path) == []
 
 
