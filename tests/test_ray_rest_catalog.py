@@ -51,7 +51,7 @@ def test_ray_row_id_jobs_on_a_rest_table(ray_session, rest_server, oracle):
     read = pr.read_by_row_id(identifier, pa.table({"_ROW_ID": pa.array([25, 1], pa.int64())}),
                              options, projection=["id", "name"], driver_max_bytes=0,
                              driver_routing_max_bytes=0)
-    rows = sorted(read.to_pandas().to_dict("records"), key=lambda r: r["id"])
+    rows = sorted(read.take_all(), key=lambda r: r["id"])  # not to_pandas: Ray 2.50 + pandas 3
     assert [(r["id"], r["name"]) for r in rows] == [(1, "r1"), (25, "r25")]
     theirs = oracle.with_catalog_options(options).read(rest_server.warehouse, identifier)
     names = theirs.sort_by("id")["name"].to_pylist()
