@@ -109,19 +109,11 @@ def _require_tool(name: str) -> str:
     return path
 
 
-def _fetch_jars(root: Path) -> List[Path]:
-    """The dependency jars, fetched once into ``root/lib`` (Maven runs only when missing)."""
-    lib = root / "lib"
-    marker = root / "classpath.txt"
-    if marker.exists():
-        jars = [Path(line) for line in marker.read_text().splitlines() if line.strip()]
-        if jars and all(j.exists() for j in jars):
-            return jars
-    mvn = _require_tool("mvn")
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pom.xml").write_text(_pom())
+def _copy_dependencies(mvn: str, root: Path, lib: Path, flags: List[str]) -> None:
+    """Runs Maven's copy-dependencies on ``root/pom.xml`` into a staging folder, then renames
+    it to ``lib`` (so a failed or killed fetch never leaves a half-filled ``lib``)."""
     staging = root / f"lib.tmp-{uuid.uuid4().hex}"
-    cmd = [mvn, "-B", "-q", "-U", "-f", str(root / "pom.xml"),
+    cmd = [mvn, "-B", "-q", *flags, "-f", str(root / "pom.xml"),
            f"{DEPENDENCY_PLUGIN}:copy-dependencies", f"-DoutputDirectory={staging}"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
@@ -137,6 +129,20 @@ def _fetch_jars(root: Path) -> List[Path]:
     if lib.exists():
         shutil.rmtree(lib)
     staging.rename(lib)
+
+
+def _fetch_jars(root: Path) -> List[Path]:
+    """The dependency jars, fetched once into ``root/lib`` (Maven runs only when missing)."""
+    lib = root / "lib"
+    marker = root / "classpath.txt"
+    if marker.exists():
+        jars = [Path(line) for line in marker.read_text().splitlines() if line.strip()]
+        if jars and all(j.exists() for j in jars):
+            return jars
+    mvn = _require_tool("mvn")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pom.xml").write_text(_pom())
+    _copy_dependencies(mvn, root, lib, ["-U"])
     jars = sorted(lib.glob("*.jar"))
     if not any(j.name.startswith("paimon-bundle-") for j in jars):
         raise JavaOracleError("MavenFailure", f"no paimon-bundle jar in {lib}", "")
@@ -201,24 +207,8 @@ def fetch_artifacts(name: str, artifacts: Sequence[str]) -> List[Path]:
         f"  <groupId>paimon-rowid.tests</groupId><artifactId>{name}</artifactId>\n"
         "  <version>1</version><packaging>pom</packaging>\n"
         "  <dependencies>\n" + "\n".join(deps) + "\n  </dependencies>\n</project>\n")
-    staging = root / f"lib.tmp-{uuid.uuid4().hex}"
-    cmd = [mvn, "-B", "-q", "-f", str(root / "pom.xml"),
-           f"{DEPENDENCY_PLUGIN}:copy-dependencies", f"-DoutputDirectory={staging}"]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    except subprocess.TimeoutExpired as error:
-        raise JavaOracleUnavailable(f"{' '.join(cmd)} timed out: {error}") from None
-    if done.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-        if any(marker_text in output for marker_text in _NETWORK_MARKERS):
-            raise JavaOracleUnavailable(f"Maven Central cannot be reached:\n{output}")
-        raise JavaOracleError("MavenFailure", f"{' '.join(cmd)} failed ({done.returncode})",
-                              output)
     lib = root / "lib"
-    if lib.exists():
-        shutil.rmtree(lib)
-    staging.rename(lib)
+    _copy_dependencies(mvn, root, lib, [])
     jars = sorted(lib.glob("*.jar"))
     marker.write_text("".join(f"{j}\n" for j in jars))
     return jars
