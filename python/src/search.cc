@@ -136,6 +136,11 @@ void RegisterSearch(nb::module_& m) {
       nb::arg("partition_filter").none());
 
   m.def(
+      "global_indexes_trusted",
+      [](std::shared_ptr<Table> table) { return Unwrap(GlobalIndexesTrusted(*table)); },
+      nb::arg("table"));
+
+  m.def(
       "deleted_row_ids",
       [](std::shared_ptr<Table> table, std::optional<int64_t> snapshot_id) {
         auto ids = WithoutGil([&]() -> Result<std::vector<int64_t>> {

@@ -106,6 +106,12 @@ def deleted_row_ids(table: Any, snapshot_id: int) -> np.ndarray:
 
 def index_files(table: Any, column: str, types: Sequence[str], snapshot_id: int,
                 partition_filter: Optional[Predicate]) -> List[Dict[str, Any]]:
+    """The live index files of ``column`` of the ``types`` at ``snapshot_id``, by range start;
+    none when reads may not depend on indexes (``global-index.enabled`` false, or
+    ``global-index.column-update-action`` IGNORE: an update may have left them stale), so every
+    row is then scored directly, as the btree reads do."""
+    if not native().global_indexes_trusted(table._native):
+        return []
     predicate = None if partition_filter is None else partition_filter.to_native()
     out: List[Dict[str, Any]] = []
     for kind in types:

@@ -16,13 +16,10 @@
 namespace paimon_rowid {
 namespace {
 
-// Whether the index of the column may answer: enabled, and not possibly stale.
+// Whether the index of the column may answer: trusted, on a data-evolution table.
 Result<bool> IndexTrusted(const Table& table) {
-  ARROW_ASSIGN_OR_RAISE(bool enabled, table.options().GetBool("global-index.enabled", true));
-  if (!enabled || !table.data_evolution_enabled()) return false;
-  std::string action = table.options().GetOr("global-index.column-update-action", "THROW_ERROR");
-  std::transform(action.begin(), action.end(), action.begin(), ::toupper);
-  return action != "IGNORE";
+  if (!table.data_evolution_enabled()) return false;
+  return GlobalIndexesTrusted(table);
 }
 
 // Reads `fields` of `pinned` at `ranges` (nullopt: every row), filtered by `predicate`.

@@ -92,6 +92,14 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
   return out;
 }
 
+Result<bool> GlobalIndexesTrusted(const Table& table) {
+  ARROW_ASSIGN_OR_RAISE(bool enabled, table.options().GetBool("global-index.enabled", true));
+  if (!enabled) return false;
+  std::string action = table.options().GetOr("global-index.column-update-action", "THROW_ERROR");
+  std::transform(action.begin(), action.end(), action.begin(), ::toupper);
+  return action != "IGNORE";
+}
+
 Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
                                                              const Snapshot& snapshot,
                                                              int32_t field_id,
@@ -366,12 +374,8 @@ Result<std::optional<GlobalIndexRanges>> RangesFromGlobalIndexes(const Table& ta
   if (!snapshot.index_manifest || !snapshot.next_row_id || *snapshot.next_row_id <= 0) {
     return std::nullopt;
   }
-  ARROW_ASSIGN_OR_RAISE(bool enabled, table.options().GetBool("global-index.enabled", true));
-  if (!enabled) return std::nullopt;
-  // Under IGNORE an update may have left an index stale; a read never depends on one.
-  std::string action = table.options().GetOr("global-index.column-update-action", "THROW_ERROR");
-  std::transform(action.begin(), action.end(), action.begin(), ::toupper);
-  if (action == "IGNORE") return std::nullopt;
+  ARROW_ASSIGN_OR_RAISE(bool trusted, GlobalIndexesTrusted(table));
+  if (!trusted) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(
       int64_t fallback_max_size,
       table.options().GetMemorySize("btree-index.fallback-scan-max-size", int64_t{256} << 20));

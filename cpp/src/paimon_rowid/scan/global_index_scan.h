@@ -19,6 +19,12 @@
 
 namespace paimon_rowid {
 
+/// Whether reads may depend on the table's global indexes (btree, vector, full-text):
+/// `global-index.enabled` (default true), and `global-index.column-update-action` is not IGNORE
+/// (under IGNORE an update of an indexed column may have left an index stale, so no read uses
+/// one; THROW_ERROR and DROP_PARTITION_INDEX keep every live index true).
+Result<bool> GlobalIndexesTrusted(const Table& table);
+
 /// The live files of the (field, type) index in `snapshot` (single-field indexes only).
 Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
                                                              const Snapshot& snapshot,

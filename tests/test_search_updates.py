@@ -1,0 +1,251 @@
+"""Search indexes stay true across updates and maintenance (docs/search.md, "Updates and
+maintenance"): ``global-index.column-update-action`` for vector and full-text indexes (the
+btree path's check and trust rule), through ``update_by_row_id``, ``merge_into`` and
+``backfill``; compaction, deletes, snapshot expiration and orphan-file cleaning."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ours import catalog, create_table, write
+
+pytest.importorskip("paimon_vindex")
+pytest.importorskip("paimon_ftindex")
+
+DIM = 8
+ID = "db.t"
+DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+SCHEMA = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), DIM)),
+                    ("body", pa.string()), ("dt", pa.string())])
+
+
+def _vectors(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
+
+
+def _emb(vectors: np.ndarray) -> pa.Array:
+    return pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), DIM)
+
+
+def _setup(warehouse, action=None, n=400):
+    """db.t partitioned by dt ("a": rows 0..n/2-1, "b": the rest), ivf-flat on emb and
+    full-text on body in both partitions. Returns the vectors."""
+    options = dict(DE)
+    if action is not None:
+        options["global-index.column-update-action"] = action
+    table = create_table(warehouse, "t", SCHEMA, options, ["dt"])
+    vectors = _vectors(n, 3)
+    write(table, pa.table({"id": np.arange(n), "emb": _emb(vectors),
+                           "body": [f"word{i % 7} doc{i}" for i in range(n)],
+                           "dt": ["a" if i < n // 2 else "b" for i in range(n)]},
+                          schema=SCHEMA))
+    table = catalog(warehouse).get_table(ID)
+    assert table.create_global_index("emb", index_type="ivf-flat") == 2
+    assert table.create_global_index("body", index_type="full-text") == 2
+    return vectors
+
+
+def _vsearch(table, query, limit=5):
+    return (table.new_vector_search_builder().with_vector_column("emb").with_query_vector(query)
+            .with_limit(limit).with_option("ivf.nprobe", "64").execute_local())
+
+
+def _tsearch(table, text, limit=5):
+    return (table.new_full_text_search_builder().with_query("body", text).with_limit(limit)
+            .execute_local())
+
+
+def _files(warehouse):
+    return sorted(str(p) for p in Path(warehouse).rglob("*") if p.is_file())
+
+
+def _live_indexes(warehouse):
+    from paimon_rowid.global_index import list_global_indexes
+    return sorted((e["column"], e["index_type"], e["partition"]["dt"])
+                  for e in list_global_indexes(catalog(warehouse).get_table(ID)))
+
+
+def _update_vectors(warehouse, how, row_ids, vectors):
+    """Writes ``vectors`` into emb of ``row_ids`` through update_by_row_id, merge_into or
+    backfill."""
+    import paimon_rowid as pr
+    opts = {"warehouse": str(warehouse)}
+    source = pa.table({"_ROW_ID": pa.array(row_ids, pa.int64()), "emb": _emb(vectors)})
+    if how == "update_by_row_id":
+        pr.update_by_row_id(ID, source, opts, update_cols=["emb"])
+    elif how == "merge_into":
+        pr.merge_into(ID, source, opts, on=["_ROW_ID"],
+                      when_matched=[pr.WhenMatched.update({"emb": "s.emb"})])
+    else:  # backfill of emb over the rows whose id is in row_ids (ids equal row ids here)
+        by_id = dict(zip(row_ids, vectors))
+
+        def fn(part: pa.Table) -> pa.Array:
+            ids = part.column("id").to_pylist()
+            return _emb(np.stack([by_id[i] for i in ids]))
+
+        pb = catalog(warehouse).get_table(ID).new_read_builder().new_predicate_builder()
+        pr.backfill(ID, opts, column="emb", fn=fn, input_columns=["id"],
+                    where=pb.is_in("id", list(row_ids)), progress=False, only_null=False)
+
+
+HOWS = ["update_by_row_id", "merge_into", "backfill"]
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_throw_error_refuses_an_update_of_an_indexed_vector_column(warehouse, how):
+    _setup(warehouse)
+    table = catalog(warehouse).get_table(ID)
+    before, files = table.latest_snapshot().id, _files(warehouse)
+    with pytest.raises(RuntimeError, match="Update columns contain globally indexed columns"):
+        _update_vectors(warehouse, how, [3, 250], _vectors(2, 9))
+    assert catalog(warehouse).get_table(ID).latest_snapshot().id == before
+    assert _files(warehouse) == files
+
+
+def test_throw_error_refuses_an_update_of_an_indexed_text_column(warehouse):
+    import paimon_rowid as pr
+    _setup(warehouse)
+    before, files = catalog(warehouse).get_table(ID).latest_snapshot().id, _files(warehouse)
+    source = pa.table({"_ROW_ID": pa.array([5], pa.int64()), "body": ["fresh words"]})
+    with pytest.raises(RuntimeError, match=r"Conflicted columns: \['body'\]"):
+        pr.update_by_row_id(ID, source, {"warehouse": str(warehouse)}, update_cols=["body"])
+    assert catalog(warehouse).get_table(ID).latest_snapshot().id == before
+    assert _files(warehouse) == files
+    # An unindexed column updates freely, and the indexes stay.
+    source = pa.table({"_ROW_ID": pa.array([5], pa.int64()), "id": pa.array([-5], pa.int64())})
+    pr.update_by_row_id(ID, source, {"warehouse": str(warehouse)}, update_cols=["id"])
+    assert len(_live_indexes(warehouse)) == 4
+
+
+def test_an_unknown_action_is_refused(warehouse):
+    import paimon_rowid as pr
+    _setup(warehouse, action="REBUILD")
+    before, files = catalog(warehouse).get_table(ID).latest_snapshot().id, _files(warehouse)
+    source = pa.table({"_ROW_ID": pa.array([5], pa.int64()), "body": ["x"]})
+    with pytest.raises(ValueError, match="column-update-action 'REBUILD'"):
+        pr.update_by_row_id(ID, source, {"warehouse": str(warehouse)}, update_cols=["body"])
+    assert catalog(warehouse).get_table(ID).latest_snapshot().id == before
+    assert _files(warehouse) == files
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_drop_partition_index_drops_the_stale_vector_index(warehouse, how):
+    vectors = _setup(warehouse, action="DROP_PARTITION_INDEX")
+    new = _vectors(2, 11) * 20  # far from every old vector
+    _update_vectors(warehouse, how, [3, 7], new)  # both in partition "a"
+    assert _live_indexes(warehouse) == [("body", "full-text", "a"), ("body", "full-text", "b"),
+                                        ("emb", "ivf-flat", "b")]
+    table = catalog(warehouse).get_table(ID)
+    hits = _vsearch(table, new[0], 3)
+    assert hits.row_ids[0] == 3
+    assert hits.scores[0] == pytest.approx(float(new[0] @ new[0]), rel=1e-5)
+    # The old vector of row 3 no longer finds row 3 with its old score.
+    old = _vsearch(table, vectors[3], 10)
+    assert 3 not in old.row_ids or \
+        old.scores[old.row_ids.index(3)] == pytest.approx(float(new[0] @ vectors[3]), rel=1e-5)
+    # Partition "a" is rebuilt from the current values.
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1
+    assert _vsearch(catalog(warehouse).get_table(ID), new[1], 1).row_ids == [7]
+
+
+def test_drop_partition_index_drops_the_stale_full_text_index(warehouse):
+    import paimon_rowid as pr
+    _setup(warehouse, action="DROP_PARTITION_INDEX")
+    source = pa.table({"_ROW_ID": pa.array([250], pa.int64()), "body": ["zebra quokka"]})
+    pr.update_by_row_id(ID, source, {"warehouse": str(warehouse)}, update_cols=["body"])
+    assert _live_indexes(warehouse) == [("body", "full-text", "a"), ("emb", "ivf-flat", "a"),
+                                        ("emb", "ivf-flat", "b")]
+    table = catalog(warehouse).get_table(ID)
+    assert _tsearch(table, "quokka").row_ids == [250]
+    assert _tsearch(table, "doc250").row_ids == []
+    assert _tsearch(table, "doc10").row_ids == [10]  # through the kept index of "a"
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_ignore_keeps_the_index_but_search_never_returns_stale_values(warehouse, how):
+    vectors = _setup(warehouse, action="IGNORE")
+    new = _vectors(2, 13) * 20
+    _update_vectors(warehouse, how, [3, 250], new)
+    assert len(_live_indexes(warehouse)) == 4  # kept, as pypaimon keeps it
+    table = catalog(warehouse).get_table(ID)
+    current = vectors.copy()
+    current[[3, 250]] = new
+    for query in (new[0], new[1], vectors[3], vectors[250], _vectors(1, 21)[0]):
+        hits = _vsearch(table, query, 10)
+        scores = current @ query
+        want = sorted(range(len(current)), key=lambda i: (-scores[i], i))[:10]
+        assert hits.row_ids == want
+        assert hits.scores == pytest.approx([float(scores[i]) for i in want], rel=1e-5)
+
+
+def test_ignore_full_text_search_sees_the_updated_text(warehouse):
+    import paimon_rowid as pr
+    _setup(warehouse, action="IGNORE")
+    source = pa.table({"_ROW_ID": pa.array([4], pa.int64()), "body": ["zebra quokka"]})
+    pr.update_by_row_id(ID, source, {"warehouse": str(warehouse)}, update_cols=["body"])
+    assert len(_live_indexes(warehouse)) == 4
+    table = catalog(warehouse).get_table(ID)
+    assert _tsearch(table, "quokka").row_ids == [4]
+    assert _tsearch(table, "doc4").row_ids == []
+    assert _tsearch(table, "doc40").row_ids == [40]
+
+
+def test_compaction_deletes_expiration_and_orphan_cleaning_keep_search_true(warehouse):
+    import paimon_rowid as pr
+    opts = {"warehouse": str(warehouse)}
+    table = create_table(warehouse, "t", SCHEMA, {**DE, "deletion-vectors.enabled": "true"})
+    vectors = _vectors(600, 5)
+    for lo in range(0, 600, 200):
+        write(table, pa.table({"id": np.arange(lo, lo + 200), "emb": _emb(vectors[lo:lo + 200]),
+                               "body": [f"doc{i}" for i in range(lo, lo + 200)],
+                               "dt": ["a"] * 200}, schema=SCHEMA))
+    table = catalog(warehouse).get_table(ID)
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1
+    for round_ in range(3):  # partial-column files of the unindexed body for the compaction
+        pr.update_by_row_id(ID, pa.table({"_ROW_ID": pa.array(np.arange(600), pa.int64()),
+                                          "body": [f"v{round_}"] * 600}),
+                            opts, update_cols=["body"])
+    queries = _vectors(4, 17)
+
+    def exact(live):
+        out = []
+        for q in queries:
+            s = vectors[live] @ q
+            out.append([int(live[i]) for i in sorted(range(len(live)),
+                                                      key=lambda i: (-s[i], live[i]))[:10]])
+        return out
+
+    def searched():
+        t = catalog(warehouse).get_table(ID)
+        return [_vsearch(t, q, 10).row_ids for q in queries]
+
+    live = np.arange(600)
+    assert searched() == exact(live)
+    result = pr.compact(ID, opts, full=True)
+    assert result["files_removed"] >= 12
+    assert searched() == exact(live)
+    gone = searched()[0][:3]
+    builder = catalog(warehouse).get_table(ID).new_batch_write_builder()
+    builder.new_commit().commit(builder.new_update().delete_by_row_id(gone))
+    live = np.setdiff1d(live, gone)
+    assert searched() == exact(live)
+    index_files = sorted((Path(warehouse) / "db.db" / "t" / "index").glob("*global-index*"))
+    pr.expire_snapshots(ID, opts, retain_max=1, retain_min=1,
+                        older_than_ms=int(time.time() * 1000) + 60_000)
+    assert all(p.exists() for p in index_files)  # live index files survive expiration
+    orphans = pr.remove_orphan_files(ID, opts, older_than_ms=int(time.time() * 1000) + 60_000)
+    assert not [p for p in orphans["paths"] if "global-index" in p]
+    assert searched() == exact(live)
+    # A dropped index's files go with the snapshots that listed them.
+    assert catalog(warehouse).get_table(ID).drop_global_index("emb", index_type="ivf-flat") == 1
+    write(catalog(warehouse).get_table(ID), pa.table(
+        {"id": [600], "emb": _emb(_vectors(1, 1)), "body": ["x"], "dt": ["a"]}, schema=SCHEMA))
+    pr.expire_snapshots(ID, opts, retain_max=1, retain_min=1,
+                        older_than_ms=int(time.time() * 1000) + 60_000)
+    assert not any(p.exists() for p in index_files)
+    vectors = np.concatenate([vectors, _vectors(1, 1)])
+    assert searched() == exact(np.append(live, 600))
