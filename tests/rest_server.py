@@ -7,6 +7,11 @@ process on a free localhost port, keeps databases and tables in memory and their
 plus ``org.apache.paimon:paimon-core:<version>:jar:tests`` and okhttp's ``mockwebserver``,
 fetched once with Maven into the Java oracle's cache. ``catalog_options()`` spells the
 connection for paimon_rowid and pypaimon alike (the same option names).
+
+``RestServer.start(data_dir, s3=S3Warehouse(...))`` keeps the tables on an S3 warehouse
+instead (Java's paimon-s3 with the server's own keys) and serves data tokens:
+``set_data_token("db.t", expires_at_millis, {...})`` sets what the token endpoint answers for
+the table (tests/java/rest/PaimonRestServer.java).
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ import shutil
 import subprocess
 import uuid
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 from java import (
     JAVA_PAIMON_VERSION,
@@ -30,6 +35,7 @@ from java import (
 SOURCE = Path(__file__).resolve().parent / "java" / "rest" / "PaimonRestServer.java"
 ARTIFACTS = [f"org.apache.paimon:paimon-core:{JAVA_PAIMON_VERSION}:tests",
              "com.squareup.okhttp3:mockwebserver:4.12.0"]
+S3_ARTIFACTS = [f"org.apache.paimon:paimon-s3:{JAVA_PAIMON_VERSION}"]
 TOKEN = "paimon-rowid-test-token"
 WAREHOUSE = "paimon_rowid_rest_wh"
 _START_TIMEOUT_S = 120
@@ -55,6 +61,15 @@ def _classes(cp: str) -> Path:
     return classes
 
 
+class S3Warehouse(NamedTuple):
+    """Where a token-serving server keeps its tables, and the server's own S3 keys."""
+
+    uri: str
+    endpoint: str
+    access_key: str
+    secret_key: str
+
+
 class RestServer:
     """One running server. ``uri``, ``warehouse``, ``token``; ``stop()`` ends it."""
 
@@ -66,16 +81,23 @@ class RestServer:
         self.token = TOKEN
 
     @staticmethod
-    def start(data_dir: str) -> RestServer:
+    def start(data_dir: str, s3: Optional[S3Warehouse] = None) -> RestServer:
         """Fetches and compiles once, then starts a server; raises JavaOracleUnavailable
-        (no JDK / Maven Central) or JavaOracleError (it did not come up)."""
+        (no JDK / Maven Central) or JavaOracleError (it did not come up). With ``s3`` the
+        tables live on that warehouse and the server's config enables data tokens."""
         jars = [str(j) for j in fetch_artifacts("rest-lib", ARTIFACTS)]
         cp = os.pathsep.join([classpath(), *jars])
         classes = _classes(cp)
+        run_cp = f"{classes}{os.pathsep}{cp}"
+        extra: List[str] = []
+        if s3 is not None:
+            s3_jars = [str(j) for j in fetch_artifacts("rest-s3-lib", S3_ARTIFACTS)]
+            run_cp = os.pathsep.join([run_cp, *s3_jars])
+            extra = [s3.uri, s3.endpoint, s3.access_key, s3.secret_key]
         process = subprocess.Popen(
             [_require_tool("java"), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m",
-             "-Duser.timezone=UTC", "-cp", f"{classes}{os.pathsep}{cp}", "PaimonRestServer",
-             data_dir, WAREHOUSE, TOKEN],
+             "-Duser.timezone=UTC", "-cp", run_cp, "PaimonRestServer",
+             data_dir, WAREHOUSE, TOKEN, *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             bufsize=1)
         assert process.stdout is not None
@@ -99,6 +121,12 @@ class RestServer:
         answer = self.process.stdout.readline().strip()
         if answer != "@@OK@@":
             raise JavaOracleError("RestServerCommand", f"{line}: {answer}", "")
+
+    def set_data_token(self, identifier: str, expires_at_millis: int,
+                       token: Dict[str, str]) -> None:
+        """What the server's token endpoint answers for ``identifier`` from now on."""
+        pairs = " ".join(f"{k}={v}" for k, v in token.items())
+        self.command(f"set-data-token {identifier} {int(expires_at_millis)} {pairs}")
 
     def table_files(self, database: str, table: str) -> List[str]:
         """Every file under the table's directory, relative to it (sorted)."""

@@ -226,7 +226,14 @@ NB_MODULE(_native, m) {
                                std::map<std::string, std::string>>& state) {
              // The fifth element: a REST table's commit seam (catalog/snapshot_commit.h).
              auto id = Unwrap(Identifier::Parse(std::get<0>(state)));
-             auto io = Unwrap(FileIO::Make(std::get<1>(state), std::get<3>(state)));
+             // A REST table with data tokens gets its RestTokenFileIO back (with the token
+             // shipped in the state); any other table its FileIO from the options.
+             auto io = std::get<4>(state).empty()
+                           ? Unwrap(FileIO::Make(std::get<1>(state), std::get<3>(state)))
+                           : WithoutGil([&] {
+                               return RestCatalog::FileIOFromState(
+                                   std::get<1>(state), std::get<3>(state), std::get<4>(state));
+                             });
              auto table = Unwrap(Table::Open(io, id, std::get<1>(state), std::get<2>(state)));
              if (!std::get<4>(state).empty()) {
                auto commit = WithoutGil(

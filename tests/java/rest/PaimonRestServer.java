@@ -2,19 +2,37 @@
 // paimon-core test jar), started for our tests by tests/rest_server.py.
 //
 // Usage: java PaimonRestServer <data-dir> <warehouse-name> <bearer-token>
+//            [<s3-warehouse-uri> <s3-endpoint> <access-key> <secret-key>]
 // Serves Paimon's REST protocol on a free localhost port with tables under <data-dir>; prints
 // "@@URL@@ <url>" once it listens, then reads commands from stdin, one per line, answering
 // each with "@@OK@@" or "@@ERR@@ <message>":
 //   no-permission-table <db.table>   answer 403 for the table from now on
 //   no-permission-database <db>      answer 403 for the database from now on
+//   set-data-token <db.table> <expires-at-millis> <key>=<value>...
+//                                    the table's data token from now on (the server's
+//                                    GET .../tables/{t}/token answers it)
 // End of stdin shuts the server down.
+//
+// With the four S3 arguments the server keeps its tables on that S3 warehouse instead
+// (paimon-s3, with those keys: the server's own credentials), and its config tells clients
+// "data-token.enabled" and the store's endpoint, so a client reaches the files only with the
+// per-table credentials the test sets with set-data-token. RESTCatalogServer always makes its
+// catalog on the local filesystem; this launcher replaces that catalog (a field set by
+// reflection, before the server starts) with the same RESTFileSystemCatalog on S3.
+import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.rest.RESTCatalogServer;
+import org.apache.paimon.rest.RESTFileSystemCatalog;
+import org.apache.paimon.rest.RESTToken;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
 import org.apache.paimon.rest.responses.ConfigResponse;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,9 +44,19 @@ public class PaimonRestServer {
         String token = args[2];
         Map<String, String> defaults = new HashMap<>();
         defaults.put("prefix", "paimon-rowid");
+        boolean s3 = args.length >= 7;
+        if (s3) {
+            defaults.put("data-token.enabled", "true");
+            defaults.put("fs.s3.endpoint", args[4]);
+            defaults.put("fs.s3.region", "us-east-1");
+            defaults.put("s3.path.style.access", "true");
+        }
         ConfigResponse config = new ConfigResponse(defaults, new HashMap<>());
         RESTCatalogServer server =
                 new RESTCatalogServer(dataPath, new BearTokenAuthProvider(token), config, warehouse);
+        if (s3) {
+            useS3Catalog(server, defaults, args[3], args[4], args[5], args[6]);
+        }
         server.start();
         System.out.println("@@URL@@ " + server.getUrl());
         System.out.flush();
@@ -45,6 +73,9 @@ public class PaimonRestServer {
                     case "no-permission-database":
                         server.addNoPermissionDatabase(parts[1]);
                         break;
+                    case "set-data-token":
+                        setDataToken(server, parts[1]);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown command " + parts[0]);
                 }
@@ -56,5 +87,46 @@ public class PaimonRestServer {
         }
         server.shutdown();
         System.exit(0);
+    }
+
+    // "<db.table> <expires-at-millis> k=v k=v ..."
+    private static void setDataToken(RESTCatalogServer server, String arguments) {
+        String[] words = arguments.trim().split(" ");
+        Map<String, String> token = new HashMap<>();
+        for (int i = 2; i < words.length; i++) {
+            int eq = words[i].indexOf('=');
+            token.put(words[i].substring(0, eq), words[i].substring(eq + 1));
+        }
+        server.setDataToken(
+                Identifier.fromString(words[0]), new RESTToken(token, Long.parseLong(words[1])));
+    }
+
+    private static void useS3Catalog(
+            RESTCatalogServer server,
+            Map<String, String> defaults,
+            String warehouseUri,
+            String endpoint,
+            String accessKey,
+            String secretKey)
+            throws Exception {
+        Options conf = new Options();
+        defaults.forEach(conf::setString);
+        conf.setString("warehouse", warehouseUri);
+        conf.setString("s3.endpoint", endpoint);
+        conf.setString("s3.access-key", accessKey);
+        conf.setString("s3.secret-key", secretKey);
+        conf.setString("s3.path.style.access", "true");
+        CatalogContext context = CatalogContext.create(conf);
+        Path path = new Path(warehouseUri);
+        RESTFileSystemCatalog catalog =
+                new RESTFileSystemCatalog(FileIO.get(path, context), path, context);
+        setField(server, "catalogContext", context);
+        setField(server, "catalog", catalog);
+    }
+
+    private static void setField(Object target, String name, Object value) throws Exception {
+        Field field = RESTCatalogServer.class.getDeclaredField(name);
+        field.setAccessible(true);
+        field.set(target, value);
     }
 }

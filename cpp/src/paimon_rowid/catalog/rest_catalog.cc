@@ -106,6 +106,38 @@ Status ForTable(const Status& st, const std::string& table) {
   return st;
 }
 
+// The keys of `options` a FileIO is made from (object-store settings), without the
+// catalog's connection and bearer token.
+std::map<std::string, std::string> FilesystemOptions(
+    const std::map<std::string, std::string>& options) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : options) {
+    for (const char* prefix : {"fs.", "s3.", "s3a.", "s3n.", "oss."}) {
+      if (k.rfind(prefix, 0) == 0) {
+        out[k] = v;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Result<RestDataToken> ParseDataToken(const std::string& text, const std::string& table) {
+  json parsed = json::parse(text, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("expiresAtMillis") ||
+      !parsed["expiresAtMillis"].is_number_integer()) {
+    return Status::IOError("REST catalog server answered no data token for table ", table);
+  }
+  RestDataToken token;
+  token.expires_at_millis = parsed["expiresAtMillis"].get<int64_t>();
+  if (parsed.contains("token") && parsed["token"].is_object()) {
+    for (const auto& [k, v] : parsed["token"].items()) {
+      if (v.is_string()) token.token[k] = v.get<std::string>();
+    }
+  }
+  return token;
+}
+
 json IdentifierJson(const Identifier& id) {
   return json{{"database", id.database}, {"object", id.table}};
 }
@@ -316,7 +348,16 @@ Result<std::shared_ptr<Table>> RestCatalog::GetTable(const std::string& identifi
   if (path.empty()) {
     return Status::IOError("REST catalog server gave no path for table ", id.FullName());
   }
-  ARROW_ASSIGN_OR_RAISE(auto io, FileIO::Make(path, options_.values()));
+  std::shared_ptr<FileIO> io;
+  ARROW_ASSIGN_OR_RAISE(bool data_token, options_.GetBool("data-token.enabled", false));
+  if (data_token) {
+    auto self = shared_from_this();
+    ARROW_ASSIGN_OR_RAISE(io, RestTokenFileIO::Make(
+                                  path, FilesystemOptions(options_.values()),
+                                  [self, id]() { return self->LoadDataToken(id); }, std::nullopt));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(io, FileIO::Make(path, options_.values()));
+  }
   std::string location = path;
   if (location.rfind("file://", 0) == 0) {
     location = location.substr(7);
@@ -325,6 +366,31 @@ Result<std::shared_ptr<Table>> RestCatalog::GetTable(const std::string& identifi
   }
   ARROW_ASSIGN_OR_RAISE(auto table, Table::Open(io, id, location));
   return table->WithSnapshotCommit(MakeSnapshotCommit(id, StringField(parsed, "id")));
+}
+
+Result<RestDataToken> RestCatalog::LoadDataToken(const Identifier& identifier) const {
+  auto answer = Call("GET", TablePath(identifier) + "/token");
+  if (!answer.ok()) return ForTable(answer.status(), identifier.FullName());
+  return ParseDataToken(*answer, identifier.FullName());
+}
+
+Result<std::shared_ptr<FileIO>> RestCatalog::FileIOFromState(
+    const std::string& path, const std::map<std::string, std::string>& io_options,
+    const std::map<std::string, std::string>& commit_state) {
+  std::map<std::string, std::string> base;
+  auto shipped = RestTokenFileIO::ShippedToken(io_options, &base);
+  if (!shipped || commit_state.empty()) return FileIO::Make(path, io_options);
+  auto options = commit_state;
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(options[kStateIdentifier]));
+  options.erase(kStateTableId);
+  options.erase(kStateIdentifier);
+  auto loader = [options, id]() -> Result<RestDataToken> {
+    ARROW_ASSIGN_OR_RAISE(auto catalog, Make(options));
+    return catalog->LoadDataToken(id);
+  };
+  ARROW_ASSIGN_OR_RAISE(
+      auto io, RestTokenFileIO::Make(path, std::move(base), std::move(loader), std::move(shipped)));
+  return io;
 }
 
 Status RestCatalog::CreateTable(const std::string& identifier, const TableSchema& schema,

@@ -9,6 +9,9 @@
 // (catalog/snapshot_commit.h) that sends each new snapshot to the server's commit endpoint:
 // the server creates snapshot-N or answers that N is taken.
 //
+// Data tokens: when the merged options say "data-token.enabled": "true", a table's files are
+// read and written with the credentials the server vends for it (catalog/rest_token_file_io.h).
+//
 // Options (pypaimon's names): "uri" (required), "warehouse" (required), "token.provider"
 // ("bear": "token" is sent as "Authorization: Bearer <token>"; DLF signing is not
 // supported: NotImplemented), "header.NAME" (extra request headers, also from the server's
@@ -30,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "paimon_rowid/catalog/rest_token_file_io.h"
 #include "paimon_rowid/catalog/schema_change.h"
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/options.h"
@@ -81,6 +85,15 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
   /// Rebuilds a table's seam from SnapshotCommit::State() (a pickled table on a Ray worker).
   static Result<std::shared_ptr<const SnapshotCommit>> SnapshotCommitFromState(
       const std::map<std::string, std::string>& state);
+
+  /// The table's data token (GET .../tables/{t}/token): filesystem options and their expiry.
+  Result<RestDataToken> LoadDataToken(const Identifier& identifier) const;
+  /// The FileIO of a pickled table (Table's state): a RestTokenFileIO when `io_options`
+  /// carry a data token (it asks the server for a new one, through a catalog made from
+  /// `commit_state`, only when that token needs refreshing), else FileIO::Make.
+  static Result<std::shared_ptr<FileIO>> FileIOFromState(
+      const std::string& path, const std::map<std::string, std::string>& io_options,
+      const std::map<std::string, std::string>& commit_state);
 
   /// One request: `method` on `path` (after the prefix, e.g. "/databases"). The answer's
   /// JSON (null for an empty body) or the mapped error. Used by the calls above.

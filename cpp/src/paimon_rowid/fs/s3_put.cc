@@ -124,7 +124,10 @@ int S3ConditionalPut::Send(const char* method, const std::string& url, std::stri
   if (put) {
     headers = curl_slist_append(headers, "If-None-Match: *");
     headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
-    headers = curl_slist_append(headers, "Expect:");
+    // No "Expect:" line to suppress 100-continue: curl (7.88) signs that empty header into
+    // its SigV4 signature without sending it, and a store checking signatures (AWS; moto
+    // with authentication on) refuses the request. curl only expects 100-continue for
+    // bodies over 1 MiB, which a snapshot or schema file rarely is.
     // OSS's own spelling of create-if-absent, for stores that read it instead.
     if (config_.scheme == "oss") {
       headers = curl_slist_append(headers, "x-oss-forbid-overwrite: true");

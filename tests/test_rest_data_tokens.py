@@ -1,0 +1,225 @@
+"""Data tokens of the REST catalog (docs/rest-catalog.md): per-table object-store credentials
+the server vends, against Java Paimon's RESTCatalogServer keeping its tables on a local S3
+server that checks every request's credentials.
+
+The S3 server is a moto of its own (tests/s3_server.py) with authentication switched on: only
+keys of its IAM users are accepted (signatures checked), and a deleted key is refused at once.
+The REST server (tests/rest_server.py, ``s3=``) writes the tables' schemas with its own key;
+its config tells clients ``data-token.enabled``; each test gives a table a key of its own
+through the server's token store (``set_data_token``), and takes it away by deleting the key.
+
+(a) Reads and writes use the table's token, ours and pypaimon's alike, on the same tables; the
+    server's default token (no real key) is refused by the store, so the token is what works.
+(b) A token near its expiry is replaced from the server before the next request: a job whose
+    first key is deleted after its expiry goes on with the new one; a pickled table (what Ray
+    workers get) carries the token and refreshes on its own.
+(c) A revoked token fails the job with OSError, leaves no snapshot and no file, and neither
+    the exception nor the logs show the secret.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+import time
+import urllib.request
+import uuid
+
+import pyarrow as pa
+import pytest
+
+pytestmark = [pytest.mark.native, pytest.mark.java, pytest.mark.s3]
+
+DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
+SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string())])
+BUCKET = "rest-data-tokens"
+HOUR_MS = 3600 * 1000
+ALLOW_ALL = json.dumps({"Version": "2012-10-17",
+                        "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
+
+
+class TokenWorld:
+    """A moto S3 server checking credentials, and a token-serving REST server on it."""
+
+    def __init__(self, s3, rest, admin) -> None:
+        self.s3, self.rest, self.admin = s3, rest, admin
+        self._iam = self._client("iam")
+
+    def _client(self, service: str):
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(service, endpoint_url=self.s3.endpoint, region_name="us-east-1",
+                            aws_access_key_id=self.admin[0], aws_secret_access_key=self.admin[1],
+                            config=Config(s3={"addressing_style": "path"}))
+
+    def new_key(self):
+        """The key of a new IAM user allowed everything: (id, secret, user)."""
+        user = f"client-{uuid.uuid4().hex[:8]}"
+        self._iam.create_user(UserName=user)
+        self._iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=ALLOW_ALL)
+        key = self._iam.create_access_key(UserName=user)["AccessKey"]
+        return key["AccessKeyId"], key["SecretAccessKey"], user
+
+    def revoke(self, key) -> None:
+        self._iam.delete_access_key(UserName=key[2], AccessKeyId=key[0])
+
+    def give(self, identifier: str, key, expires_in_ms: int) -> None:
+        self.rest.set_data_token(identifier, int(time.time() * 1000) + expires_in_ms,
+                                 {"fs.s3.accessKeyId": key[0], "fs.s3.accessKeySecret": key[1]})
+
+    def files(self, identifier: str):
+        """Every object under the table's directory (with the server's key)."""
+        db, table = identifier.split(".")
+        prefix = f"wh/{db}.db/{table}/"
+        pages = self._client("s3").get_paginator("list_objects_v2").paginate(
+            Bucket=BUCKET, Prefix=prefix)
+        return sorted(o["Key"][len(prefix):] for p in pages for o in p.get("Contents", []))
+
+    def catalog(self):
+        from paimon_rowid import CatalogFactory
+
+        return CatalogFactory.create(self.rest.catalog_options())
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    import boto3
+
+    from java import JAVA_PAIMON_VERSION, JavaOracleUnavailable
+    from rest_server import RestServer, S3Warehouse
+    from s3_server import ACCESS_KEY, REGION, SECRET_KEY, S3Server, S3ServerUnavailable
+
+    try:
+        s3 = S3Server.start()
+    except S3ServerUnavailable as error:
+        pytest.skip(f"local S3 server (moto) unavailable: {error}")
+    try:
+        s3.make_bucket(BUCKET)
+        iam = boto3.client("iam", endpoint_url=s3.endpoint, region_name=REGION,
+                           aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
+        iam.create_user(UserName="server")
+        iam.put_user_policy(UserName="server", PolicyName="all", PolicyDocument=ALLOW_ALL)
+        made = iam.create_access_key(UserName="server")["AccessKey"]
+        admin = (made["AccessKeyId"], made["SecretAccessKey"])
+        # From now on moto checks every request's signature against its IAM users' keys.
+        request = urllib.request.Request(f"{s3.endpoint}/moto-api/reset-auth", data=b"0",
+                                         method="POST", headers={"Content-Type": "text/plain"})
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request).read()
+        try:
+            rest = RestServer.start(str(tmp_path_factory.mktemp("rest-token-data")),
+                                    s3=S3Warehouse(f"s3://{BUCKET}/wh", s3.endpoint, *admin))
+        except JavaOracleUnavailable as error:
+            pytest.skip(f"Java Paimon {JAVA_PAIMON_VERSION} REST server unavailable: {error}")
+        try:
+            yield TokenWorld(s3, rest, admin)
+        finally:
+            rest.stop()
+    finally:
+        s3.stop()
+
+
+def _data(start: int, n: int) -> pa.Table:
+    return pa.table({"id": pa.array(range(start, start + n), pa.int64()),
+                     "name": [f"n{i}" for i in range(start, start + n)]}, schema=SCHEMA)
+
+
+def _create(catalog, identifier: str) -> None:
+    from paimon_rowid import Schema
+
+    catalog.create_database(identifier.split(".")[0], True)
+    catalog.create_table(identifier, Schema.from_pyarrow_schema(SCHEMA, options=DE), False)
+
+
+def _write(table, data: pa.Table) -> None:
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    try:
+        write.write_arrow(data)
+        commit.commit(write.prepare_commit())
+    finally:
+        write.close()
+        commit.close()
+
+
+def _read(table) -> pa.Table:
+    builder = table.new_read_builder()
+    return builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("id")
+
+
+def _identifier() -> str:
+    return f"db_{uuid.uuid4().hex[:8]}.t"
+
+
+def test_reads_and_writes_use_the_tables_token(world, oracle):
+    catalog = world.catalog()
+    assert catalog.options["data-token.enabled"] == "true"
+    identifier = _identifier()
+    _create(catalog, identifier)
+    # The server's own default token names no real key: the store refuses it.
+    with pytest.raises(OSError):
+        _write(catalog.get_table(identifier), _data(0, 3))
+    assert [f for f in world.files(identifier) if not f.startswith("schema/")] == []
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    table = catalog.get_table(identifier)
+    _write(table, _data(0, 10))
+    assert table.path.startswith(f"s3://{BUCKET}/wh/")
+    # pypaimon's REST client on the same server reads ours and writes; ours reads it.
+    pypaimon = oracle.with_catalog_options(world.rest.catalog_options())
+    assert pypaimon.read(world.rest.warehouse, identifier).sort_by("id").equals(_data(0, 10))
+    pypaimon.write(world.rest.warehouse, identifier, _data(10, 5))
+    assert _read(catalog.get_table(identifier)).equals(_data(0, 15))
+
+
+def test_a_token_near_its_expiry_is_refreshed_mid_job(world):
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    first, second = world.new_key(), world.new_key()
+    # Fresh for 3 more seconds (a token within an hour of its expiry is renewed first).
+    world.give(identifier, first, HOUR_MS + 3000)
+    table = catalog.get_table(identifier)
+    _write(table, _data(0, 5))
+    shipped = pickle.dumps(table)  # what a Ray worker gets: the first token
+    world.give(identifier, second, 2 * HOUR_MS)
+    time.sleep(3.5)
+    world.revoke(first)  # the first token has expired: the store refuses it now
+    # The same job (one table handle) goes on: its next requests ask for the new token.
+    _write(table, _data(5, 5))
+    assert _read(table).equals(_data(0, 10))
+    # The worker's copy notices its token is stale and asks the server too.
+    assert _read(pickle.loads(shipped)).equals(_data(0, 10))
+
+
+def test_a_revoked_token_fails_the_job_cleanly(world, caplog, capfd):
+    caplog.set_level(logging.DEBUG)
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    key = world.new_key()
+    world.give(identifier, key, 2 * HOUR_MS)
+    table = catalog.get_table(identifier)
+    _write(table, _data(0, 5))
+    before = world.files(identifier)
+    world.revoke(key)  # the server still hands it out; the store refuses it
+    with pytest.raises(OSError) as failure:
+        _write(table, _data(5, 5))
+    # Nothing of the failed job: no snapshot, no data or manifest file.
+    assert world.files(identifier) == before
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    fresh = world.catalog().get_table(identifier)
+    assert fresh.latest_snapshot().id == 1
+    assert _read(fresh).equals(_data(0, 5))
+    # The secret is in no message and no log.
+    out, err = capfd.readouterr()
+    chain, e = [], failure.value
+    while e is not None:
+        chain.append(f"{type(e).__name__}: {e!r} {e}")
+        e = e.__cause__ or e.__context__
+    # (The test's own boto3 calls to moto's IAM log the keys they make: not ours.)
+    ours = "\n".join(r.getMessage() for r in caplog.records
+                     if not r.name.startswith(("botocore", "boto3", "urllib3")))
+    assert caplog.records  # the log was captured at DEBUG
+    for text in (*chain, ours, out, err):
+        assert key[1] not in text
+        assert world.rest.token not in text
