@@ -87,3 +87,23 @@ def test_batch_vector_search_on_ray(ray_session, warehouse):
     assert [s for r in got for s in r.scores] == pytest.approx([s for r in want for s in r.scores])
     assert all(i < 1520 for r in got for i in r.row_ids)
     assert np.asarray([len(r) for r in got]).min() == 5
+
+
+def test_ray_build_and_search_by_a_column_renamed_after_the_snapshot(ray_session, warehouse):
+    """No commit since the rename: the tasks pin the driver's snapshot with the driver's
+    schema, so the new name works in the build and in the search tasks."""
+    from paimon_rowid.ray import batch_vector_search, create_search_index
+    from paimon_rowid.schema.schema_change import SchemaChange
+    _, vectors = _table(warehouse, n=1000)
+    opts = {"warehouse": warehouse}
+    catalog(warehouse).alter_table("db.t", [SchemaChange.rename_column("emb", "vec")], False)
+    queries = _vectors(2, seed=31)
+    want = [[int(i) for i in np.argsort(-(vectors @ q), kind="stable")[:3]] for q in queries]
+    got = batch_vector_search("db.t", opts, "vec", queries, 3, num_tasks=2)
+    assert [r.row_ids for r in got] == want  # no index yet: scored directly
+    assert create_search_index("db.t", opts, "vec", "ivf-flat", options=SHARDS,
+                               num_tasks=2) == 2
+    catalog(warehouse).alter_table("db.t", [SchemaChange.rename_column("vec", "v2")], False)
+    got = batch_vector_search("db.t", opts, "v2", queries, 3, num_tasks=2,
+                              options={"ivf.nprobe": "64"})
+    assert [r.row_ids for r in got] == want

@@ -14,8 +14,14 @@ def pin_snapshot(table: Any, snapshot: Any) -> Any:
     """A handle of ``table`` reading exactly ``snapshot``: its other time-travel keys removed,
     its schema kept (``READ_SCHEMA_ID``): the latest snapshot may predate an alter, whose
     columns a job on the latest table must still see."""
+    return pin_snapshot_id(table, int(snapshot.id), int(table.table_schema.id))
+
+
+def pin_snapshot_id(table: Any, snapshot_id: int, schema_id: int) -> Any:
+    """``pin_snapshot`` by ids: a handle of ``table`` reading snapshot ``snapshot_id`` with
+    schema ``schema_id`` (a Ray task pins the driver's snapshot with the driver's schema)."""
     overrides: Dict[str, Optional[str]] = {k: None for k in TIME_TRAVEL_KEYS
                                            if k in table.options}
-    overrides["scan.snapshot-id"] = str(snapshot.id)
-    overrides[READ_SCHEMA_ID] = str(table.table_schema.id)
+    overrides["scan.snapshot-id"] = str(snapshot_id)
+    overrides[READ_SCHEMA_ID] = str(schema_id)
     return table.copy(overrides)

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import numpy as np
 
 from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot_id
 from ..jobs import _job_checks as jobs
 from ..table._search_options import SEARCH_INDEX_TYPES
 from ..table.global_index import _column, _partition_filter
@@ -27,9 +28,8 @@ from ._runtime import innermost, require_ray
 def _build_task(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,
                 job: Dict[str, Any], shards: List[Shard]) -> List[Dict[str, Any]]:
     table = jobs.load_table(target, catalog_options)
-    pinned = table.copy({"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
-                         "scan.timestamp-millis": None})
-    shard_job = ShardJob(pinned, **job)
+    pinned = pin_snapshot_id(table, snapshot_id, job["schema_id"])
+    shard_job = ShardJob(pinned, snapshot_id=snapshot_id, **job)
     written: List[Dict[str, Any]] = []
     try:
         for shard in shards:
@@ -69,7 +69,8 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
         chunks = [list(shards[i::tasks]) for i in range(tasks)]
         snapshot_id = job.snapshot_id
         spec = {"column": job.column, "index_type": job.index_type, "field_id": job.field_id,
-                "native_options": job.native_options, "sample_ratio": job.sample_ratio}
+                "native_options": job.native_options, "sample_ratio": job.sample_ratio,
+                "schema_id": job.schema_id}
         refs = [remote.remote(dict(catalog_options), target, snapshot_id, spec, chunk)
                 for chunk in chunks]
         try:
@@ -93,11 +94,10 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
 
 
 def _search_task(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,
-                 column: str, queries: np.ndarray, limit: int, predicate: Optional[Predicate],
-                 partition_filter: Optional[Predicate], options: Dict[str, str]) -> List[Any]:
-    table = jobs.load_table(target, catalog_options).copy(
-        {"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
-         "scan.timestamp-millis": None})
+                 schema_id: int, column: str, queries: np.ndarray, limit: int,
+                 predicate: Optional[Predicate], partition_filter: Optional[Predicate],
+                 options: Dict[str, str]) -> List[Any]:
+    table = pin_snapshot_id(jobs.load_table(target, catalog_options), snapshot_id, schema_id)
     builder = (BatchVectorSearchBuilder(table).with_vector_column(column)
                .with_query_vectors(queries).with_limit(limit).with_options(options)
                .with_filter(predicate))
@@ -130,8 +130,8 @@ def batch_vector_search(target: str, catalog_options: Mapping[str, Any], column:
     remote = ray.remote(**ray_remote_args)(_search_task) if ray_remote_args else \
         ray.remote(_search_task)
     bounds = np.linspace(0, matrix.shape[0], tasks + 1).astype(int)
-    refs = [remote.remote(dict(catalog_options), target, snapshot.id, column,
-                          matrix[lo:hi], int(limit), filter, partition_filter,
+    refs = [remote.remote(dict(catalog_options), target, snapshot.id, table.table_schema.id,
+                          column, matrix[lo:hi], int(limit), filter, partition_filter,
                           {str(k): str(v) for k, v in (options or {}).items()})
             for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
     try:

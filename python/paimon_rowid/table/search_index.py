@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._internal._lib import native
+from .._internal._time_travel import pin_snapshot_id
 from . import _search_options as opts
 from .predicate import Predicate
 
@@ -250,9 +251,10 @@ def build_search_index(table: Any, column: str, index_type: str,
                                                 rows_per_shard)
     if not shards:
         return 0
-    pinned = table.copy({"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
-                         "scan.timestamp-millis": None})
-    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio, snapshot_id)
+    schema_id = int(table.table_schema.id)
+    pinned = pin_snapshot_id(table, snapshot_id, schema_id)
+    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio, snapshot_id,
+                   schema_id)
     if run_shards is not None:
         files = run_shards(job, shards)
     else:
@@ -278,6 +280,7 @@ class ShardJob:
     native_options: Dict[str, str]
     sample_ratio: float
     snapshot_id: int = 0
+    schema_id: int = 0  # the schema the pinned table reads with (the caller's)
 
     def read(self, shard: Shard) -> pa.Table:
         return read_shard(self.table, self.column, shard)
