@@ -109,7 +109,7 @@ def index_files(table: Any, column: str, types: Sequence[str], snapshot_id: int,
     """The live index files of ``column`` of the ``types`` at ``snapshot_id``, by range start;
     none when reads may not depend on indexes (``global-index.enabled`` false, or
     ``global-index.column-update-action`` IGNORE: an update may have left them stale), so every
-    row is then scored directly, as the btree reads do."""
+    row is then scored directly, as the btree reads do, whatever the search mode."""
     if not native().global_indexes_trusted(table._native):
         return []
     predicate = None if partition_filter is None else partition_filter.to_native()
@@ -387,11 +387,14 @@ def vector_search(table: Any, column: str, queries: np.ndarray, limit: int,
                   predicate: Optional[Predicate], partition_filter: Optional[Predicate],
                   options: Dict[str, str]) -> List[List[Tuple[int, float]]]:
     """The top ``limit`` (row id, score) of each query, best first."""
+    mode = opts.search_mode(options, table.options, "vector-index")
     snapshot = table.resolve_snapshot()
     top = TopK(queries.shape[0], limit)
     if snapshot is None or not snapshot.next_row_id:
         return [[] for _ in range(queries.shape[0])]
     files = index_files(table, column, opts.VECTOR_INDEX_TYPES, snapshot.id, partition_filter)
+    # pypaimon's FAST: rows no index file covers are not searched (unless no index is trusted)
+    fast = mode == "fast" and native().global_indexes_trusted(table._native)
     readers = [vector_reader(table, f["path"]) for f in files]
     for reader in readers:
         dimension = reader.metadata().dimension
@@ -421,41 +424,10 @@ def vector_search(table: Any, column: str, queries: np.ndarray, limit: int,
             _offer_scores(prep.direct[0], prep.direct[1], queries, metric, top)
             continue
         _search_file(table, column, f, reader, prep, queries, limit, options, metric, top)
-    for lo, hi in subtract(0, snapshot.next_row_id - 1, covered):
+    for lo, hi in [] if fast else subtract(0, snapshot.next_row_id - 1, covered):
         _brute_force(table, column, [(lo, hi)], queries, metric, top, predicate,
                      partition_filter)
     return [top.ranked(q) for q in range(queries.shape[0])]
-
-
-def refine_factor(options: Dict[str, str], table_options: Dict[str, str], column: str,
-                  index_type: str) -> int:
-    """pypaimon's ``refine-factor`` lookup (also ``refine_factor``, ``rerank-factor``,
-    ``rerank_factor``), call options first, then table options; per field
-    (``fields.<col>.``), per index type (``ivf-pq.``, ``ivf_pq.``, ``ivf.``) or bare. 0: none."""
-    prefixes: List[str] = []
-    normalized = index_type.replace("-", "_")
-    for base in (f"fields.{column}.", ""):
-        prefixes.append(base + index_type + ".")
-        if normalized != index_type:
-            prefixes.append(base + normalized + ".")
-        if normalized.startswith("ivf"):
-            prefixes.append(base + "ivf.")
-        prefixes.append(base)
-    for source in (options, table_options):
-        for prefix in prefixes:
-            for suffix in ("refine_factor", "refine-factor", "rerank_factor", "rerank-factor"):
-                value = source.get(prefix + suffix)
-                if value is None:
-                    continue
-                try:
-                    factor = int(str(value).strip())
-                except ValueError as e:
-                    raise ValueError(f"Invalid vector refine factor: {value}. Must be an "
-                                     "integer.") from e
-                if factor <= 0:
-                    raise ValueError(f"Vector refine factor must be positive, got: {value}")
-                return factor
-    return 0
 
 
 def _offer_hits(table: Any, column: str, start: int, ids: np.ndarray, distances: np.ndarray,
@@ -493,7 +465,7 @@ def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any, prep: 
     include = prep.include
     allowed = meta.total_vectors if include is None else min(meta.total_vectors, include.size)
     k = max(1, min(limit, allowed))
-    factor = refine_factor(options, table.options, column, f["index_type"])
+    factor = opts.refine_factor(options, table.options, column, f["index_type"])
     k_search = max(1, min(k * factor, allowed)) if factor else k
     filter_bytes = prep.bitmap()
     everyone = list(range(queries.shape[0]))
@@ -582,6 +554,7 @@ def full_text_search(table: Any, column: str, query: Any, limit: int,
     """The top ``limit`` (row id, BM25 score) of ``query`` over the full-text index files of
     ``column``; rows no file covers are searched through one temporary index over them."""
     text = full_text_query(query)
+    fast = opts.search_mode({}, table.options, "full-text-index") == "fast"
     snapshot = table.resolve_snapshot()
     if snapshot is None or not snapshot.next_row_id:
         return []
@@ -589,6 +562,8 @@ def full_text_search(table: Any, column: str, query: Any, limit: int,
                         partition_filter)
     covered = merge_ranges([(f["from"], f["to"]) for f in files])
     uncovered = subtract(0, snapshot.next_row_id - 1, covered)
+    if fast and native().global_indexes_trusted(table._native):
+        uncovered = []  # pypaimon's FAST: rows no index file covers are not searched
     allowed = None
     if predicate is not None:
         allowed = matching_rows(table, merge_ranges(covered + uncovered), predicate,

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 VECTOR_INDEX_TYPES = ("ivf-flat", "ivf-pq", "ivf-sq", "ivf-rq", "diskann")
 FULL_TEXT_INDEX_TYPE = "full-text"
 SEARCH_INDEX_TYPES = VECTOR_INDEX_TYPES + (FULL_TEXT_INDEX_TYPE,)
+
+SEARCH_MODES = ("fast", "full", "detail")
+DEFAULT_SEARCH_MODE = "full"  # pypaimon's default is fast (uncovered rows not searched)
 
 DEFAULT_DIMENSION = 128
 DEFAULT_ROWS_PER_SHARD = 100_000
@@ -156,3 +159,55 @@ def score_of_distance(distance: float, metric: str) -> float:
     if metric == "inner_product":
         return -distance
     raise ValueError(f"Unknown vector search metric: {metric}")
+
+
+def search_mode(call_options: Mapping[str, Any], table_options: Mapping[str, Any],
+                family: str) -> str:
+    """pypaimon's search mode of an index family (``vector-index``, ``full-text-index``):
+    ``<family>.search-mode``, else ``global-index.search-mode``; call options (the vector
+    builders' ``with_option(s)``) before table options. ``fast`` searches only the rows index
+    files cover; ``full`` and ``detail`` also score the others directly (equal results here:
+    both search exactly the live rows no file covers). Default ``full`` (pypaimon: ``fast``).
+    ValueError for another value."""
+    for source in (call_options, table_options):
+        for key in (f"{family}.search-mode", "global-index.search-mode"):
+            value = source.get(key)
+            if value is None:
+                continue
+            mode = str(value).strip().lower()
+            if mode not in SEARCH_MODES:
+                raise ValueError(f"Invalid {key} '{value}': expected one of "
+                                 f"{', '.join(SEARCH_MODES)}.")
+            return mode
+    return DEFAULT_SEARCH_MODE
+
+
+def refine_factor(options: Dict[str, str], table_options: Dict[str, str], column: str,
+                  index_type: str) -> int:
+    """pypaimon's ``refine-factor`` lookup (also ``refine_factor``, ``rerank-factor``,
+    ``rerank_factor``), call options first, then table options; per field
+    (``fields.<col>.``), per index type (``ivf-pq.``, ``ivf_pq.``, ``ivf.``) or bare. 0: none."""
+    prefixes: List[str] = []
+    normalized = index_type.replace("-", "_")
+    for base in (f"fields.{column}.", ""):
+        prefixes.append(base + index_type + ".")
+        if normalized != index_type:
+            prefixes.append(base + normalized + ".")
+        if normalized.startswith("ivf"):
+            prefixes.append(base + "ivf.")
+        prefixes.append(base)
+    for source in (options, table_options):
+        for prefix in prefixes:
+            for suffix in ("refine_factor", "refine-factor", "rerank_factor", "rerank-factor"):
+                value = source.get(prefix + suffix)
+                if value is None:
+                    continue
+                try:
+                    factor = int(str(value).strip())
+                except ValueError as e:
+                    raise ValueError(f"Invalid vector refine factor: {value}. Must be an "
+                                     "integer.") from e
+                if factor <= 0:
+                    raise ValueError(f"Vector refine factor must be positive, got: {value}")
+                return factor
+    return 0
