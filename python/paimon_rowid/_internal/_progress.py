@@ -18,6 +18,11 @@ from the calling thread, which draws the bar and calls ``on_progress``. Ctrl-C c
 job the same way. Without a bar or a hook the job runs directly, with no thread and no
 counter.
 
+The Ray doors draw ``progress=True`` with Ray's own tqdm instead (``ray/_progress.py``, passed
+here as ``draw``): the driver's bar then lives in Ray's bar manager, which hides it while the
+workers' log lines are printed and lays it out with the workers' own ``tqdm_ray`` bars. A text
+stream gets the same plain lines on Ray as embedded.
+
 Cost: O(1) per update; the terminal bar redraws at most 10 times a second.
 """
 from __future__ import annotations
@@ -27,14 +32,14 @@ import io
 import sys
 import threading
 import time
-from typing import Any, Callable, Optional, TextIO, TypeVar
+from typing import Any, Callable, Optional, Protocol, TextIO, TypeVar
 
 from tqdm import tqdm
 
 from ._lib import native
 
 __all__ = ["JobProgress", "BackfillProgress", "ProgressReporter", "ProgressTracker",
-           "check_progress_args", "run_native"]
+           "BarSink", "DrawBar", "check_progress_args", "run_native"]
 
 T = TypeVar("T")
 
@@ -99,6 +104,19 @@ class BackfillProgress(JobProgress):
     def line(self) -> str:
         """The figures as one plain line (what the non-terminal output prints)."""
         return _plain_line(self, self.postfix())
+
+
+class BarSink(Protocol):
+    """What draws one job's figures: called with each reading (its postfix text; ``forced``
+    for a reading that must show now), then closed."""
+
+    def __call__(self, p: JobProgress, postfix: str, forced: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+
+#: Makes the bar of ``progress=True`` for a job and its unit (the Ray doors' tqdm_ray).
+DrawBar = Callable[[str, str], BarSink]
 
 
 def _plain_line(p: JobProgress, postfix: str = "") -> str:
@@ -169,16 +187,20 @@ class ProgressReporter:
 
     The job calls ``add_total`` as it learns of work, ``advance`` / ``update_to`` as units
     finish, and ``finish`` once at the end of a successful run (``close`` in any case).
-    ``enabled`` is False when nobody watches (then every call is a no-op)."""
+    ``enabled`` is False when nobody watches (then every call is a no-op). ``draw`` makes the
+    bar of ``progress=True`` (default: tqdm on stderr, or plain lines when it is no terminal);
+    a text stream is always written plain lines or a tqdm bar as above."""
 
     def __init__(self, job: str, unit: str, progress: Any,
                  on_progress: Optional[Callable[[Any], Any]], total: int = 0,
-                 interval: float = 5.0) -> None:
+                 interval: float = 5.0, draw: Optional[DrawBar] = None) -> None:
         check_progress_args(progress, on_progress)
         self.job, self.unit = job, unit
         self.total, self.done = total, 0
-        self._bar: Optional[_Bar] = None
-        if progress is True:
+        self._bar: Optional[BarSink] = None
+        if progress is True and draw is not None:
+            self._bar = draw(job, unit)
+        elif progress is True:
             self._bar = _Bar(sys.stderr, job, unit, interval)
         elif progress is not None and progress is not False:
             self._bar = _Bar(progress, job, unit, interval)
@@ -252,9 +274,9 @@ class ProgressTracker(ProgressReporter):
 
     def __init__(self, rows_total: int, batches: int, progress: Any,
                  on_progress: Optional[Callable[[BackfillProgress], Any]],
-                 interval: float = 5.0) -> None:
+                 interval: float = 5.0, draw: Optional[DrawBar] = None) -> None:
         super().__init__("backfill", "rows", progress, on_progress, total=rows_total,
-                         interval=interval)
+                         interval=interval, draw=draw)
         self.batches = batches
         self.rows_committed = 0   # rows of finished batches (all their rows)
         self.rows_in_batch = 0    # rows computed in the running batch

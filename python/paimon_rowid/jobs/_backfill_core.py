@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import pyarrow as pa
 
 from .._internal._lib import native
-from .._internal._progress import BackfillProgress, ProgressTracker
+from .._internal._progress import BackfillProgress, DrawBar, ProgressTracker
 from .._internal.range import Range
 from ..table.predicate import Predicate, PredicateBuilder
 from ..table.table import Table
@@ -327,9 +327,11 @@ Execute = Callable[[List[Range], Dict[str, str], ProgressTracker],
 
 
 def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
-        on_progress: Optional[Callable[[BackfillProgress], Any]]) -> BackfillResult:
+        on_progress: Optional[Callable[[BackfillProgress], Any]],
+        draw: Optional[DrawBar] = None) -> BackfillResult:
     """Plans the latest snapshot, skips the groups done for the key unread, and executes the
-    other groups in batches of about ``rows_per_commit`` rows, in row-id order."""
+    other groups in batches of about ``rows_per_commit`` rows, in row-id order. ``draw``: the
+    bar of ``progress=True`` (the Ray door's tqdm_ray; default tqdm)."""
     started = time.perf_counter()
     groups = plan_row_id_ranges(table)
     done = completed_ranges(table, spec.key)
@@ -337,7 +339,7 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
     skipped = [g for g in groups if covered(g, done)]
     batches = _pack(pending, spec.rows_per_commit)
     tracker = ProgressTracker(sum(g.count() for g in pending), len(batches), progress,
-                              on_progress)
+                              on_progress, draw=draw)
     recorded = list(done)
     unrecorded: List[Range] = []  # finished without a commit: recorded by the next commit
     computed = 0
@@ -351,31 +353,35 @@ def run(spec: BackfillSpec, table: Table, execute: Execute, progress: Any,
             commits=len(snapshot_ids), snapshot_ids=list(snapshot_ids),
             seconds=time.perf_counter() - started, bytes_read=bytes_read)
 
-    for number, batch in enumerate(batches, start=1):
-        tracker.start_batch(number)
-        properties = {
-            PROPERTY_PREFIX + spec.key: _encode_ranges(recorded + unrecorded + batch),
-            BATCH_PROPERTY_PREFIX + spec.key: _encode_batch(unrecorded + batch),
-        }
-        try:
-            rows, snapshot_id, read = execute(batch, properties, tracker)
-        except Exception as error:
-            span = ", ".join(f"{r.from_}..{r.to}" for r in Range.merge_sorted_as_possible(batch))
-            raise BackfillError(
-                f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} of "
-                f"{len(batches)}, row ids {span}: {_task_error(error).rstrip('.')}. "
-                f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to resume.",
-                list(batch), result()) from error
-        computed += rows
-        bytes_read += read
-        if snapshot_id is None:
-            unrecorded += batch
-        else:
-            snapshot_ids.append(snapshot_id)
-            recorded = Range.merge_sorted_as_possible(recorded + unrecorded + batch)
-            unrecorded = []
-        tracker.committed(sum(r.count() for r in batch), snapshot_id is not None)
-    tracker.finish()
+    try:  # the bar is closed however the run ends
+        for number, batch in enumerate(batches, start=1):
+            tracker.start_batch(number)
+            properties = {
+                PROPERTY_PREFIX + spec.key: _encode_ranges(recorded + unrecorded + batch),
+                BATCH_PROPERTY_PREFIX + spec.key: _encode_batch(unrecorded + batch),
+            }
+            try:
+                rows, snapshot_id, read = execute(batch, properties, tracker)
+            except Exception as error:
+                span = ", ".join(f"{r.from_}..{r.to}"
+                                 for r in Range.merge_sorted_as_possible(batch))
+                raise BackfillError(
+                    f"backfill of {spec.column!r} (key {spec.key!r}) failed in batch {number} "
+                    f"of {len(batches)}, row ids {span}: {_task_error(error).rstrip('.')}. "
+                    f"{len(snapshot_ids)} batch commit(s) of this run are kept; rerun to "
+                    "resume.", list(batch), result()) from error
+            computed += rows
+            bytes_read += read
+            if snapshot_id is None:
+                unrecorded += batch
+            else:
+                snapshot_ids.append(snapshot_id)
+                recorded = Range.merge_sorted_as_possible(recorded + unrecorded + batch)
+                unrecorded = []
+            tracker.committed(sum(r.count() for r in batch), snapshot_id is not None)
+        tracker.finish()
+    finally:
+        tracker.close()
     return result()
 
 

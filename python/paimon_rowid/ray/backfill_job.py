@@ -25,6 +25,7 @@ from ..jobs._backfill_core import BackfillResult
 from ..jobs._backfill_status import backfill_status
 from ..table.predicate import Predicate
 from ..table.scan import Split
+from ._progress import ray_bar
 from ._runtime import innermost, require_ray
 from .row_id_jobs import update_and_commit
 
@@ -49,7 +50,8 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
     ``"num_gpus": 1``), plus ``max_restarts`` / ``max_task_retries`` (default 3). A class
     ``fn`` is constructed once per actor. The update's Ray tasks need CPUs while the actors
     live: leave some free. Progress advances per split (a file group, or a window of one) as
-    its values are computed."""
+    its values are computed; ``progress=True`` draws it with Ray's ``tqdm_ray`` in the
+    driver (so the actors' log lines do not tear it)."""
     check_progress_args(progress, on_progress)
     ray = require_ray()
     add_missing_column(target, catalog_options, column, column_type)
@@ -64,7 +66,7 @@ def backfill(target: str, catalog_options: Mapping[str, Any], *, column: str, fn
         raise TypeError("ray_remote_args must be a mapping of Ray options.")
     runner = _RayBatch(ray, spec, concurrency, ray_remote_args)
     try:
-        return core.run(spec, table, runner, progress, on_progress)
+        return core.run(spec, table, runner, progress, on_progress, draw=ray_bar)
     finally:
         runner.close()
 

@@ -18,6 +18,7 @@ from ..jobs import _compact_core as core
 from ..jobs import _job_checks as jobs
 from ..jobs._compact_core import MAX_ATTEMPTS
 from ._job_files import new_job_id, with_file_stem
+from ._progress import ray_bar
 from ._runtime import innermost, require_ray
 
 __all__ = ["compact", "MAX_ATTEMPTS"]
@@ -40,9 +41,10 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     """``paimon_rowid.compact`` with the groups compacted by Ray tasks (``num_partitions``
     tasks, default two per cluster CPU, never more than the groups) and one commit on the
     driver. Same arguments, result and errors; ``ray_remote_args`` go to the tasks.
-    ``progress`` / ``on_progress``: the bar is drawn by the driver, which advances it by a
-    task's groups as each task completes; an ``on_progress`` that raises fails the job (its
-    files are deleted, nothing is committed)."""
+    ``progress`` / ``on_progress``: the bar is drawn by the driver (``progress=True``: with
+    Ray's ``tqdm_ray``), which advances it by a task's groups as each task completes; an
+    ``on_progress`` that raises fails the job (its files are deleted, nothing is
+    committed)."""
     core.check_compact_args(target, full, min_file_num)
     check_progress_args(progress, on_progress)
     ray = require_ray()
@@ -50,7 +52,7 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     lib = native()
     remote = ray.remote(**ray_remote_args)(_compact_task) if ray_remote_args else \
         ray.remote(_compact_task)
-    reporter = ProgressReporter("compact", "groups", progress, on_progress)
+    reporter = ProgressReporter("compact", "groups", progress, on_progress, draw=ray_bar)
     reporter.start()
 
     def compact_groups(splits: List[Any]) -> List[Any]:

@@ -1,0 +1,184 @@
+"""Progress of the Ray doors (issue 47 §5): ``progress=True`` on ``paimon_rowid.ray``'s
+``compact`` and ``backfill`` is drawn by Ray's own tqdm (``ray.experimental.tqdm_ray``, in
+the driver's bar manager), never by plain tqdm; the bar and ``on_progress`` reach the job's
+totals; a text stream still gets plain lines; the embedded doors keep plain tqdm; a hook that
+raises on Ray commits nothing and leaves no file and no open bar."""
+from __future__ import annotations
+
+import builtins
+import io
+import re
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import ours
+
+pytestmark = pytest.mark.native
+
+
+def _opts(warehouse):
+    return {"warehouse": str(warehouse)}
+
+
+def _three_groups_due(warehouse):
+    """db.t: three file groups of 10 rows, each with one update (two normal files each)."""
+    from paimon_rowid import update_by_row_id
+    table = ours.three_commit_table(warehouse)
+    update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([1, 11, 21], pa.int64()),
+                                       "name": ["u1", "u11", "u21"]}),
+                     _opts(warehouse), update_cols=["name"])
+    return table
+
+
+class _Bars:
+    """Every bar the run made: Ray's (``ray``, spied) and plain tqdm's (``plain``)."""
+
+    def __init__(self):
+        self.ray = []
+        self.plain = []
+
+
+@pytest.fixture
+def bars(monkeypatch, ray_session):
+    """Spies on ``tqdm_ray.tqdm`` and on the plain bar of ``_internal/_progress.py``; the
+    process-wide state Ray's bar manager changes (its singleton, ``builtins.print``) is put
+    back afterwards."""
+    from ray.experimental import tqdm_ray
+
+    from paimon_rowid._internal import _progress
+
+    seen = _Bars()
+    monkeypatch.setattr(builtins, "print", builtins.print)
+    monkeypatch.setattr(tqdm_ray, "_manager", None)
+
+    class RayBar(tqdm_ray.tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.count, self.closed, self.descs = 0, False, []
+            seen.ray.append(self)
+
+        def update(self, n=1):
+            assert n >= 0
+            self.count += n
+            super().update(n)
+
+        def set_description(self, desc):
+            self.descs.append(desc)
+            super().set_description(desc)
+
+        def close(self):
+            self.closed = True
+            super().close()
+
+    class PlainBar(_progress._Bar):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            seen.plain.append(self)
+
+    monkeypatch.setattr(tqdm_ray, "tqdm", RayBar)
+    monkeypatch.setattr(_progress, "_Bar", PlainBar)
+    return seen
+
+
+def _assert_reaches_total(seen, job, unit, total):
+    assert seen and all(p.job == job and p.unit == unit for p in seen)
+    dones = [p.done for p in seen]
+    assert dones == sorted(dones) and seen[0].done == 0
+    assert [p.finished for p in seen] == [False] * (len(seen) - 1) + [True]
+    assert (seen[-1].done, seen[-1].total) == (total, total)
+
+
+def test_ray_compact_progress_true_is_drawn_by_tqdm_ray(warehouse, bars, capsys):
+    from paimon_rowid import ray as pray
+    _three_groups_due(warehouse)
+    seen = []
+    result = pray.compact("db.t", _opts(warehouse), full=True, num_partitions=3,
+                          progress=True, on_progress=seen.append)
+    assert result["groups_compacted"] == 3
+    _assert_reaches_total(seen, "compact", "groups", 3)
+    assert bars.plain == [] and len(bars.ray) == 1
+    bar = bars.ray[0]
+    assert (bar.count, bar.total, bar.closed) == (3, 3, True)
+    assert bar._unit == "groups" and bar._desc == "compact"
+    # Ray's manager drew it (real tqdm on the driver's stderr; Ray 2.50 appends the bar's
+    # position to the description) and closed it
+    from ray.experimental import tqdm_ray
+    assert tqdm_ray._manager is not None
+    assert all(not g.bars_by_uuid for g in tqdm_ray._manager.bar_groups.values())
+    assert re.search(r"compact( 0)?: 100%\|.*\| 3(\.00)?/3", capsys.readouterr().err)
+
+
+def test_ray_compact_to_a_stream_keeps_plain_lines(warehouse, bars):
+    from paimon_rowid import ray as pray
+    _three_groups_due(warehouse)
+    out = io.StringIO()
+    pray.compact("db.t", _opts(warehouse), full=True, progress=out)
+    assert bars.ray == [] and len(bars.plain) == 1
+    assert re.match(r"compact: 100% 3/3 \[", out.getvalue().splitlines()[-1])
+
+
+def test_embedded_compact_progress_true_keeps_plain_tqdm(warehouse, bars, capsys):
+    from paimon_rowid import compact
+    _three_groups_due(warehouse)
+    compact("db.t", _opts(warehouse), full=True, progress=True)
+    assert bars.ray == [] and len(bars.plain) == 1
+    assert re.match(r"compact: 100% 3/3 \[", capsys.readouterr().err.splitlines()[-1])
+
+
+def test_ray_backfill_progress_true_is_drawn_by_tqdm_ray(warehouse, bars):
+    from paimon_rowid import ray as pray
+    ours.three_commit_table(warehouse)
+    seen = []
+    result = pray.backfill("db.t", _opts(warehouse), column="txt", column_type=pa.string(),
+                           fn=lambda batch: pc.cast(batch["id"], pa.string()),
+                           input_columns=["id"], rows_per_commit=20, concurrency=1,
+                           progress=True, on_progress=seen.append)
+    assert (result.rows_computed, result.commits) == (30, 2)
+    _assert_reaches_total(seen, "backfill", "rows", 30)
+    assert (seen[-1].commits, seen[-1].batches) == (2, 2)
+    assert bars.plain == [] and len(bars.ray) == 1
+    bar = bars.ray[0]
+    assert (bar.count, bar.total, bar.closed) == (30, 30, True)
+    assert bar.descs and bar.descs[-1].startswith("backfill [30 computed, batch 2/2")
+    rb = ours.catalog(warehouse).get_table("db.t").new_read_builder()
+    rows = rb.new_read().to_arrow(rb.new_scan().plan().splits()).sort_by("id")
+    assert rows["txt"].to_pylist() == [str(i) for i in range(30)]
+
+
+def test_ray_compact_hook_that_raises_commits_nothing_and_closes_the_bar(warehouse, bars):
+    from paimon_rowid import ray as pray
+    _three_groups_due(warehouse)
+    before = ours.catalog(warehouse).get_table("db.t").latest_snapshot().id
+    files = ours.files(warehouse)
+
+    class Stop(Exception):
+        pass
+
+    def hook(p):
+        if p.done >= 1:
+            raise Stop(f"stopped at {p.done}/{p.total}")
+
+    with pytest.raises(Stop, match=r"stopped at 1/3"):
+        pray.compact("db.t", _opts(warehouse), full=True, num_partitions=3, progress=True,
+                     on_progress=hook)
+    assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
+    assert ours.files(warehouse) == files
+    assert len(bars.ray) == 1 and bars.ray[0].closed
+
+
+def test_ray_backfill_that_fails_closes_its_bar_and_commits_nothing(warehouse, bars):
+    from paimon_rowid import BackfillError
+    from paimon_rowid import ray as pray
+    ours.three_commit_table(warehouse)
+    before = ours.catalog(warehouse).get_table("db.t").latest_snapshot().id
+
+    def fails(batch):
+        raise ZeroDivisionError("fn failed")
+
+    with pytest.raises(BackfillError, match="failed in batch 1 of 1.*fn failed"):
+        pray.backfill("db.t", _opts(warehouse), column="name", fn=fails, input_columns=["id"],
+                      only_null=False, concurrency=1, progress=True)
+    assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
+    assert len(bars.ray) == 1 and bars.ray[0].closed and bars.ray[0].count == 0
