@@ -259,8 +259,9 @@ def test_errors_commit_nothing_and_leave_no_file(warehouse, oracle):
         table.create_global_index("nope")
     with pytest.raises(ValueError, match="one column"):
         table.create_global_index("id,name")
-    with pytest.raises(NotImplementedError, match="bitmap"):
-        table.create_global_index("name", index_type="bitmap")
+    with pytest.raises(ValueError, match="bitmap-index.compression"):
+        table.create_global_index("name", index_type="bitmap",
+                                  options={"bitmap-index.compression": "zstd"})
     with pytest.raises(ValueError, match="not supported"):
         table.create_global_index("name", index_type="hash")
     with pytest.raises(ValueError, match="btree-index.compression"):

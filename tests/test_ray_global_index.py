@@ -1,7 +1,8 @@
-"""``paimon_rowid.ray.create_global_index`` (docs/global-index.md, "On Ray"): a btree build
-sharded over Ray tasks and committed once holds the same keys and row ids as the embedded
-build; a second Ray build covers only appended rows; argument errors are the embedded ones;
-a failed task leaves no file and no commit."""
+"""``paimon_rowid.ray.create_global_index`` (docs/global-index.md, "On Ray"): a btree or bitmap
+build sharded over Ray tasks and committed once holds the same keys and row ids as the embedded
+build; a second Ray build covers only appended rows; a build by a column renamed after the last
+commit works (the tasks read through the driver's schema); argument errors are the embedded
+ones; a failed task leaves no file and no commit."""
 from __future__ import annotations
 
 import os
@@ -35,7 +36,8 @@ def _setup(warehouse: str) -> None:
         ours.write(table, _rows(start, 100))
 
 
-def _content(warehouse: str, column: str) -> Tuple[List[Any], List[Tuple[int, int]]]:
+def _content(warehouse: str, column: str, index_type: str = "btree"
+             ) -> Tuple[List[Any], List[Tuple[int, int]]]:
     """Every (key, row id) the index holds, and the ranges it covers."""
     from paimon_rowid.global_index import list_global_indexes, lookup_global_index
     table = ours.catalog(warehouse).get_table(ID)
@@ -43,8 +45,9 @@ def _content(warehouse: str, column: str) -> Tuple[List[Any], List[Tuple[int, in
     keys = sorted({k for k in rb.new_read().to_arrow(rb.new_scan().plan().splits())
                    .column(column).to_pylist() if k is not None})
     found = lookup_global_index(table, column, keys)
-    covered = sorted(tuple(e["row_range"]) for e in list_global_indexes(table)
-                     if e["column"] == column)
+    entries = [e for e in list_global_indexes(table) if e["column"] == column]
+    assert entries and all(e["index_type"] == index_type for e in entries)
+    covered = sorted(tuple(e["row_range"]) for e in entries)
     return found.row_ids, _merge(covered)
 
 
@@ -89,6 +92,52 @@ def test_ray_build_equals_the_embedded_build(ray_session, tmp_path):
                                                     {"warehouse": embedded}))
 
 
+def test_ray_bitmap_build_equals_the_embedded_build(ray_session, tmp_path):
+    from paimon_rowid import ray as pray
+    embedded, on_ray = str(tmp_path / "embedded"), str(tmp_path / "ray")
+    os.makedirs(embedded)
+    _setup(embedded)
+    shutil.copytree(embedded, on_ray, dirs_exist_ok=True)
+    for column in ("name", "id"):
+        assert ours.catalog(embedded).get_table(ID).create_global_index(column, "bitmap") == 2
+        added = pray.create_global_index(ID, {"warehouse": on_ray}, column, "bitmap",
+                                         num_tasks=3)
+        assert added >= 3
+        assert _content(on_ray, column, "bitmap") == _content(embedded, column, "bitmap")
+    # Reads planned through the Ray-built bitmap index equal unindexed reads.
+    table = ours.catalog(on_ray).get_table(ID)
+    for keys in (["k004", "k077"], ["k011"]):
+        ids = []
+        for t in (table, table.copy({"global-index.enabled": "false"})):
+            rb = t.new_read_builder().with_projection(["_ROW_ID"]).with_filter(
+                t.new_read_builder().new_predicate_builder().is_in("name", keys))
+            ids.append(sorted(rb.new_read().to_arrow(rb.new_scan().plan().splits())
+                              .column("_ROW_ID").to_pylist()))
+        assert ids[0] == ids[1] and ids[0], keys
+
+
+def test_ray_build_by_a_column_renamed_after_the_last_commit(ray_session, warehouse):
+    """The latest snapshot predates the rename: each task pins it through the driver's schema,
+    so the new name is found (the snapshot's own schema only knows the old one)."""
+    from paimon_rowid import ray as pray
+    from paimon_rowid.schema.schema_change import SchemaChange
+    _setup(warehouse)
+    snapshot = ours.catalog(warehouse).get_table(ID).latest_snapshot().id
+    ours.catalog(warehouse).alter_table(ID, [SchemaChange.rename_column("name", "label")], False)
+    assert pray.create_global_index(ID, {"warehouse": warehouse}, "label", num_tasks=2) >= 2
+    assert pray.create_global_index(ID, {"warehouse": warehouse}, "label", "bitmap",
+                                    num_tasks=2) >= 2
+    table = ours.catalog(warehouse).get_table(ID)
+    assert table.latest_snapshot().id == snapshot + 2
+    from paimon_rowid.global_index import lookup_global_index
+    rb = table.new_read_builder().with_projection(["_ROW_ID"]).with_filter(
+        table.new_read_builder().new_predicate_builder().is_in("label", ["k001", "k050"]))
+    expected = sorted(rb.new_read().to_arrow(rb.new_scan().plan().splits())
+                      .column("_ROW_ID").to_pylist())
+    assert expected
+    assert lookup_global_index(table, "label", ["k001", "k050"]).row_ids == expected
+
+
 def test_ray_build_errors_leave_nothing(ray_session, warehouse):
     from paimon_rowid import ray as pray
     _setup(warehouse)
@@ -97,8 +146,9 @@ def test_ray_build_errors_leave_nothing(ray_session, warehouse):
     before = ours.files(warehouse)
     with pytest.raises(ValueError, match="does not exist"):
         pray.create_global_index(ID, options, "nope")
-    with pytest.raises(NotImplementedError, match="bitmap"):
-        pray.create_global_index(ID, options, "name", index_type="bitmap")
+    with pytest.raises(ValueError, match="bitmap-index.compression"):
+        pray.create_global_index(ID, options, "name", index_type="bitmap",
+                                 options={"bitmap-index.compression": "zstd"})
     with pytest.raises(ValueError, match="not supported"):
         pray.create_global_index(ID, options, "name", index_type="ivf-flat")
     with pytest.raises(ValueError, match="one column"):

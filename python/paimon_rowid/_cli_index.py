@@ -26,7 +26,7 @@ def add_index_verbs(verbs: Any, common: argparse.ArgumentParser, *,
                     dump: Callable[[Any, TextIO], None]) -> None:
     """Adds ``index create|drop|list`` to ``verbs`` (cli.build_parser's subparsers)."""
     index = verbs.add_parser("index", help="Create, drop or list the table's global indexes "
-                             "(btree; docs/global-index.md).",
+                             "(btree, bitmap; docs/global-index.md).",
                              description="Create, drop or list the table's global indexes.")
     actions = index.add_subparsers(dest="index_action", required=True)
 
@@ -81,7 +81,8 @@ def add_index_verbs(verbs: Any, common: argparse.ArgumentParser, *,
              "commit; the files stay until expiration or orphan cleaning.")):
         sub = action(name, run, text)
         sub.add_argument("--column", required=True, help="the indexed column")
-        sub.add_argument("--type", default="btree", help="the index type (default btree)")
+        sub.add_argument("--type", default="btree",
+                         help="the index type: btree (default) or bitmap")
         sub.add_argument("--partition", type=_partition_spec, action="append",
                          metavar="K=V[,K=V]", help="only this partition (repeatable)")
         if name == "create":

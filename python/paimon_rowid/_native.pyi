@@ -420,10 +420,11 @@ def global_index_lookup(table: Table, column: str, keys: Any,
                         snapshot_id: Optional[int]) -> Dict[str, Any]:
     """LookupGlobalIndex: {"row_ids", "covered" [(from, to)], "files_read"}."""
 
-def write_btree_index_range(table: Table, column: str, options: Dict[str, str],
-                            partition: bytes, from_: int, to: int) -> List[Dict[str, Any]]:
-    """WriteBTreeIndexRange: the btree files of one planned range, written, not committed
-    (dicts for commit_external_index_files, plus "path")."""
+def write_sorted_index_range(table: Table, column: str, index_type: str,
+                             options: Dict[str, str], partition: bytes, from_: int,
+                             to: int) -> List[Dict[str, Any]]:
+    """WriteSortedIndexRange: the btree or bitmap files of one planned range, written, not
+    committed (dicts for commit_external_index_files, plus "path")."""
 
 def global_index_entries(table: Table) -> List[Dict[str, Any]]:
     """The live global-index entries of the table's snapshot: {"index_type", "column",

@@ -81,16 +81,17 @@ void RegisterGlobalIndex(nb::module_& m) {
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());
 
   m.def(
-      "write_btree_index_range",
-      [](std::shared_ptr<Table> table, const std::string& column,
+      "write_sorted_index_range",
+      [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,
          std::map<std::string, std::string> options, nb::bytes partition, int64_t from,
          int64_t to) {
         GlobalIndexBuildOptions build;
         build.column = column;
+        build.index_type = index_type;
         build.options = std::move(options);
         std::string part(partition.c_str(), partition.size());
         auto entries = WithoutGil([&] {
-          return WriteBTreeIndexRange(table, build, part, RowRange{from, to});
+          return WriteSortedIndexRange(table, build, part, RowRange{from, to});
         });
         nb::list out;
         for (const auto& e : entries) {
@@ -111,8 +112,8 @@ void RegisterGlobalIndex(nb::module_& m) {
         }
         return out;
       },
-      nb::arg("table"), nb::arg("column"), nb::arg("options"), nb::arg("partition"),
-      nb::arg("from"), nb::arg("to"));
+      nb::arg("table"), nb::arg("column"), nb::arg("index_type"), nb::arg("options"),
+      nb::arg("partition"), nb::arg("from"), nb::arg("to"));
 
   m.def(
       "global_index_entries",

@@ -94,8 +94,9 @@
 //   ARROW_ASSIGN_OR_RAISE(auto expired, ExpireSnapshots(table, {.retain_max = 5}));
 //   ARROW_ASSIGN_OR_RAISE(auto orphans, RemoveOrphanFiles(table, {.dry_run = true}));
 //
-// Global indexes (docs/global-index.md). CreateGlobalIndex builds a btree index of a column
-// over the rows it does not cover yet (one APPEND commit, files byte-identical to pypaimon's);
+// Global indexes (docs/global-index.md). CreateGlobalIndex builds a btree (or, with
+// `index_type = "bitmap"`, a bitmap) index of a column over the rows it does not cover yet
+// (one APPEND commit, files byte-identical to pypaimon's);
 // DropGlobalIndex drops its files. Filtered reads (ScanPlanner) use live indexes by
 // themselves. LookupRowIds maps keys to `(key, _ROW_ID)` through the index where it covers
 // rows and a pruned scan elsewhere.

@@ -1,7 +1,8 @@
 """``create_global_index`` on Ray (docs/global-index.md, "On Ray"): the driver plans the row
-ranges the btree index does not cover yet, cuts them into shards, Ray tasks sort and write
-each shard's btree files (pinned to the planned snapshot), and the driver commits every file
-in one snapshot. A failed build (a task or the commit) deletes every file the build wrote.
+ranges the btree or bitmap index does not cover yet, cuts them into shards, Ray tasks sort and
+write each shard's index files (pinned to the planned snapshot, read through the driver's
+schema), and the driver commits every file in one snapshot. A failed build (a task or the
+commit) deletes every file the build wrote.
 
 The files and manifest entries are those of the embedded build, except that a range may be
 cut into several shards (one manifest range each): the index holds the same keys and row ids,
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .._internal._lib import native
+from .._internal._time_travel import READ_SCHEMA_ID
 from ..jobs import _job_checks as jobs
 from ..table.global_index import (
     PartitionSpecs,
@@ -25,15 +27,17 @@ from ._runtime import innermost, require_ray
 __all__ = ["create_global_index"]
 
 
-def _build_shard(target: str, catalog_options: Dict[str, Any], column: str,
-                 options: Dict[str, str], snapshot_id: int, partition: bytes, start: int,
-                 end: int) -> List[Dict[str, Any]]:
-    """One shard, in a Ray task: its btree files, written and not committed."""
+def _build_shard(target: str, catalog_options: Dict[str, Any], column: str, index_type: str,
+                 options: Dict[str, str], snapshot_id: int, schema_id: int, partition: bytes,
+                 start: int, end: int) -> List[Dict[str, Any]]:
+    """One shard, in a Ray task: its index files, written and not committed. The table is
+    pinned to the planned snapshot through the driver's schema (a column renamed after that
+    snapshot is still found by its new name)."""
     table = jobs.load_table(target, catalog_options)
-    pinned = table.copy({"scan.snapshot-id": str(snapshot_id), "scan.tag-name": None,
-                         "scan.timestamp-millis": None})
-    files: List[Dict[str, Any]] = native().write_btree_index_range(
-        pinned._native, column, options, partition, start, end)
+    pinned = table.copy({"scan.snapshot-id": str(snapshot_id), READ_SCHEMA_ID: str(schema_id),
+                         "scan.tag-name": None, "scan.timestamp-millis": None})
+    files: List[Dict[str, Any]] = native().write_sorted_index_range(
+        pinned._native, column, index_type, options, partition, start, end)
     return files
 
 
@@ -60,7 +64,7 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
     """``Table.create_global_index`` with the sorting and writing in Ray tasks: returns the
     number of index files added (0 when nothing is left to index), committed in one snapshot.
     ``num_tasks`` (default: the cluster's CPUs) is how many shards the uncovered rows are cut
-    into; ``ray_remote_args`` go to the tasks. Only ``btree`` is built here.
+    into; ``ray_remote_args`` go to the tasks. ``btree`` and ``bitmap`` are built here.
 
     Raises what the embedded call raises (``ValueError``, ``NotImplementedError``) for the
     arguments, checked on the driver; a task's error is re-raised as it is. On any error
@@ -69,11 +73,10 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
     table = jobs.load_table(target, catalog_options)
     column = _column(index_column)
     kind = str(index_type).lower().strip()
-    if kind == "bitmap":
-        raise NotImplementedError("bitmap global indexes are not supported yet (btree is)")
-    if kind != "btree":
+    if kind not in ("btree", "bitmap"):
         raise ValueError(f"global index type '{kind}' is not supported by "
-                         "paimon_rowid.ray.create_global_index; it builds btree indexes")
+                         "paimon_rowid.ray.create_global_index; it builds btree and bitmap "
+                         "indexes")
     if not table.row_tracking_enabled:
         raise ValueError(f"Table '{target}' must enable 'row-tracking.enabled=true' before "
                          "creating global index.")
@@ -90,8 +93,8 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
     if ray_remote_args:
         build = build.options(**ray_remote_args)
     options_out = {str(k): v for k, v in catalog_options.items()}
-    refs = [build.remote(target, options_out, column, overlay, plan["snapshot_id"], partition,
-                         start, end)
+    refs = [build.remote(target, options_out, column, kind, overlay, plan["snapshot_id"],
+                         table.table_schema.id, partition, start, end)
             for partition, start, end in _shards(plan["ranges"], int(num_tasks))]
     files: List[Dict[str, Any]] = []
     error: Optional[BaseException] = None

@@ -1,11 +1,11 @@
 """Global indexes of data-evolution tables (docs/global-index.md): pypaimon 2.1.0's
 ``create_global_index`` / ``drop_global_index``, built and committed in C++, plus a key lookup.
 
-The files (btree) and index-manifest entries are byte-compatible with pypaimon's: pypaimon's
-index-driven reads use our indexes, and we read theirs. ``btree`` is built in C++; the search
-index types (``ivf-flat``, ``ivf-pq``, ``ivf-sq``, ``ivf-rq``, ``diskann``, ``full-text``) are
-built by ``search_index`` with paimon-vindex / paimon-ftindex (docs/search.md); ``bitmap``
-raises ``NotImplementedError``.
+The files (btree, bitmap) and index-manifest entries are byte-compatible with pypaimon's:
+pypaimon's index-driven reads use our indexes, and we read theirs. ``btree`` and ``bitmap`` are
+built in C++; the search index types (``ivf-flat``, ``ivf-pq``, ``ivf-sq``, ``ivf-rq``,
+``diskann``, ``full-text``) are built by ``search_index`` with paimon-vindex / paimon-ftindex
+(docs/search.md).
 
 Cost of a build: one read of the indexed column and ``_ROW_ID`` of the rows no live file of the
 same index covers yet, held in memory per contiguous row-id segment of a partition and sorted
@@ -81,11 +81,12 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
     and commits it in one snapshot; returns the number of index files added (0 when nothing is
     left to index). ``options`` overlay the table's (``btree-index.block-size``,
     ``btree-index.bloom-filter.enabled``, ``btree-index.compression`` none/zstd,
-    ``sorted-index.records-per-file``).
+    ``bitmap-index.dictionary-block-size``, ``sorted-index.records-per-file``).
 
-    Raises ``ValueError`` for an unknown column or index type, a table without row tracking, or
-    a column type no index accepts; ``NotImplementedError`` for ``bitmap`` and DECIMAL, TIME and
-    TIMESTAMP columns. On any error nothing is committed and no index file is left behind.
+    Raises ``ValueError`` for an unknown column or index type, a table without row tracking, a
+    column type no index accepts, or ``bitmap-index.compression`` other than ``none`` for a
+    bitmap build (pypaimon's rule); ``NotImplementedError`` for DECIMAL, TIME and TIMESTAMP
+    columns. On any error nothing is committed and no index file is left behind.
 
     Beyond pypaimon: ``progress`` / ``on_progress``, the jobs' progress interface (unit: rows,
     ``total`` the row ids to index); an ``on_progress`` that raises stops the build before
@@ -129,8 +130,9 @@ def list_global_indexes(table: Any) -> List[Dict[str, Any]]:
 
 @dataclass(frozen=True)
 class IndexLookup:
-    """What a btree index says about ``column IN keys``: ``row_ids`` of the matching rows among
-    the ``covered`` row-id ranges (inclusive); rows outside them are unknown to the index."""
+    """What a btree (or bitmap) index says about ``column IN keys``: ``row_ids`` of the
+    matching rows among the ``covered`` row-id ranges (inclusive); rows outside them are
+    unknown to the index."""
 
     row_ids: List[int]
     covered: List[Tuple[int, int]] = field(default_factory=list)
@@ -140,9 +142,9 @@ class IndexLookup:
 def lookup_global_index(table: Any, column: str, keys: Any,
                         snapshot_id: Optional[int] = None) -> IndexLookup:
     """Looks ``keys`` (a list or Arrow array of the column's type; nulls skipped) up in the
-    btree index of ``column`` at ``snapshot_id`` (default the latest snapshot). Files whose
-    first and last keys exclude every key are not read. ``KeyError`` when the column has no
-    btree index."""
+    btree index of ``column`` at ``snapshot_id`` (default the latest snapshot), or its bitmap
+    index without one. Files whose first and last keys exclude every key are not read.
+    ``KeyError`` when the column has neither."""
     field_type = table.read_schema([column]).field(0).type
     array = keys if isinstance(keys, (pa.Array, pa.ChunkedArray)) else pa.array(keys, field_type)
     if isinstance(array, pa.ChunkedArray):
@@ -160,8 +162,8 @@ def global_index_plan_stats(table: Any, predicate: Predicate) -> Optional[Dict[s
     which indexed columns' ``=`` / ``IN`` conjuncts narrowed the plan, how many index files were
     read, and how many of the snapshot's row ids (``rows_total``) are left to read
     (``rows_selected``, in ``row_ranges``: the matches plus every row the index does not
-    cover). None when no btree index answers the predicate (the read scans as before). Reads
-    evaluate the same thing while planning; this call repeats it for display."""
+    cover). None when no btree or bitmap index answers the predicate (the read scans as
+    before). Reads evaluate the same thing while planning; this call repeats it for display."""
     if not isinstance(predicate, Predicate):
         raise TypeError(f"predicate must be a paimon_rowid Predicate, got "
                         f"{type(predicate).__name__}")

@@ -75,6 +75,38 @@ struct SortedIndexFileMeta {
   friend bool operator==(const SortedIndexFileMeta&, const SortedIndexFileMeta&) = default;
 };
 
+/// One key of a file and its row ids (relative).
+struct BTreeEntry {
+  std::string key;
+  std::vector<int64_t> row_ids;
+};
+
+/// What the read side asks of a sorted index file (btree or bitmap: gindex/bitmap_file.h), so
+/// lookups and planned reads treat both kinds alike. Const methods may run concurrently.
+class SortedIndexReader {
+ public:
+  virtual ~SortedIndexReader() = default;
+  /// Looks up `keys`, sorted ascending in codec order and distinct, and calls `found(i, row
+  /// ids)` for each key `keys[i]` the file holds. Errors of `found` are returned.
+  virtual Status LookupSorted(
+      const std::vector<std::string_view>& keys,
+      const std::function<Status(size_t, std::vector<int64_t>)>& found) const = 0;
+  /// The entries with keys in [lower, upper] (a missing bound is open).
+  virtual Result<std::vector<BTreeEntry>> Range(const std::optional<std::string>& lower,
+                                                bool lower_inclusive,
+                                                const std::optional<std::string>& upper,
+                                                bool upper_inclusive) const = 0;
+  /// The rows whose value is null (relative, ascending).
+  virtual const std::vector<int64_t>& null_rows() const = 0;
+};
+
+/// The stored block [offset, offset + size) of `file` and its 5-byte trailer (compression byte,
+/// CRC-32), CRC-checked and decompressed (zstd, lz4; lzo is NotImplemented). `kind` ("btree",
+/// "bitmap") and `name` name the file in errors: Invalid when the block lies outside the file,
+/// IOError for a CRC mismatch.
+Result<std::string> ReadTrailedBlock(const arrow::Buffer& file, int64_t offset, int64_t size,
+                                     const char* kind, const std::string& name, const char* what);
+
 /// A finished file's bytes and what its manifest entry records.
 struct BTreeFile {
   std::string bytes;
@@ -126,13 +158,7 @@ class BTreeFileWriter {
   bool finished_ = false;
 };
 
-/// One key of a file and its row ids (relative).
-struct BTreeEntry {
-  std::string key;
-  std::vector<int64_t> row_ids;
-};
-
-class BTreeFileReader {
+class BTreeFileReader : public SortedIndexReader {
  public:
   /// Parses the footer, index block, null bitmap and bloom filter of `file`. `name` names the
   /// file in errors. Invalid for a file that is not a version-1 btree index (bad magic, handles
@@ -145,16 +171,17 @@ class BTreeFileReader {
   /// Looks up `keys`, sorted ascending in codec order and distinct, and calls `found(i, row
   /// ids)` for each key `keys[i]` the file holds, in key order. Each data block is decoded at
   /// most once (Lookup per key decodes one block per key). Errors of `found` are returned.
-  Status LookupSorted(const std::vector<std::string_view>& keys,
-                      const std::function<Status(size_t, std::vector<int64_t>)>& found) const;
+  Status LookupSorted(
+      const std::vector<std::string_view>& keys,
+      const std::function<Status(size_t, std::vector<int64_t>)>& found) const override;
   /// The entries with keys in [lower, upper] (a missing bound is open), in key order.
   Result<std::vector<BTreeEntry>> Range(const std::optional<std::string>& lower,
                                         bool lower_inclusive,
                                         const std::optional<std::string>& upper,
-                                        bool upper_inclusive) const;
+                                        bool upper_inclusive) const override;
   /// Every entry in key order.
   Result<std::vector<BTreeEntry>> ReadAll() const { return Range({}, true, {}, true); }
-  const std::vector<int64_t>& null_rows() const { return nulls_; }
+  const std::vector<int64_t>& null_rows() const override { return nulls_; }
   bool has_bloom_filter() const { return bloom_.has_value(); }
 
  private:

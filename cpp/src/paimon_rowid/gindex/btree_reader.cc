@@ -97,36 +97,37 @@ Result<std::vector<int64_t>> DecodeRowIds(std::string_view value, const std::str
   return out;
 }
 
-Result<std::string> Decompress(std::string_view stored, uint8_t type, const std::string& file) {
+Result<std::string> Decompress(std::string_view stored, uint8_t type, const char* kind,
+                               const std::string& file) {
   if (type == 0) return std::string(stored);
   size_t pos = 0;
-  ARROW_ASSIGN_OR_RAISE(int64_t length, ReadVarLen(stored, &pos, 5, "btree index block"));
+  ARROW_ASSIGN_OR_RAISE(int64_t length, ReadVarLen(stored, &pos, 5, "index block"));
   std::string out(static_cast<size_t>(length), '\0');
   std::unique_ptr<arrow::util::Codec> codec;
   std::string_view payload = stored.substr(pos);
   if (type == 1) {
     ARROW_ASSIGN_OR_RAISE(codec, arrow::util::Codec::Create(arrow::Compression::ZSTD));
   } else if (type == 2) {
-    if (payload.size() < 8) return Status::Invalid("btree index file '", file, "': lz4 header");
+    if (payload.size() < 8) return Status::Invalid(kind, " index file '", file, "': lz4 header");
     const int32_t compressed = LoadLE<int32_t>(payload.data());
     const int32_t original = LoadLE<int32_t>(payload.data() + 4);
     if (original != length || compressed < 0 ||
         static_cast<size_t>(compressed) > payload.size() - 8) {
-      return Status::Invalid("btree index file '", file, "': lz4 block header is inconsistent");
+      return Status::Invalid(kind, " index file '", file, "': lz4 block header is inconsistent");
     }
     payload = payload.substr(8, static_cast<size_t>(compressed));
     ARROW_ASSIGN_OR_RAISE(codec, arrow::util::Codec::Create(arrow::Compression::LZ4));
   } else if (type == 3) {
-    return Status::NotImplemented("btree index file '", file, "' has LZO-compressed blocks");
+    return Status::NotImplemented(kind, " index file '", file, "' has LZO-compressed blocks");
   } else {
-    return Status::Invalid("btree index file '", file, "' has compression type ", int{type});
+    return Status::Invalid(kind, " index file '", file, "' has compression type ", int{type});
   }
   ARROW_ASSIGN_OR_RAISE(int64_t n,
                         codec->Decompress(static_cast<int64_t>(payload.size()),
                                           reinterpret_cast<const uint8_t*>(payload.data()), length,
                                           reinterpret_cast<uint8_t*>(out.data())));
   if (n != length) {
-    return Status::Invalid("btree index file '", file, "': block decompressed to ", n,
+    return Status::Invalid(kind, " index file '", file, "': block decompressed to ", n,
                            " bytes, expected ", length);
   }
   return out;
@@ -134,23 +135,28 @@ Result<std::string> Decompress(std::string_view stored, uint8_t type, const std:
 
 }  // namespace
 
-Result<std::string> BTreeFileReader::ReadBlock(int64_t offset, int64_t size,
-                                               const char* what) const {
-  const int64_t file_size = file_->size();
+Result<std::string> ReadTrailedBlock(const arrow::Buffer& file, int64_t offset, int64_t size,
+                                     const char* kind, const std::string& name, const char* what) {
+  const int64_t file_size = file.size();
   if (offset < 0 || size < 0 || offset > file_size || file_size - offset < size + kTrailerSize) {
-    return Status::Invalid("btree index file '", name_, "': ", what, " block [", offset, ", +",
+    return Status::Invalid(kind, " index file '", name, "': ", what, " block [", offset, ", +",
                            size, ") is outside the file of ", file_size, " bytes");
   }
-  const char* p = reinterpret_cast<const char*>(file_->data()) + offset;
+  const char* p = reinterpret_cast<const char*>(file.data()) + offset;
   const auto type = static_cast<uint8_t>(p[size]);
   uint32_t crc = Crc32(0, p, static_cast<size_t>(size));
   crc = Crc32(crc, p + size, 1);
   const uint32_t stored = LoadLE<uint32_t>(p + size + 1);
   if (crc != stored) {
-    return Status::IOError("btree index file '", name_, "' is damaged: ", what, " block CRC32 ",
+    return Status::IOError(kind, " index file '", name, "' is damaged: ", what, " block CRC32 ",
                            crc, ", stored ", stored);
   }
-  return Decompress(std::string_view(p, static_cast<size_t>(size)), type, name_);
+  return Decompress(std::string_view(p, static_cast<size_t>(size)), type, kind, name);
+}
+
+Result<std::string> BTreeFileReader::ReadBlock(int64_t offset, int64_t size,
+                                               const char* what) const {
+  return ReadTrailedBlock(*file_, offset, size, "btree", name_, what);
 }
 
 Result<std::unique_ptr<BTreeFileReader>> BTreeFileReader::Open(std::shared_ptr<arrow::Buffer> file,

@@ -9,7 +9,7 @@
 
 #include "paimon_rowid/commit/committer.h"
 #include "paimon_rowid/common/identifier.h"
-#include "paimon_rowid/gindex/btree_file.h"
+#include "paimon_rowid/gindex/bitmap_file.h"
 #include "paimon_rowid/read/table_read.h"
 #include "paimon_rowid/scan/deletion_files.h"
 #include "paimon_rowid/scan/partition_filter.h"
@@ -51,12 +51,9 @@ Result<const DataField*> IndexField(const Table& table, const std::string& colum
 }
 
 Status CheckIndexType(const std::string& index_type) {
-  if (index_type == kBTreeIndexType) return Status::OK();
-  if (index_type == "bitmap") {
-    return Status::NotImplemented("bitmap global indexes are not supported yet (btree is)");
-  }
+  if (index_type == kBTreeIndexType || index_type == kBitmapIndexType) return Status::OK();
   return Status::Invalid("global index type '", index_type,
-                         "' is not supported; paimon-rowid builds btree indexes");
+                         "' is not supported; paimon-rowid builds btree and bitmap indexes");
 }
 
 // Partitions `filter` selects, decided once each; every partition when there is no filter.
@@ -164,34 +161,54 @@ struct WrittenFile {
   IndexManifestEntry entry;
 };
 
-// Writes the sorted rows of one range as btree files of at most `per_file` rows each.
-Status WriteRange(const Table& table, const KeyCodec& codec, const BTreeWriteOptions& options,
+// How the files of one index are written: its type and its writer's options.
+struct SortedWriteOptions {
+  std::string type;
+  BTreeWriteOptions btree;
+  BitmapWriteOptions bitmap;
+};
+
+template <typename Writer>
+Result<BTreeFile> WriteChunk(Writer writer, const arrow::Array& keys,
+                             const arrow::Int64Array& row_ids, int64_t begin, int64_t end,
+                             int64_t range_start, const KeyCodec& codec) {
+  std::string key;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t relative = row_ids.Value(i) - range_start;
+    if (keys.IsNull(i)) {
+      ARROW_RETURN_NOT_OK(writer.AddNull(relative));
+      continue;
+    }
+    key.clear();
+    ARROW_RETURN_NOT_OK(codec.Append(keys, i, &key));
+    ARROW_RETURN_NOT_OK(writer.Add(key, relative));
+  }
+  return writer.Finish();
+}
+
+// Writes the sorted rows of one range as index files of at most `per_file` rows each.
+Status WriteRange(const Table& table, const KeyCodec& codec, const SortedWriteOptions& options,
                   int64_t per_file, int32_t field_id, const BuildRange& build,
                   const arrow::Table& rows, std::vector<WrittenFile>* written) {
   const auto keys = rows.column(0)->chunk(0);
   const auto& row_ids = static_cast<const arrow::Int64Array&>(*rows.column(1)->chunk(0));
   const int64_t n = rows.num_rows();
-  std::string key;
   for (int64_t begin = 0; begin < n; begin += per_file) {
     const int64_t end = std::min(n, begin + per_file);
-    BTreeFileWriter writer(codec, options);
-    for (int64_t i = begin; i < end; ++i) {
-      const int64_t relative = row_ids.Value(i) - build.range.from;
-      if (keys->IsNull(i)) {
-        ARROW_RETURN_NOT_OK(writer.AddNull(relative));
-        continue;
-      }
-      key.clear();
-      ARROW_RETURN_NOT_OK(codec.Append(*keys, i, &key));
-      ARROW_RETURN_NOT_OK(writer.Add(key, relative));
+    BTreeFile file;
+    if (options.type == kBitmapIndexType) {
+      ARROW_ASSIGN_OR_RAISE(file, WriteChunk(BitmapFileWriter(codec, options.bitmap), *keys,
+                                             row_ids, begin, end, build.range.from, codec));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(file, WriteChunk(BTreeFileWriter(codec, options.btree), *keys, row_ids,
+                                             begin, end, build.range.from, codec));
     }
-    ARROW_ASSIGN_OR_RAISE(BTreeFile file, writer.Finish());
     WrittenFile out;
     out.entry.kind = FileKind::kAdd;
     out.entry.partition = build.partition;
     out.entry.bucket = 0;
-    out.entry.index_type = kBTreeIndexType;
-    out.entry.file_name = "btree-global-index-" + RandomUuid() + ".index";
+    out.entry.index_type = options.type;
+    out.entry.file_name = options.type + "-global-index-" + RandomUuid() + ".index";
     out.entry.file_size = static_cast<int64_t>(file.bytes.size());
     out.entry.row_count = file.row_count;
     out.entry.global_index = GlobalIndexMeta{build.range.from, build.range.to,        field_id,
@@ -203,8 +220,11 @@ Status WriteRange(const Table& table, const KeyCodec& codec, const BTreeWriteOpt
   return Status::OK();
 }
 
-Result<BTreeWriteOptions> WriteOptionsOf(const Options& options, int64_t* per_file) {
-  BTreeWriteOptions out;
+Result<SortedWriteOptions> WriteOptionsOf(const std::string& type, const Options& options,
+                                          int64_t* per_file) {
+  SortedWriteOptions sorted;
+  sorted.type = type;
+  BTreeWriteOptions& out = sorted.btree;
   ARROW_ASSIGN_OR_RAISE(out.block_size, options.GetMemorySize("btree-index.block-size", 64 << 10));
   ARROW_ASSIGN_OR_RAISE(out.bloom_filter,
                         options.GetBool("btree-index.bloom-filter.enabled", false));
@@ -212,6 +232,20 @@ Result<BTreeWriteOptions> WriteOptionsOf(const Options& options, int64_t* per_fi
                         ParseBlockCompression(options.GetOr("btree-index.compression", "none")));
   ARROW_ASSIGN_OR_RAISE(int64_t level, options.GetInt("btree-index.compression-level", 1));
   out.compression_level = static_cast<int>(level);
+  ARROW_ASSIGN_OR_RAISE(
+      sorted.bitmap.dictionary_block_size,
+      options.GetMemorySize("bitmap-index.dictionary-block-size", int64_t{16} << 10));
+  if (sorted.bitmap.dictionary_block_size <= 0) {
+    return Status::Invalid("bitmap-index.dictionary-block-size must be positive.");
+  }
+  std::string bitmap_compression = options.GetOr("bitmap-index.compression", "none");
+  std::transform(bitmap_compression.begin(), bitmap_compression.end(), bitmap_compression.begin(),
+                 ::tolower);
+  if (type == kBitmapIndexType && bitmap_compression != "none") {
+    // pypaimon writes uncompressed bitmap files only; so do we (compressed ones are read).
+    return Status::Invalid("bitmap-index.compression must be 'none' for a build, got '",
+                           bitmap_compression, "'");
+  }
   if (out.block_size <= 0) return Status::Invalid("btree-index.block-size must be positive");
   // pypaimon's lookup order; its declared 10M default of btree-index.records-per-range is
   // never used.
@@ -226,7 +260,7 @@ Result<BTreeWriteOptions> WriteOptionsOf(const Options& options, int64_t* per_fi
   if (records <= 0) return Status::Invalid("sorted-index.records-per-file must be positive.");
   *per_file = std::max<int64_t>(
       1, static_cast<int64_t>(static_cast<double>(records) * kRecordsPerFileFloating));
-  return out;
+  return sorted;
 }
 
 void DeleteQuietly(const Table& table, const std::vector<WrittenFile>& written) {
@@ -246,8 +280,9 @@ Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
   ARROW_ASSIGN_OR_RAISE(const DataField* field, IndexField(*table, options.column));
   ARROW_ASSIGN_OR_RAISE(KeyCodec codec, KeyCodec::Make(*field->type));
   int64_t per_file = 0;
-  ARROW_ASSIGN_OR_RAISE(BTreeWriteOptions write_options,
-                        WriteOptionsOf(table->options().With(options.options), &per_file));
+  ARROW_ASSIGN_OR_RAISE(
+      SortedWriteOptions write_options,
+      WriteOptionsOf(options.index_type, table->options().With(options.options), &per_file));
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         PartitionSelector::Make(*table, options.partition_filter.get()));
 
@@ -351,16 +386,16 @@ Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> ta
   return plan;
 }
 
-Result<std::vector<IndexManifestEntry>> WriteBTreeIndexRange(std::shared_ptr<const Table> pinned,
-                                                             const GlobalIndexBuildOptions& options,
-                                                             const std::string& partition,
-                                                             RowRange range) {
+Result<std::vector<IndexManifestEntry>> WriteSortedIndexRange(
+    std::shared_ptr<const Table> pinned, const GlobalIndexBuildOptions& options,
+    const std::string& partition, RowRange range) {
   ARROW_RETURN_NOT_OK(CheckIndexType(options.index_type));
   ARROW_ASSIGN_OR_RAISE(const DataField* field, IndexField(*pinned, options.column));
   ARROW_ASSIGN_OR_RAISE(KeyCodec codec, KeyCodec::Make(*field->type));
   int64_t per_file = 0;
-  ARROW_ASSIGN_OR_RAISE(BTreeWriteOptions write_options,
-                        WriteOptionsOf(pinned->options().With(options.options), &per_file));
+  ARROW_ASSIGN_OR_RAISE(
+      SortedWriteOptions write_options,
+      WriteOptionsOf(options.index_type, pinned->options().With(options.options), &per_file));
   std::vector<WrittenFile> written;
   Status status = [&]() -> Status {
     ARROW_ASSIGN_OR_RAISE(auto rows, ReadSorted(pinned, field->name, range));

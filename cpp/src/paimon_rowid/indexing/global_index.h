@@ -8,7 +8,8 @@
 // indexes only the appended rows. One build or drop is one atomic APPEND commit; a build that
 // fails deletes every index file it wrote, and leaves the table as it was.
 //
-// Only btree indexes are built and read here (bitmap: NotImplemented). Not thread-safe per
+// btree and bitmap indexes are built and read here (the same plan, sort and commit; only the
+// file writer differs). Not thread-safe per
 // call; any number of builds may run against one table (the commit refuses a build whose
 // ranges a concurrent one covered first: kCommitConflict).
 #pragma once
@@ -37,8 +38,9 @@ struct GlobalIndexBuildOptions {
   /// A predicate on partition keys only; nullptr indexes every partition.
   std::shared_ptr<Predicate> partition_filter;
   /// Overlaid on the table's options: btree-index.block-size, btree-index.bloom-filter.enabled,
-  /// btree-index.compression(-level), sorted-index.records-per-file (x 1.2 rows per file, as
-  /// pypaimon).
+  /// btree-index.compression(-level), bitmap-index.dictionary-block-size,
+  /// bitmap-index.compression (none only), sorted-index.records-per-file (x 1.2 rows per
+  /// file, as pypaimon).
   std::map<std::string, std::string> options;
   /// Counts rows (total: the row ids of the ranges to index; done: those indexed) and is
   /// checked before each range and before the commit. nullptr: none. Not owned.
@@ -48,7 +50,7 @@ struct GlobalIndexBuildOptions {
 /// Builds the index over the rows it does not cover yet and commits it. Returns the number of
 /// index files added (0 when every row is covered or the table is empty). Invalid for an
 /// unknown column, a table without row tracking, an unknown index type or a column type no
-/// index accepts; NotImplemented for bitmap and for DECIMAL/TIME/TIMESTAMP keys.
+/// index accepts (btree and bitmap are built); NotImplemented for DECIMAL/TIME/TIMESTAMP keys.
 Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
                                   const GlobalIndexBuildOptions& options);
 
@@ -87,16 +89,15 @@ Result<ExternalIndexPlan> PlanExternalIndexBuild(std::shared_ptr<const Table> ta
 Result<int64_t> CommitExternalIndexFiles(std::shared_ptr<const Table> table,
                                          std::vector<IndexManifestEntry> entries);
 
-/// Writes the btree files of one planned range (PlanExternalIndexBuild) of `pinned` (a table
-/// pinned to the plan's snapshot) without committing them: the sorted rows of `range` cut into
-/// files of `sorted-index.records-per-file` x 1.2 rows, as CreateGlobalIndex writes them.
+/// Writes the btree or bitmap files of one planned range (PlanExternalIndexBuild) of `pinned` (a
+/// table pinned to the plan's snapshot) without committing them: the sorted rows of `range` cut
+/// into files of `sorted-index.records-per-file` x 1.2 rows, as CreateGlobalIndex writes them.
 /// Returns their ADD entries (empty when the range holds no row), for
 /// CommitExternalIndexFiles; on failure every file written is deleted. The Ray build runs one
 /// per task.
-Result<std::vector<IndexManifestEntry>> WriteBTreeIndexRange(std::shared_ptr<const Table> pinned,
-                                                             const GlobalIndexBuildOptions& options,
-                                                             const std::string& partition,
-                                                             RowRange range);
+Result<std::vector<IndexManifestEntry>> WriteSortedIndexRange(
+    std::shared_ptr<const Table> pinned, const GlobalIndexBuildOptions& options,
+    const std::string& partition, RowRange range);
 
 /// The row ids the deletion vectors of `snapshot` hide (ascending); empty without any.
 Result<std::vector<int64_t>> DeletedRowIds(const Table& table, const Snapshot& snapshot);

@@ -103,8 +103,7 @@ Result<std::shared_ptr<arrow::Table>> LookupRowIds(std::shared_ptr<const Table> 
   auto codec = KeyCodec::Make(*field->type);
   std::vector<IndexManifestEntry> files;
   if (trusted && codec.ok()) {
-    ARROW_ASSIGN_OR_RAISE(files,
-                          LiveGlobalIndexFiles(*table, *snapshot, field->id, kBTreeIndexType));
+    ARROW_ASSIGN_OR_RAISE(files, LiveSortedIndexFiles(*table, *snapshot, field->id));
   }
   if (!files.empty()) {
     st.index_used = true;

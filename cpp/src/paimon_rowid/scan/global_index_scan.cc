@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "paimon_rowid/gindex/btree_file.h"
+#include "paimon_rowid/gindex/bitmap_file.h"
 #include "paimon_rowid/scan/deletion_files.h"
 
 namespace paimon_rowid {
@@ -73,7 +73,8 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
     }
     if (candidates.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto bytes, table.file_io()->ReadFile(IndexEntryPath(table, e)));
-    ARROW_ASSIGN_OR_RAISE(auto reader, BTreeFileReader::Open(std::move(bytes), codec, e.file_name));
+    ARROW_ASSIGN_OR_RAISE(
+        auto reader, OpenSortedIndexReader(e.index_type, std::move(bytes), codec, e.file_name));
     ++out.files_read;
     ARROW_RETURN_NOT_OK(
         reader->LookupSorted(candidates, [&](size_t k, std::vector<int64_t> ids) -> Status {
@@ -112,6 +113,15 @@ Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
   return out;
 }
 
+Result<std::vector<IndexManifestEntry>> LiveSortedIndexFiles(const Table& table,
+                                                             const Snapshot& snapshot,
+                                                             int32_t field_id) {
+  ARROW_ASSIGN_OR_RAISE(auto files,
+                        LiveGlobalIndexFiles(table, snapshot, field_id, kBTreeIndexType));
+  if (!files.empty()) return files;
+  return LiveGlobalIndexFiles(table, snapshot, field_id, kBitmapIndexType);
+}
+
 Result<GlobalIndexLookup> LookupGlobalIndex(const Table& table, const Snapshot& snapshot,
                                             const std::string& column, const arrow::Array& keys) {
   const DataField* field = table.schema().FieldByName(column);
@@ -120,11 +130,10 @@ Result<GlobalIndexLookup> LookupGlobalIndex(const Table& table, const Snapshot& 
                            table.identifier().FullName(), "'.");
   }
   ARROW_ASSIGN_OR_RAISE(KeyCodec codec, KeyCodec::Make(*field->type));
-  ARROW_ASSIGN_OR_RAISE(auto files,
-                        LiveGlobalIndexFiles(table, snapshot, field->id, kBTreeIndexType));
+  ARROW_ASSIGN_OR_RAISE(auto files, LiveSortedIndexFiles(table, snapshot, field->id));
   if (files.empty()) {
-    return Status::KeyError("column '", column, "' has no btree global index in snapshot ",
-                            snapshot.id);
+    return Status::KeyError("column '", column,
+                            "' has no btree or bitmap global index in snapshot ", snapshot.id);
   }
   return LookupInFiles(table, codec, files, keys);
 }
@@ -137,12 +146,13 @@ namespace {
 class IndexEvaluator {
  public:
   IndexEvaluator(const Table& table, const Snapshot& snapshot,
-                 std::vector<IndexManifestEntry> live_index, int64_t fallback_max_size,
-                 GlobalIndexPlanStats* stats)
+                 std::vector<IndexManifestEntry> live_index, int64_t btree_fallback_max_size,
+                 int64_t bitmap_fallback_max_size, GlobalIndexPlanStats* stats)
       : table_(table),
         last_(*snapshot.next_row_id - 1),
         live_index_(std::move(live_index)),
-        fallback_max_size_(fallback_max_size),
+        btree_fallback_max_size_(btree_fallback_max_size),
+        bitmap_fallback_max_size_(bitmap_fallback_max_size),
         stats_(stats) {}
 
   // nullopt: the index cannot answer (scan as before).
@@ -201,11 +211,18 @@ class IndexEvaluator {
     if (field == nullptr) return std::nullopt;
     auto codec = KeyCodec::Make(*field->type);
     if (!codec.ok()) return std::nullopt;  // a key type we cannot read yet: scanned
+    // The column's btree index answers; without one, its bitmap index.
     std::vector<IndexManifestEntry> files;
-    for (const auto& e : live_index_) {
-      if (IsIndexOf(e, field->id, kBTreeIndexType)) files.push_back(e);
+    for (const char* type : {kBTreeIndexType, kBitmapIndexType}) {
+      for (const auto& e : live_index_) {
+        if (IsIndexOf(e, field->id, type)) files.push_back(e);
+      }
+      if (!files.empty()) break;
     }
     if (files.empty()) return std::nullopt;
+    const int64_t fallback_max_size = files.front().index_type == kBTreeIndexType
+                                          ? btree_fallback_max_size_
+                                          : bitmap_fallback_max_size_;
     // The literals as keys of the column; literals it cannot hold leave the leaf to the scan.
     std::vector<std::string> keys;
     if (p.op() != Op::kIsNull && p.op() != Op::kIsNotNull) {
@@ -315,12 +332,12 @@ class IndexEvaluator {
         selected_size += e.file_size;
       }
       // pypaimon's gate: an index that would read more than this answers nothing.
-      if (p.op() != Op::kIsNull && selected_size > fallback_max_size_) return std::nullopt;
+      if (p.op() != Op::kIsNull && selected_size > fallback_max_size) return std::nullopt;
       for (const IndexManifestEntry* e : selected) {
         const GlobalIndexMeta& g = *e->global_index;
         ARROW_ASSIGN_OR_RAISE(auto bytes, table_.file_io()->ReadFile(IndexEntryPath(table_, *e)));
-        ARROW_ASSIGN_OR_RAISE(auto reader,
-                              BTreeFileReader::Open(std::move(bytes), *codec, e->file_name));
+        ARROW_ASSIGN_OR_RAISE(auto reader, OpenSortedIndexReader(e->index_type, std::move(bytes),
+                                                                 *codec, e->file_name));
         ++stats_->files_read;
         const int64_t span = g.row_range_end - g.row_range_start;
         auto add = [&](int64_t id) -> Status {
@@ -362,7 +379,8 @@ class IndexEvaluator {
   const Table& table_;
   const int64_t last_;
   std::vector<IndexManifestEntry> live_index_;
-  const int64_t fallback_max_size_;
+  const int64_t btree_fallback_max_size_;
+  const int64_t bitmap_fallback_max_size_;
   GlobalIndexPlanStats* stats_;
 };
 
@@ -377,15 +395,22 @@ Result<std::optional<GlobalIndexRanges>> RangesFromGlobalIndexes(const Table& ta
   ARROW_ASSIGN_OR_RAISE(bool trusted, GlobalIndexesTrusted(table));
   if (!trusted) return std::nullopt;
   ARROW_ASSIGN_OR_RAISE(
-      int64_t fallback_max_size,
+      int64_t btree_fallback,
       table.options().GetMemorySize("btree-index.fallback-scan-max-size", int64_t{256} << 20));
+  ARROW_ASSIGN_OR_RAISE(
+      int64_t bitmap_fallback,
+      table.options().GetMemorySize("bitmap-index.fallback-scan-max-size", int64_t{256} << 20));
   ARROW_ASSIGN_OR_RAISE(auto live_index, ReadLiveIndexEntries(table, snapshot));
   bool any = false;
-  for (const auto& e : live_index) any = any || (e.global_index && e.index_type == kBTreeIndexType);
+  for (const auto& e : live_index) {
+    any = any ||
+          (e.global_index && (e.index_type == kBTreeIndexType || e.index_type == kBitmapIndexType));
+  }
   if (!any) return std::nullopt;
   GlobalIndexRanges out;
   out.stats.rows_total = *snapshot.next_row_id;
-  IndexEvaluator evaluator(table, snapshot, std::move(live_index), fallback_max_size, &out.stats);
+  IndexEvaluator evaluator(table, snapshot, std::move(live_index), btree_fallback, bitmap_fallback,
+                           &out.stats);
   ARROW_ASSIGN_OR_RAISE(auto ranges, evaluator.Eval(predicate));
   if (!ranges) return std::nullopt;
   out.ranges = std::move(*ranges);

@@ -31,6 +31,12 @@ Result<std::vector<IndexManifestEntry>> LiveGlobalIndexFiles(const Table& table,
                                                              int32_t field_id,
                                                              const std::string& index_type);
 
+/// The live btree files of the field in `snapshot`, or without any its live bitmap files: the
+/// files key lookups use.
+Result<std::vector<IndexManifestEntry>> LiveSortedIndexFiles(const Table& table,
+                                                             const Snapshot& snapshot,
+                                                             int32_t field_id);
+
 /// What an index says about `column IN keys`: the absolute row ids of the matching rows among
 /// the covered ranges (ascending, distinct) and the covered ranges (sorted, merged). Rows
 /// outside `covered` are unknown to the index and must be scanned.
@@ -41,17 +47,17 @@ struct GlobalIndexLookup {
 };
 
 /// Looks `keys` (encoded, sorted ascending in `codec` order, distinct) up in `files` (live
-/// btree files of one column) and calls `found(key position, absolute row id)` for each match.
-/// Files whose first/last keys exclude every key are not read; each data block is decoded at
+/// btree or bitmap files of one column) and calls `found(key position, absolute row id)` for each
+/// match. Files whose first/last keys exclude every key are not read; each data block is decoded at
 /// most once. Returns the covered ranges and files read (`row_ids` is left empty).
 Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& codec,
                                           const std::vector<IndexManifestEntry>& files,
                                           const std::vector<std::string>& keys,
                                           const std::function<void(size_t, int64_t)>& found);
 
-/// Looks `keys` (null keys skipped) up in the btree index of `column` at `snapshot`: files
-/// whose first/last keys exclude every key are not read. Invalid for an unknown column;
-/// KeyError when the column has no btree index.
+/// Looks `keys` (null keys skipped) up in the btree index of `column` at `snapshot` (its bitmap
+/// index without one): files whose first/last keys exclude every key are not read. Invalid for
+/// an unknown column; KeyError when the column has neither.
 Result<GlobalIndexLookup> LookupGlobalIndex(const Table& table, const Snapshot& snapshot,
                                             const std::string& column, const arrow::Array& keys);
 
@@ -68,17 +74,18 @@ struct GlobalIndexRanges {
   GlobalIndexPlanStats stats;
 };
 
-/// The row ranges `predicate` can match according to the btree indexes of `snapshot`, a superset
-/// of the matching rows (pypaimon's index evaluation in its FULL search mode). A leaf on a
-/// column with a btree index answers for `=`, `IN`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IS NULL`
-/// and their negations `!=`, `NOT IN`, `NOT BETWEEN`, `IS NOT NULL`: its matching row ids plus
-/// every row id the index does not cover (appended after the build, other partitions). AND
-/// intersects the children that answer (the others only widen it); OR answers only when every child
-/// does (the union). Other leaves, columns whose key type has no codec yet and literals the column
-/// cannot hold do not answer; nor does a range or negation whose candidate index files exceed
-/// `btree-index.fallback-scan-max-size` (256 MiB, as pypaimon). nullopt when nothing answers,
-/// `global-index.enabled` is false, or `global-index.column-update-action` is IGNORE (the index may
-/// be stale). Errors reading or decoding an index file are returned.
+/// The row ranges `predicate` can match according to the btree and bitmap indexes of `snapshot`,
+/// a superset of the matching rows (pypaimon's index evaluation in its FULL search mode). A leaf
+/// on a column with a btree index (else a bitmap index) answers for `=`, `IN`, `<`, `<=`, `>`,
+/// `>=`, `BETWEEN`, `IS NULL` and their negations `!=`, `NOT IN`, `NOT BETWEEN`, `IS NOT NULL`: its
+/// matching row ids plus every row id the index does not cover (appended after the build, other
+/// partitions). AND intersects the children that answer (the others only widen it); OR answers only
+/// when every child does (the union). Other leaves, columns whose key type has no codec yet and
+/// literals the column cannot hold do not answer; nor does a range or negation whose candidate
+/// index files exceed `btree-index.fallback-scan-max-size` / `bitmap-index.fallback-scan-max-size`
+/// (256 MiB, as pypaimon). nullopt when nothing answers, `global-index.enabled` is false, or
+/// `global-index.column-update-action` is IGNORE (the index may be stale). Errors reading or
+/// decoding an index file are returned.
 Result<std::optional<GlobalIndexRanges>> RangesFromGlobalIndexes(const Table& table,
                                                                  const Snapshot& snapshot,
                                                                  const Predicate& predicate);
