@@ -1,8 +1,9 @@
 """Progress of the Ray doors (issue 47 §5): ``progress=True`` on ``paimon_rowid.ray``'s
-``compact`` and ``backfill`` is drawn by Ray's own tqdm (``ray.experimental.tqdm_ray``, in
-the driver's bar manager), never by plain tqdm; the bar and ``on_progress`` reach the job's
-totals; a text stream still gets plain lines; the embedded doors keep plain tqdm; a hook that
-raises on Ray commits nothing and leaves no file and no open bar."""
+``compact``, ``backfill`` and ``create_global_index`` is drawn by Ray's own tqdm
+(``ray.experimental.tqdm_ray``, in the driver's bar manager), never by plain tqdm; the bar and
+``on_progress`` reach the job's totals; a text stream still gets plain lines; the embedded
+doors keep plain tqdm; a hook that raises, or a failing ``fn``, on Ray commits nothing and
+leaves no file and no open bar; bad progress arguments are refused by both index doors."""
 from __future__ import annotations
 
 import builtins
@@ -182,3 +183,68 @@ def test_ray_backfill_that_fails_closes_its_bar_and_commits_nothing(warehouse, b
                       only_null=False, concurrency=1, progress=True)
     assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
     assert len(bars.ray) == 1 and bars.ray[0].closed and bars.ray[0].count == 0
+
+
+@pytest.mark.parametrize("kind", ["btree", "bitmap"])
+def test_ray_create_global_index_reports_rows_and_draws_with_tqdm_ray(warehouse, bars, kind):
+    from paimon_rowid import ray as pray
+    ours.three_commit_table(warehouse)
+    seen = []
+    added = pray.create_global_index("db.t", _opts(warehouse), "id", kind, num_tasks=3,
+                                     progress=True, on_progress=seen.append)
+    assert added >= 3
+    _assert_reaches_total(seen, "create_global_index", "rows", 30)
+    assert set(p.done for p in seen) <= {0, 10, 20, 30}  # a shard's rows per finished task
+    assert bars.plain == [] and len(bars.ray) == 1
+    bar = bars.ray[0]
+    assert (bar.count, bar.total, bar.closed, bar._desc) == (30, 30, True, "create_global_index")
+    from paimon_rowid.table.global_index import list_global_indexes
+    table = ours.catalog(warehouse).get_table("db.t")
+    assert sorted(e["row_range"] for e in list_global_indexes(table)) == [
+        (0, 9), (10, 19), (20, 29)]
+    seen.clear()  # nothing left to index: one reading before, one at the end, as embedded
+    assert pray.create_global_index("db.t", _opts(warehouse), "id", kind,
+                                    on_progress=seen.append) == 0
+    assert [(p.done, p.total, p.finished) for p in seen] == [(0, 0, False), (0, 0, True)]
+
+
+def test_ray_create_global_index_hook_that_raises_leaves_nothing(warehouse, bars):
+    from paimon_rowid import ray as pray
+    ours.three_commit_table(warehouse)
+    before = ours.catalog(warehouse).get_table("db.t").latest_snapshot().id
+    files = ours.files(warehouse)
+
+    class Stop(Exception):
+        pass
+
+    def hook(p):
+        if p.done >= 10:
+            raise Stop(f"stopped at {p.done}/{p.total}")
+
+    with pytest.raises(Stop, match=r"stopped at 10/30"):
+        pray.create_global_index("db.t", _opts(warehouse), "id", num_tasks=3, progress=True,
+                                 on_progress=hook)
+    assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
+    assert ours.files(warehouse) == files  # the three shards' files deleted
+    assert len(bars.ray) == 1 and bars.ray[0].closed
+
+
+@pytest.mark.parametrize("index_type", ["btree", "bitmap", "full-text", "ivf-flat"])
+def test_bad_progress_arguments_refused_by_both_index_doors(warehouse, ray_session,
+                                                            index_type):
+    from paimon_rowid import ray as pray
+    table = ours.three_commit_table(warehouse)
+    before, files = table.latest_snapshot().id, ours.files(warehouse)
+    message = r"progress must be True, False or a text stream \(an object with write\(\)\)"
+    with pytest.raises(TypeError, match=message):
+        table.create_global_index("name", index_type, progress=5)
+    with pytest.raises(TypeError, match="on_progress must be a callable or None, got str"):
+        table.create_global_index("name", index_type, on_progress="print")
+    if index_type in ("btree", "bitmap"):  # what the Ray door builds
+        with pytest.raises(TypeError, match=message):
+            pray.create_global_index("db.t", _opts(warehouse), "id", index_type, progress=5)
+        with pytest.raises(TypeError, match="on_progress must be a callable or None"):
+            pray.create_global_index("db.t", _opts(warehouse), "id", index_type,
+                                     on_progress=1)
+    assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
+    assert ours.files(warehouse) == files

@@ -13,9 +13,12 @@ newest release. A text stream passed as ``progress`` still gets plain lines.
 """
 from __future__ import annotations
 
-from .._internal._progress import BarSink, DrawBar, JobProgress
+from typing import Any, List, Optional, Sequence, Tuple
 
-__all__ = ["RayBar", "ray_bar"]
+from .._internal._progress import BarSink, DrawBar, JobProgress, ProgressReporter
+from ._runtime import innermost
+
+__all__ = ["RayBar", "ray_bar", "gather_with_progress"]
 
 #: Seconds between two redraws of the bar by Ray's manager (tqdm_ray's default is 1 s).
 FLUSH_SECONDS = 0.2
@@ -62,3 +65,34 @@ def _ray_bar(job: str, unit: str) -> BarSink:
 #: ``draw`` of the Ray doors' ``ProgressReporter`` / ``ProgressTracker``: the bar of
 #: ``progress=True`` (a text stream still gets plain lines).
 ray_bar: DrawBar = _ray_bar
+
+
+def gather_with_progress(ray: Any, refs: Sequence[Any], units: Sequence[int],
+                         reporter: ProgressReporter
+                         ) -> Tuple[List[Any], Optional[BaseException]]:
+    """Waits for every task of ``refs`` in completion order, advancing ``reporter`` by the
+    task's ``units`` as each one succeeds (the driver's bar and ``on_progress``).
+
+    Returns the results in ``refs`` order (None for a task that failed) and the first error:
+    a task's own exception (under Ray's wrappers), or what ``on_progress`` raised, or a
+    KeyboardInterrupt. Every task has finished when it returns, even after an error, so the
+    caller's clean-up deletes every file the tasks wrote; after an error the reporter is no
+    longer advanced."""
+    results: List[Any] = [None] * len(refs)
+    index = {ref: i for i, ref in enumerate(refs)}
+    pending = list(refs)
+    error: Optional[BaseException] = None
+    while pending:
+        try:
+            ready, pending = ray.wait(pending, num_returns=1)
+            i = index[ready[0]]
+            try:
+                results[i] = ray.get(ready[0])
+            except Exception as failure:  # noqa: BLE001 - the first one is returned
+                error = error or innermost(failure)
+                continue
+            if error is None:
+                reporter.advance(units[i])
+        except BaseException as stop:  # the hook raised, or Ctrl-C: wait, then report it
+            error = error or stop
+    return results, error

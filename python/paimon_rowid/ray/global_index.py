@@ -10,9 +10,10 @@ and pypaimon reads either (its own builds cut ranges at its splits the same way)
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
 from .._internal._time_travel import READ_SCHEMA_ID
 from ..jobs import _job_checks as jobs
 from ..table.global_index import (
@@ -22,7 +23,8 @@ from ..table.global_index import (
     _partition_filter,
 )
 from ..table.predicate import Predicate
-from ._runtime import innermost, require_ray
+from ._progress import gather_with_progress, ray_bar
+from ._runtime import require_ray
 
 __all__ = ["create_global_index"]
 
@@ -60,15 +62,24 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
                         partitions: Optional[PartitionSpecs] = None,
                         options: Optional[Mapping[str, Any]] = None, *,
                         num_tasks: Optional[int] = None,
-                        ray_remote_args: Optional[Dict[str, Any]] = None) -> int:
+                        ray_remote_args: Optional[Dict[str, Any]] = None,
+                        progress: Any = False,
+                        on_progress: Optional[Callable[[JobProgress], Any]] = None) -> int:
     """``Table.create_global_index`` with the sorting and writing in Ray tasks: returns the
     number of index files added (0 when nothing is left to index), committed in one snapshot.
     ``num_tasks`` (default: the cluster's CPUs) is how many shards the uncovered rows are cut
     into; ``ray_remote_args`` go to the tasks. ``btree`` and ``bitmap`` are built here.
 
-    Raises what the embedded call raises (``ValueError``, ``NotImplementedError``) for the
-    arguments, checked on the driver; a task's error is re-raised as it is. On any error
-    nothing is committed and no index file is left behind."""
+    ``progress`` / ``on_progress``: the embedded call's (unit: rows, ``total`` the row ids to
+    index); the driver advances them by a shard's rows as each task completes, and
+    ``progress=True`` is drawn by Ray's ``tqdm_ray``. An ``on_progress`` that raises stops the
+    build: the running tasks are waited for, their files deleted, nothing committed.
+
+    Raises what the embedded call raises (``ValueError``, ``NotImplementedError``,
+    ``TypeError`` for the progress arguments) for the arguments, checked on the driver; a
+    task's error is re-raised as it is. On any error nothing is committed and no index file
+    is left behind."""
+    check_progress_args(progress, on_progress)
     ray = require_ray()
     table = jobs.load_table(target, catalog_options)
     column = _column(index_column)
@@ -85,28 +96,47 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
     predicate = _partition_filter(table, partition_filter, partitions)
     overlay = {str(k): str(v) for k, v in (options or {}).items()}
     plan = native().external_index_plan(table._native, column, kind, _native_filter(predicate))
-    if not plan["snapshot_id"] or not plan["ranges"]:
-        return 0
+    shards = _shards(plan["ranges"], _num_tasks(ray, num_tasks)) if plan["snapshot_id"] else []
+    reporter = ProgressReporter("create_global_index", "rows", progress, on_progress,
+                                total=sum(end - start + 1 for _, start, end in shards),
+                                draw=ray_bar)
+    try:
+        reporter.start()  # a hook that raises here stops the build before any task
+        files = _build_shards(ray, table, target, catalog_options, column, kind, overlay,
+                              plan["snapshot_id"], shards, ray_remote_args, reporter)
+        if files:
+            native().commit_external_index_files(table._native, files)  # deletes on failure
+        reporter.finish()
+    finally:
+        reporter.close()
+    return len(files)
+
+
+def _num_tasks(ray: Any, num_tasks: Optional[int]) -> int:
     if num_tasks is None:
-        num_tasks = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return int(num_tasks)
+
+
+def _build_shards(ray: Any, table: Any, target: str, catalog_options: Mapping[str, Any],
+                  column: str, kind: str, overlay: Dict[str, str], snapshot_id: int,
+                  shards: List[Any], ray_remote_args: Optional[Dict[str, Any]],
+                  reporter: ProgressReporter) -> List[Dict[str, Any]]:
+    """Every shard as a Ray task; their files (not committed). On a task's failure, or a
+    hook that raises, every task is waited for and every file they wrote deleted."""
+    if not shards:
+        return []
     build = ray.remote(_build_shard)
     if ray_remote_args:
         build = build.options(**ray_remote_args)
     options_out = {str(k): v for k, v in catalog_options.items()}
-    refs = [build.remote(target, options_out, column, kind, overlay, plan["snapshot_id"],
+    refs = [build.remote(target, options_out, column, kind, overlay, snapshot_id,
                          table.table_schema.id, partition, start, end)
-            for partition, start, end in _shards(plan["ranges"], int(num_tasks))]
-    files: List[Dict[str, Any]] = []
-    error: Optional[BaseException] = None
-    for ref in refs:  # every task is waited for, so no file is written after the clean-up
-        try:
-            files.extend(ray.get(ref))
-        except Exception as failure:  # noqa: BLE001 - the first one is re-raised below
-            error = error or innermost(failure)
+            for partition, start, end in shards]
+    results, error = gather_with_progress(ray, refs, [end - start + 1 for _, start, end in shards],
+                                          reporter)
+    files = [f for shard_files in results if shard_files for f in shard_files]
     if error is not None:
         native().delete_files(table._native, [f["path"] for f in files])
         raise error
-    if not files:
-        return 0
-    native().commit_external_index_files(table._native, files)  # deletes them on failure
-    return len(files)
+    return files

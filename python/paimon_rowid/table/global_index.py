@@ -90,14 +90,15 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
 
     Beyond pypaimon: ``progress`` / ``on_progress``, the jobs' progress interface (unit: rows,
     ``total`` the row ids to index); an ``on_progress`` that raises stops the build before
-    its commit, leaving nothing behind."""
+    its commit, leaving nothing behind. The progress arguments are checked first, for every
+    index type."""
+    check_progress_args(progress, on_progress)
     column = _column(index_column)
     kind = str(index_type).lower().strip()
     predicate = _partition_filter(table, partition_filter, partitions)
     if kind in SEARCH_INDEX_TYPES:  # paimon-vindex / paimon-ftindex (docs/search.md)
         return build_search_index(table, column, kind, predicate, dict(options or {}))
     overlay = {str(k): str(v) for k, v in (options or {}).items()}
-    check_progress_args(progress, on_progress)
     return int(run_native("create_global_index", "rows", progress, on_progress,
                           lambda counter: native().create_global_index(
                               table._native, column, kind, _native_filter(predicate), overlay,
