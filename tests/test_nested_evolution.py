@@ -217,3 +217,48 @@ def test_java_reads_nested_changes_we_made(warehouse, java):
         ours = _ours(warehouse, f"db.{case}")
         assert dump.names == ours.schema.names, case
         assert sorted(dump.rows, key=lambda r: r[0]) == arrow_to_neutral(ours), case
+
+
+@pytest.mark.oracle
+@pytest.mark.java
+def test_nested_moves_refused_as_pypaimon_and_java(warehouse, oracle, java):
+    """``update_column_position`` moves top-level columns only: pypaimon 2.1.0's ``Move`` and
+    Java 1.4.2's (``SchemaManager.applyMove`` looks the name up among the top-level fields)
+    name no path. A dotted name inside a ROW column is refused by all three (we raise
+    pypaimon's RuntimeError with its exact words, Java an IllegalArgumentException), with no
+    schema file written; the same tables still take a top-level move."""
+    from java import JavaOracleError
+    from paimon_rowid.schema.schema_change import Move, changes_json
+    from paimon_rowid.schema.schema_change import SchemaChange as C
+    table = create_table(warehouse, "t", SCHEMA, DE)
+    write(table, _data(SCHEMA, 0, 2))
+    oracle.create_table(warehouse, "db.o", SCHEMA, options=DE)
+    cat = catalog(warehouse)
+    cases = [(Move.first("r.y"), "Column r.y does not exist", "Field name not found: r.y"),
+             (Move.after("r.y", "r.x"), "Column r.y does not exist",
+              "Field name not found: r.y"),
+             (Move.before("r.q.k", "r.x"), "Column r.q.k does not exist",
+              "Field name not found: r.q.k"),
+             (Move.last("a.element.u"), "Column a.element.u does not exist",
+              "Field name not found: a.element.u"),
+             (Move.after("id", "r.x"), "Column r.x does not exist",
+              "Reference field name not found: r.x")]
+    java_results = java.run_batch([java.alter_cmd(warehouse, "db.t",
+                                                  [C.update_column_position(move)])
+                                   for move, _, _ in cases])
+    for (move, message, java_message), java_result in zip(cases, java_results):
+        changes = [C.update_column_position(move)]
+        with pytest.raises(RuntimeError) as info:
+            cat.alter_table("db.t", changes)
+        assert str(info.value) == f"Failed to alter table db.t: {message}"
+        with pytest.raises(Exception) as theirs:
+            oracle.run({"cmd": "alter_table", "warehouse": str(warehouse), "identifier": "db.o",
+                        "changes": changes_json(changes)})
+        assert message in str(theirs.value)
+        assert isinstance(java_result, JavaOracleError), (move, java_result)
+        assert java_result.error_type.endswith("IllegalArgumentException"), java_result
+        assert java_message in java_result.message, java_result.message
+    for name in ("t", "o"):
+        assert os.listdir(os.path.join(warehouse, "db.db", name, "schema")) == ["schema-0"]
+    cat.alter_table("db.t", [C.update_column_position(Move.first("r"))])
+    assert catalog(warehouse).get_table("db.t").field_names[:2] == ["r", "id"]

@@ -88,13 +88,14 @@ def test_remove_orphan_files_counts_files_read_and_checked(warehouse):
     assert last.total >= 4 + data_files
 
 
-def test_create_global_index_counts_rows(warehouse):
+@pytest.mark.parametrize("kind", ["btree", "bitmap"])
+def test_create_global_index_counts_rows(warehouse, kind):
     table = _three_groups_due(warehouse)
     seen = []
-    assert table.create_global_index("id", "btree", on_progress=seen.append) >= 1
+    assert table.create_global_index("id", kind, on_progress=seen.append) >= 1
     assert _assert_well_formed(seen, "create_global_index", "rows").total == 30
     seen.clear()  # nothing left to index: one reading before, one at the end
-    assert table.create_global_index("id", on_progress=seen.append) == 0
+    assert table.create_global_index("id", kind, on_progress=seen.append) == 0
     assert [(p.done, p.total, p.finished) for p in seen] == [(0, 0, False), (0, 0, True)]
 
 
