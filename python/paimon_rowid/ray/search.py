@@ -10,11 +10,12 @@ another process, so training is not shared between tasks.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
 from .._internal._time_travel import pin_snapshot_id
 from ..jobs import _job_checks as jobs
 from ..table._search_options import SEARCH_INDEX_TYPES
@@ -47,12 +48,17 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
                         partition_filter: Optional[Predicate] = None,
                         partitions: Any = None, options: Optional[Mapping[str, Any]] = None, *,
                         num_tasks: Optional[int] = None,
-                        ray_remote_args: Optional[Dict[str, Any]] = None) -> int:
+                        ray_remote_args: Optional[Dict[str, Any]] = None,
+                        progress: Any = False,
+                        on_progress: Optional[Callable[[JobProgress], Any]] = None) -> int:
     """``table.create_global_index`` for a search index type with the shards built by Ray
     tasks (``num_tasks``, default one per shard up to the cluster's CPUs) and one commit on the
     driver; returns the number of index files added. Same arguments and errors as the
-    embedded call; ``ray_remote_args`` go to the tasks."""
+    embedded call; ``ray_remote_args`` go to the tasks. ``progress`` / ``on_progress``: the
+    jobs' progress interface on the driver (unit rows, counted as each task returns); a hook
+    that raises stops the build before its commit and every file written is deleted."""
     ray = require_ray()
+    check_progress_args(progress, on_progress)
     table = jobs.load_table(target, catalog_options)
     column = _column(index_column)
     kind = str(index_type).lower().strip()
@@ -63,7 +69,8 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
     remote = ray.remote(**ray_remote_args)(_build_task) if ray_remote_args else \
         ray.remote(_build_task)
 
-    def run_shards(job: ShardJob, shards: Sequence[Shard]) -> List[Dict[str, Any]]:
+    def run_shards(job: ShardJob, shards: Sequence[Shard],
+                   reporter: ProgressReporter) -> List[Dict[str, Any]]:
         tasks = num_tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
         tasks = max(1, min(int(tasks), len(shards)))
         chunks = [list(shards[i::tasks]) for i in range(tasks)]
@@ -73,24 +80,33 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
                 "schema_id": job.schema_id}
         refs = [remote.remote(dict(catalog_options), target, snapshot_id, spec, chunk)
                 for chunk in chunks]
+        rows = {ref: sum(s.end - s.start + 1 for s in chunk) for ref, chunk in zip(refs, chunks)}
+        found: List[Dict[str, Any]] = []
+        pending = list(refs)
         try:
-            results = ray.get(refs)
-        except BaseException as error:  # nothing may stay behind: delete what others wrote
-            ready, _ = ray.wait(refs, num_returns=len(refs))
-            for ref in ready:
-                try:
-                    files = ray.get(ref)
-                except BaseException:  # noqa: S112 - its task cleaned up after itself
-                    continue
-                native().delete_files(table._native, [f["path"] for f in files])
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    found.extend(ray.get(ref))
+                    reporter.advance(rows[ref])
+        except BaseException as error:  # nothing may stay behind: delete what tasks wrote
+            native().delete_files(table._native, [f["path"] for f in found])
+            if pending:
+                done, _ = ray.wait(pending, num_returns=len(pending))
+                for ref in done:
+                    try:
+                        files = ray.get(ref)
+                    except BaseException:  # noqa: S112 - its task cleaned up after itself
+                        continue
+                    native().delete_files(table._native, [f["path"] for f in files])
             inner = innermost(error)
             if inner is error:
                 raise
             raise inner from error
-        found = [f for files in results for f in files]
         return sorted(found, key=lambda f: f["from"])
 
-    return build_search_index(table, column, kind, predicate, dict(options or {}), run_shards)
+    return build_search_index(table, column, kind, predicate, dict(options or {}), run_shards,
+                              progress=progress, on_progress=on_progress)
 
 
 def _search_task(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,

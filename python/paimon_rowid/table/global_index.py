@@ -97,7 +97,8 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
     kind = str(index_type).lower().strip()
     predicate = _partition_filter(table, partition_filter, partitions)
     if kind in SEARCH_INDEX_TYPES:  # paimon-vindex / paimon-ftindex (docs/search.md)
-        return build_search_index(table, column, kind, predicate, dict(options or {}))
+        return build_search_index(table, column, kind, predicate, dict(options or {}),
+                                  progress=progress, on_progress=on_progress)
     overlay = {str(k): str(v) for k, v in (options or {}).items()}
     return int(run_native("create_global_index", "rows", progress, on_progress,
                           lambda counter: native().create_global_index(

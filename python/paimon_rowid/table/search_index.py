@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._internal._lib import native
+from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
 from .._internal._time_travel import pin_snapshot_id
 from . import _search_options as opts
 from .predicate import Predicate
@@ -229,10 +230,17 @@ def check_column(table: Any, column: str, index_type: str) -> None:
 def build_search_index(table: Any, column: str, index_type: str,
                        partition_filter: Optional[Predicate],
                        user_options: Mapping[str, Any],
-                       run_shards: Optional[Callable[..., List[Dict[str, Any]]]] = None) -> int:
+                       run_shards: Optional[Callable[..., List[Dict[str, Any]]]] = None,
+                       progress: Any = False,
+                       on_progress: Optional[Callable[[JobProgress], Any]] = None) -> int:
     """Builds and commits the ``index_type`` index of ``column`` over the rows it does not
-    cover yet; returns the number of index files added. ``run_shards(shard_jobs)`` (Ray) may
-    replace the local thread pool; it returns the written files' manifest dicts."""
+    cover yet; returns the number of index files added. ``run_shards(job, shards, reporter)``
+    (Ray) may replace the local thread pool; it returns the written files' manifest dicts.
+
+    ``progress`` / ``on_progress``: the jobs' progress interface (job ``create_global_index``,
+    unit rows: the row ids of the shards, counted as each shard's file is written). A hook
+    that raises stops the build before its commit; every file written is deleted."""
+    check_progress_args(progress, on_progress)
     check_column(table, column, index_type)
     table_options = dict(table.options)
     merged = {**table_options, **{str(k): v for k, v in user_options.items()}}
@@ -247,26 +255,32 @@ def build_search_index(table: Any, column: str, index_type: str,
         native_options = opts.vector_native_options(table_options, user_options, index_type,
                                                     column, _vector_length(table, column))
         ratio = opts.train_sample_ratio(table_options, user_options, index_type, column)
-    snapshot_id, field_id, shards = plan_shards(table, column, index_type, partition_filter,
-                                                rows_per_shard)
-    if not shards:
-        return 0
-    schema_id = int(table.table_schema.id)
-    pinned = pin_snapshot_id(table, snapshot_id, schema_id)
-    job = ShardJob(pinned, column, index_type, field_id, native_options, ratio, snapshot_id,
-                   schema_id)
-    if run_shards is not None:
-        files = run_shards(job, shards)
-    else:
-        files = run_local(job, shards, parallelism)
-    if not files:
-        return 0
+    reporter = ProgressReporter("create_global_index", "rows", progress, on_progress)
     try:
-        native().commit_external_index_files(table._native, files)
-    except BaseException:
-        native().delete_files(table._native, [f["path"] for f in files])
-        raise
-    return len(files)
+        reporter.start()  # a hook that raises here stops the build before it reads anything
+        snapshot_id, field_id, shards = plan_shards(table, column, index_type,
+                                                    partition_filter, rows_per_shard)
+        reporter.add_total(sum(s.end - s.start + 1 for s in shards))
+        files: List[Dict[str, Any]] = []
+        if shards:
+            schema_id = int(table.table_schema.id)
+            pinned = pin_snapshot_id(table, snapshot_id, schema_id)
+            job = ShardJob(pinned, column, index_type, field_id, native_options, ratio,
+                           snapshot_id, schema_id)
+            if run_shards is not None:
+                files = run_shards(job, shards, reporter)
+            else:
+                files = run_local(job, shards, parallelism, reporter)
+        if files:
+            try:
+                native().commit_external_index_files(table._native, files)
+            except BaseException:
+                native().delete_files(table._native, [f["path"] for f in files])
+                raise
+        reporter.finish()
+        return len(files)
+    finally:
+        reporter.close()
 
 
 @dataclass
@@ -323,21 +337,33 @@ class ShardJob:
                 "field_id": self.field_id, "index_meta": meta}
 
 
-def run_local(job: ShardJob, shards: Sequence[Shard], parallelism: int) -> List[Dict[str, Any]]:
-    """Builds the shards on ``parallelism`` threads; on failure deletes what was written."""
+def run_local(job: ShardJob, shards: Sequence[Shard], parallelism: int,
+              reporter: Optional[ProgressReporter] = None) -> List[Dict[str, Any]]:
+    """Builds the shards on ``parallelism`` threads, counting each finished shard's rows into
+    ``reporter``; on failure (or a progress hook raising) cancels the shards not started,
+    waits for the running ones and deletes every file written."""
     written: List[Dict[str, Any]] = []
+
+    def done(shard: Shard) -> None:
+        if reporter is not None:
+            reporter.advance(shard.end - shard.start + 1)
+
     try:
         if parallelism <= 1 or len(shards) == 1:
             for shard in shards:
                 found = job.build(shard)
                 if found is not None:
                     written.append(found)
+                done(shard)
             return written
-        with ThreadPoolExecutor(max_workers=min(parallelism, len(shards)),
-                                thread_name_prefix="paimon-rowid-search-index") as pool:
-            futures = [pool.submit(job.build, shard) for shard in shards]
-            errors: List[BaseException] = []
-            for future in futures:  # plan order: deterministic manifests
+        pool = ThreadPoolExecutor(max_workers=min(parallelism, len(shards)),
+                                  thread_name_prefix="paimon-rowid-search-index")
+        futures = [pool.submit(job.build, shard) for shard in shards]
+        consumed = 0
+        errors: List[BaseException] = []
+        try:
+            for shard, future in zip(shards, futures):  # plan order: deterministic manifests
+                consumed += 1
                 try:
                     found = future.result()
                 except BaseException as e:  # keep collecting what others wrote
@@ -345,8 +371,19 @@ def run_local(job: ShardJob, shards: Sequence[Shard], parallelism: int) -> List[
                     continue
                 if found is not None:
                     written.append(found)
-            if errors:
-                raise errors[0]
+                if not errors:
+                    done(shard)
+        finally:  # interrupted: no new shard starts; the running ones' files are collected
+            for future in futures[consumed:]:
+                future.cancel()
+            pool.shutdown(wait=True)
+            for future in futures[consumed:]:
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    found = future.result()
+                    if found is not None:
+                        written.append(found)
+        if errors:
+            raise errors[0]
         return written
     except BaseException:
         if written:
