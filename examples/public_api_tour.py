@@ -1,21 +1,26 @@
 """A tour of the public API: every name of ``paimon_rowid.__all__`` and ``paimon_rowid.ray``'s,
 and the main methods of the catalog, table, read, write, update and commit objects, in one
-script that runs embedded (``--ray`` adds the Ray calls on a local Ray).
+script that runs embedded (``--ray`` adds the Ray calls on a local Ray). Global indexes and
+``lookup_row_ids``, tags, rollback and the catalog's table calls always run; the search
+builders run when the optional ``search`` extra is installed; a REST catalog is created only
+with ``--rest-uri`` (it needs a server), otherwise that function is type-checked only.
 
 It exists to be type-checked: ``mypy --strict examples/public_api_tour.py`` against an
 installed wheel (``tests/test_wheel_install.py``, issue 47 §3) proves the package's public
 signatures are annotated and ship with ``py.typed``; the same test runs it in a fresh
 virtualenv that has only what ``pip install`` put there.
 
-    python examples/public_api_tour.py [--warehouse DIR] [--ray]
+    python examples/public_api_tour.py [--warehouse DIR] [--ray] [--rest-uri URI --token T]
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import tempfile
 from typing import Any, Dict, List, Optional
 
+import numpy as np
 import pyarrow as pa
 
 import paimon_rowid
@@ -30,6 +35,7 @@ from paimon_rowid import (
     CatalogFactory,
     CommitConflictException,
     DatabaseAlreadyExistException,
+    DatabaseNoPermissionException,
     DatabaseNotExistException,
     DataField,
     DataType,
@@ -40,10 +46,12 @@ from paimon_rowid import (
     Range,
     RangeStatus,
     ReadBuilder,
+    RESTException,
     Schema,
     Split,
     Table,
     TableAlreadyExistException,
+    TableNoPermissionException,
     TableNotExistException,
     TableRead,
     TableScan,
@@ -59,6 +67,7 @@ from paimon_rowid import (
     compact,
     expire_snapshots,
     lit,
+    lookup_row_ids,
     manifest_cache_stats,
     map_with_blobs,
     merge_into,
@@ -79,7 +88,8 @@ from paimon_rowid.schema.schema_change import SchemaChange
 DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
 ERRORS = (CatalogException, DatabaseNotExistException, DatabaseAlreadyExistException,
           TableNotExistException, TableAlreadyExistException, CommitConflictException,
-          TagNotExistException, TagAlreadyExistException, BackfillError)
+          TagNotExistException, TagAlreadyExistException, BackfillError, RESTException,
+          DatabaseNoPermissionException, TableNoPermissionException)
 
 
 def append(table: Table, data: pa.Table) -> None:
@@ -216,6 +226,79 @@ def maintenance(table: Table, warehouse: str) -> None:
     assert "bytes" in manifest_cache_stats() or manifest_cache_stats() is not None
 
 
+def indexes_and_lookups(table: Table, warehouse: str) -> None:
+    """A btree index, ``lookup_row_ids`` through it, and dropping it."""
+    opts = {"warehouse": warehouse}
+    jobs: List[JobProgress] = []
+    added = table.create_global_index("name", "btree", progress=False, on_progress=jobs.append)
+    assert added >= 1 and jobs[-1].finished and jobs[-1].done == jobs[-1].total
+    found: pa.Table = lookup_row_ids("db.t", ["n4", "n5", "absent"], "name", opts)
+    assert found.column("_ROW_ID").to_pylist() == [4, 5]
+    assert table.drop_global_index("name", "btree", dry_run=True) == added
+    assert table.drop_global_index("name") == added
+
+
+def tags_rollback_and_catalog_calls(catalog: Catalog) -> None:
+    """Tags, rollback and the catalog's table calls on a scratch table, dropped at the end."""
+    catalog.create_table("db.scratch", Schema.from_pyarrow_schema(
+        pa.schema([("id", pa.int64())]), options=dict(DE)), True)
+    scratch = catalog.get_table("db.scratch")
+    append(scratch, pa.table({"id": pa.array([1], pa.int64())}))
+    scratch.create_tag("one")
+    append(scratch, pa.table({"id": pa.array([2], pa.int64())}))
+    scratch.rename_tag("one", "first")
+    scratch.create_tag("second")
+    scratch.replace_tag("second", snapshot_id=1)
+    assert catalog.get_tag("db.scratch", "first") is not None
+    assert [t for t in catalog.list_tags_paged("db.scratch").elements] == ["first", "second"]
+    assert scratch.delete_tag("second")
+    assert len(scratch.list_snapshots()) == 2
+    scratch.rollback_to("first")
+    latest = catalog.get_table("db.scratch").latest_snapshot()
+    assert latest is not None and latest.id == 1
+    partitions = catalog.list_partitions_paged("db.scratch").elements
+    assert [(p.spec, p.record_count) for p in partitions] == [({}, 1)]  # the rolled-back one
+    assert catalog.get_database("db").name == "db"
+    catalog.rename_table("db.scratch", "db.scratch2")
+    catalog.drop_table("db.scratch2", False)
+
+
+def search(catalog: Catalog) -> None:
+    """pypaimon's search builders over a vector and a full-text index (needs the optional
+    ``search`` extra: paimon-vindex, paimon-ftindex)."""
+    schema = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), 4)),
+                        ("body", pa.string())])
+    catalog.create_table("db.docs", Schema.from_pyarrow_schema(schema, options=dict(DE)), True)
+    docs = catalog.get_table("db.docs")
+    vectors = np.random.default_rng(0).standard_normal((64, 4)).astype(np.float32)
+    append(docs, pa.table({"id": pa.array(range(64), pa.int64()),
+                           "emb": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), 4),
+                           "body": [f"red apple {i}" if i % 2 else f"pear {i}"
+                                    for i in range(64)]}, schema=schema))
+    assert docs.create_global_index("emb", index_type="ivf-flat") >= 1
+    assert docs.create_global_index("body", index_type="full-text") >= 1
+    nearest = (docs.new_vector_search_builder().with_vector_column("emb")
+               .with_query_vector(vectors[7]).with_limit(3).execute_local())
+    assert len(nearest) == 3 and nearest.to_arrow(docs, ["id"]).num_rows == 3
+    batch = (docs.new_batch_vector_search_builder().with_vector_column("emb")
+             .with_query_vectors(vectors[:2]).with_limit(2).execute_batch_local())
+    assert [len(r) for r in batch] == [2, 2]
+    text = docs.new_full_text_search_builder().with_query("body", "apple").with_limit(5)
+    assert len(text.execute_local()) == 5
+    hybrid = (docs.new_hybrid_search_builder().with_limit(5)
+              .add_vector_route("emb", vectors[3], 10).add_full_text_route("body", "apple", 10)
+              .execute_local())
+    assert len(hybrid) == 5
+
+
+def rest_catalog(uri: str, token: str, warehouse: str) -> Catalog:
+    """A REST catalog (docs/rest-catalog.md): the same calls as the filesystem one."""
+    catalog = CatalogFactory.create({"metastore": "rest", "uri": uri, "warehouse": warehouse,
+                                     "token.provider": "bear", "token": token})
+    catalog.list_databases()
+    return catalog
+
+
 def on_ray(warehouse: str) -> None:
     import ray
 
@@ -247,6 +330,13 @@ def on_ray(warehouse: str) -> None:
         pray.map_with_blobs(pray.read_paimon("db.blobs", opts, dynamic_options={
             "blob-as-descriptor": "true"}), ["image"],
             lambda batch, cells: {"id": batch["id"]}).count()
+        jobs: List[JobProgress] = []
+        assert pray.create_global_index("db.t", opts, "name", num_tasks=2,
+                                        on_progress=jobs.append) >= 1
+        assert jobs[-1].finished
+        embedded = lookup_row_ids("db.t", ["n6"], "name", opts)  # twice: write_paimon above
+        assert pray.lookup_row_ids("db.t", ["n6"], "name", opts).count() == \
+            embedded.num_rows == 2
         # search on Ray needs the optional 'search' extra and a vector column (docs/search.md)
         assert callable(pray.create_search_index) and callable(pray.batch_vector_search)
     finally:
@@ -257,6 +347,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--warehouse", help="a warehouse directory (default: a temp dir)")
     parser.add_argument("--ray", action="store_true", help="also run the Ray calls")
+    parser.add_argument("--rest-uri", help="also open a REST catalog at this URI")
+    parser.add_argument("--token", default="token", help="the REST catalog's bearer token")
     args = parser.parse_args()
     warehouse = args.warehouse or tempfile.mkdtemp(prefix="paimon-rowid-tour-")
     try:
@@ -266,7 +358,13 @@ def main() -> None:
         row_id_jobs(warehouse, table)
         joins(catalog, warehouse)
         blobs(catalog, warehouse)
+        indexes_and_lookups(catalog.get_table("db.t"), warehouse)
+        tags_rollback_and_catalog_calls(catalog)
         maintenance(catalog.get_table("db.t"), warehouse)
+        if all(importlib.util.find_spec(m) for m in ("paimon_vindex", "paimon_ftindex")):
+            search(catalog)
+        if args.rest_uri:
+            rest_catalog(args.rest_uri, args.token, "tour").list_databases()
         if args.ray:
             on_ray(warehouse)
         assert all(issubclass(e, Exception) for e in ERRORS)
