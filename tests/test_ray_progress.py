@@ -1,9 +1,10 @@
 """Progress of the Ray doors (issue 47 §5): ``progress=True`` on ``paimon_rowid.ray``'s
-``compact``, ``backfill`` and ``create_global_index`` is drawn by Ray's own tqdm
-(``ray.experimental.tqdm_ray``, in the driver's bar manager), never by plain tqdm; the bar and
-``on_progress`` reach the job's totals; a text stream still gets plain lines; the embedded
-doors keep plain tqdm; a hook that raises, or a failing ``fn``, on Ray commits nothing and
-leaves no file and no open bar; bad progress arguments are refused by both index doors."""
+``compact``, ``backfill``, ``create_global_index`` and ``create_search_index`` is drawn by
+Ray's own tqdm (``ray.experimental.tqdm_ray``, in the driver's bar manager), not plain tqdm;
+the bar and ``on_progress`` reach the job's totals; a text stream still gets plain lines; the
+embedded doors keep plain tqdm; a hook that raises, or a failing ``fn``, on Ray commits
+nothing and leaves no file and no open bar; bad progress arguments are refused by both index
+doors."""
 from __future__ import annotations
 
 import builtins
@@ -248,3 +249,18 @@ def test_bad_progress_arguments_refused_by_both_index_doors(warehouse, ray_sessi
                                      on_progress=1)
     assert ours.catalog(warehouse).get_table("db.t").latest_snapshot().id == before
     assert ours.files(warehouse) == files
+
+
+def test_ray_create_search_index_progress_true_is_drawn_by_tqdm_ray(warehouse, bars):
+    pytest.importorskip("paimon_vindex")
+    pytest.importorskip("paimon_ftindex")
+    from paimon_rowid.ray import create_search_index
+    from test_search import _table
+    _table(warehouse, n=1000)
+    seen = []
+    assert create_search_index("db.t", _opts(warehouse), "body", "full-text", num_tasks=2,
+                               options={"global-index.row-count-per-shard": "500"},
+                               progress=True, on_progress=seen.append) == 2
+    _assert_reaches_total(seen, "create_global_index", "rows", 1000)
+    assert bars.plain == [] and len(bars.ray) == 1
+    assert (bars.ray[0].count, bars.ray[0].total, bars.ray[0].closed) == (1000, 1000, True)

@@ -23,6 +23,7 @@ from ..table.global_index import _column, _partition_filter
 from ..table.predicate import Predicate
 from ..table.search import BatchVectorSearchBuilder, SearchResult
 from ..table.search_index import Shard, ShardJob, build_search_index
+from ._progress import ray_bar
 from ._runtime import innermost, require_ray
 
 
@@ -106,7 +107,7 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
         return sorted(found, key=lambda f: f["from"])
 
     return build_search_index(table, column, kind, predicate, dict(options or {}), run_shards,
-                              progress=progress, on_progress=on_progress)
+                              progress=progress, on_progress=on_progress, draw=ray_bar)
 
 
 def _search_task(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._internal._lib import native
-from .._internal._progress import JobProgress, ProgressReporter, check_progress_args
+from .._internal._progress import DrawBar, JobProgress, ProgressReporter, check_progress_args
 from .._internal._time_travel import pin_snapshot_id
 from . import _search_options as opts
 from .predicate import Predicate
@@ -232,14 +232,16 @@ def build_search_index(table: Any, column: str, index_type: str,
                        user_options: Mapping[str, Any],
                        run_shards: Optional[Callable[..., List[Dict[str, Any]]]] = None,
                        progress: Any = False,
-                       on_progress: Optional[Callable[[JobProgress], Any]] = None) -> int:
+                       on_progress: Optional[Callable[[JobProgress], Any]] = None,
+                       draw: Optional[DrawBar] = None) -> int:
     """Builds and commits the ``index_type`` index of ``column`` over the rows it does not
     cover yet; returns the number of index files added. ``run_shards(job, shards, reporter)``
     (Ray) may replace the local thread pool; it returns the written files' manifest dicts.
 
     ``progress`` / ``on_progress``: the jobs' progress interface (job ``create_global_index``,
     unit rows: the row ids of the shards, counted as each shard's file is written). A hook
-    that raises stops the build before its commit; every file written is deleted."""
+    that raises stops the build before its commit; every file written is deleted. ``draw``:
+    the bar of ``progress=True`` (the Ray door's ``tqdm_ray``; default tqdm)."""
     check_progress_args(progress, on_progress)
     check_column(table, column, index_type)
     table_options = dict(table.options)
@@ -255,7 +257,8 @@ def build_search_index(table: Any, column: str, index_type: str,
         native_options = opts.vector_native_options(table_options, user_options, index_type,
                                                     column, _vector_length(table, column))
         ratio = opts.train_sample_ratio(table_options, user_options, index_type, column)
-    reporter = ProgressReporter("create_global_index", "rows", progress, on_progress)
+    reporter = ProgressReporter("create_global_index", "rows", progress, on_progress,
+                                draw=draw)
     try:
         reporter.start()  # a hook that raises here stops the build before it reads anything
         snapshot_id, field_id, shards = plan_shards(table, column, index_type,
