@@ -6,7 +6,9 @@ in the page) that later blocks use. The only change made to a block is the wareh
 (``paimon_rowid.ray``, ``import ray``, ``to_ray``/``write_ray``) runs on the session's local
 Ray (marker ``ray``, xdist group ``ray``). The pages of ``S3_PAGES`` talk to an object store:
 they run against the local S3 server (marker ``s3``), their example endpoint, bucket and
-credentials replaced by the server's. A block that cannot run here says so in the page, in
+credentials replaced by the server's; the pages of ``REST_PAGES`` run against Java Paimon's
+REST catalog test server (marker ``java``), their example URI, warehouse name and token
+replaced by the server's. A block that cannot run here says so in the page, in
 an HTML comment on the line before it: ``<!-- not run by tests: <reason> -->``; every such
 comment is listed in ``NOT_RUN`` below, so a new one cannot slip in unnoticed.
 """
@@ -16,7 +18,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 
@@ -34,9 +36,6 @@ NOT_RUN: Dict[tuple, str] = {
         "asks Ray for GPUs (num_gpus=1); tests/test_ray_backfill.py runs the seed's code on CPUs",
     ("docs/backfill.md", "from paimon_rowid.ray import backfill"):
         "asks Ray for GPUs (num_gpus=1); tests/test_ray_backfill.py runs the same call on CPUs",
-    ("docs/rest-catalog.md", "from paimon_rowid import CatalogFactory"):
-        "needs a REST catalog server; tests/test_rest_catalog.py makes the same calls on Java "
-        "Paimon's RESTCatalogServer",
 }
 
 
@@ -48,6 +47,11 @@ _S3_PLACEHOLDERS = [("s3://my-bucket/lake", "warehouse"),
 S3_PAGES: Dict[str, List[Tuple[str, str]]] = {
     "docs/object-stores.md": _S3_PLACEHOLDERS,
     "docs/ray-cluster.md": _S3_PLACEHOLDERS,
+}
+# page -> the placeholders of its REST catalog, replaced by the test server's values
+REST_PAGES: Dict[str, List[Tuple[str, str]]] = {
+    "docs/rest-catalog.md": [("http://catalog-host:8080", "uri"),
+                             ('"my_warehouse"', "warehouse"), ('"my-token"', "token")],
 }
 # Pages whose blocks another test runs, in the setting they describe.
 RUN_ELSEWHERE = {"docs/ray-cluster.md": "tests/test_ray_cluster_docs.py (a 3-node local cluster)"}
@@ -84,10 +88,19 @@ def _uses_ray(page: str) -> bool:
                if not b.not_run)
 
 
-def run_page(page: str, warehouse: Path, s3: Optional[Tuple[str, str]] = None) -> tuple:
+def run_page(page: str, warehouse: Path, s3: Optional[Tuple[str, str]] = None,
+             rest: Any = None) -> tuple:
     """Runs the page's blocks in order in one namespace; returns (namespace, stdout). ``s3``:
-    (the S3 server's endpoint, a warehouse URI on it) for the pages of ``S3_PAGES``."""
+    (the S3 server's endpoint, a warehouse URI on it) for the pages of ``S3_PAGES``; ``rest``:
+    the REST catalog test server (tests/rest_server.py) for the pages of ``REST_PAGES``."""
     replace = [(WAREHOUSE, str(warehouse))]
+    if page in REST_PAGES:
+        assert rest is not None, f"{page} needs the REST catalog server"
+        values = {"uri": rest.uri, "warehouse": f'"{rest.warehouse}"',
+                  "token": f'"{rest.token}"'}
+        for text, what in REST_PAGES[page]:
+            assert any(text in b.code for b in page_blocks(page)), (page, text)
+            replace.append((text, values[what]))
     if page in S3_PAGES:
         from s3_server import ACCESS_KEY, SECRET_KEY
 
@@ -115,7 +128,8 @@ def run_page(page: str, warehouse: Path, s3: Optional[Tuple[str, str]] = None) -
 
 def _marks(page: str) -> list:
     return (([pytest.mark.ray] if _uses_ray(page) else [])
-            + ([pytest.mark.s3] if page in S3_PAGES else []))
+            + ([pytest.mark.s3] if page in S3_PAGES else [])
+            + ([pytest.mark.java] if page in REST_PAGES else []))
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=_marks(p)) for p in _pages()
@@ -127,7 +141,13 @@ def test_page_python_blocks_run_as_written(page, tmp_path, request):
     if page in S3_PAGES:
         server = request.getfixturevalue("s3_server")
         s3 = (server.endpoint, server.fresh_warehouse("docs"))
-    run_page(page, tmp_path / "warehouse", s3)
+    rest = request.getfixturevalue("rest_server") if page in REST_PAGES else None
+    namespace, _ = run_page(page, tmp_path / "warehouse", s3, rest)
+    if page in REST_PAGES:  # the page's table exists on the server, empty
+        from paimon_rowid.catalog.rest_catalog import RESTCatalog
+        assert isinstance(namespace["catalog"], RESTCatalog)
+        table = namespace["table"]
+        assert table.field_names == ["id", "name"] and table.latest_snapshot() is None
 
 
 def test_pages_say_which_blocks_do_not_run():
