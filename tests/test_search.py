@@ -165,8 +165,10 @@ def test_refine_factor_rescoring_quantized_hits(warehouse):
                             & set(_exact(vectors, np.arange(3000), q, 10))) / 10
                         for q in queries])
 
-    plain, refined = recall(), recall(**{"ivf-pq.refine-factor": "20"})
+    plain, refined = recall(refine_factor="1"), recall(**{"ivf-pq.refine-factor": "20"})
     assert refined >= 0.95 and refined > plain, (plain, refined)
+    assert recall() == refined  # our default for ivf-pq (pypaimon's: none)
+    assert recall(**{"ivf-pq.refine-factor": "5"}) < refined
     found = _search(table, queries[0], 10, **wide, **{"refine_factor": "20"})
     assert found.scores == pytest.approx(sorted((vectors[found.row_ids] @ queries[0]).tolist(),
                                                 reverse=True), rel=1e-5)

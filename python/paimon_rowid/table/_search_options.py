@@ -182,11 +182,19 @@ def search_mode(call_options: Mapping[str, Any], table_options: Mapping[str, Any
     return DEFAULT_SEARCH_MODE
 
 
+#: Our refine factor where no option sets one (pypaimon: none). IVF-PQ's quantized scores
+#: rank clustered neighbours poorly (recall@10 0.24 at paimon-vindex's default pq.m on
+#: bench/vector_search.py's 100k x 128 data); rescoring k x 20 hits exactly lifts it past 0.95
+#: (bench/RESULTS-search.md). ``refine-factor`` 1 rescores only the k hits.
+DEFAULT_REFINE_FACTORS = {"ivf-pq": 20}
+
+
 def refine_factor(options: Dict[str, str], table_options: Dict[str, str], column: str,
                   index_type: str) -> int:
     """pypaimon's ``refine-factor`` lookup (also ``refine_factor``, ``rerank-factor``,
     ``rerank_factor``), call options first, then table options; per field
-    (``fields.<col>.``), per index type (``ivf-pq.``, ``ivf_pq.``, ``ivf.``) or bare. 0: none."""
+    (``fields.<col>.``), per index type (``ivf-pq.``, ``ivf_pq.``, ``ivf.``) or bare; else
+    ``DEFAULT_REFINE_FACTORS`` (0: none)."""
     prefixes: List[str] = []
     normalized = index_type.replace("-", "_")
     for base in (f"fields.{column}.", ""):
@@ -210,4 +218,4 @@ def refine_factor(options: Dict[str, str], table_options: Dict[str, str], column
                 if factor <= 0:
                     raise ValueError(f"Vector refine factor must be positive, got: {value}")
                 return factor
-    return 0
+    return DEFAULT_REFINE_FACTORS.get(index_type, 0)
