@@ -85,8 +85,8 @@ def create_global_index(table: Any, index_column: Union[str, Sequence[str]],
 
     Raises ``ValueError`` for an unknown column or index type, a table without row tracking, a
     column type no index accepts, or ``bitmap-index.compression`` other than ``none`` for a
-    bitmap build (pypaimon's rule); ``NotImplementedError`` for DECIMAL, TIME and TIMESTAMP
-    columns. On any error nothing is committed and no index file is left behind.
+    bitmap build (pypaimon's rule). On any error nothing is committed and no index file is
+    left behind.
 
     Beyond pypaimon: ``progress`` / ``on_progress``, the jobs' progress interface (unit: rows,
     ``total`` the row ids to index); an ``on_progress`` that raises stops the build before

@@ -223,8 +223,47 @@ TEST(BTreeFileTest, KeysCompareAsValues) {
   EXPECT_GT(doubles.Compare(nan, big), 0);
   EXPECT_EQ(doubles.Compare(neg_zero, zero), 0);
   EXPECT_TRUE(KeyCodec::Make(*DataType::Char(TypeRoot::kVarBinary, 100)).status().IsInvalid());
-  EXPECT_TRUE(
-      KeyCodec::Make(*DataType::Temporal(TypeRoot::kTimestamp, 6)).status().IsNotImplemented());
+}
+
+// TIMESTAMP keys: epoch millis (LE) and, above precision 3, a varint of the nanos within the
+// millisecond; values before the epoch floor. DECIMAL above precision 18: shortest big-endian
+// two's complement, compared as numbers.
+TEST(BTreeFileTest, TemporalAndDecimalKeys) {
+  ASSERT_OK_AND_ASSIGN(auto ts6, KeyCodec::Make(*DataType::Temporal(TypeRoot::kTimestamp, 6)));
+  EXPECT_FALSE(ts6.lossy());
+  auto micros = [&](int64_t v) {
+    return *ts6.FromScalar(arrow::TimestampScalar(v, arrow::timestamp(arrow::TimeUnit::MICRO)));
+  };
+  std::string expect;
+  AppendLE<int64_t>(&expect, -2);            // -1001 us = -2 ms + 999 us
+  expect += std::string("\xd8\xfc\x3c", 3);  // varint 999000
+  EXPECT_EQ(micros(-1001), expect);
+  EXPECT_LT(ts6.Compare(micros(-1001), micros(-1000)), 0);
+  EXPECT_LT(ts6.Compare(micros(1000), micros(1001)), 0);
+  EXPECT_OK(ts6.Validate(micros(5)));
+  ASSERT_OK_AND_ASSIGN(auto ts0, KeyCodec::Make(*DataType::Temporal(TypeRoot::kTimestamp, 0)));
+  ASSERT_OK_AND_ASSIGN(auto sec, ts0.FromScalar(arrow::TimestampScalar(
+                                     3, arrow::timestamp(arrow::TimeUnit::SECOND))));
+  EXPECT_EQ(LoadLE<int64_t>(sec.data()), 3000);
+  EXPECT_EQ(sec.size(), 8u);
+  ASSERT_OK_AND_ASSIGN(auto ts9, KeyCodec::Make(*DataType::Temporal(TypeRoot::kTimestampLtz, 9)));
+  EXPECT_TRUE(ts9.lossy());
+
+  ASSERT_OK_AND_ASSIGN(auto big, KeyCodec::Make(*DataType::Decimal(30, 2)));
+  auto dec = [&](int64_t v) {
+    return *big.FromScalar(arrow::Decimal128Scalar(arrow::Decimal128(v), arrow::decimal128(30, 2)));
+  };
+  EXPECT_EQ(dec(127), std::string("\x7f", 1));
+  EXPECT_EQ(dec(128), std::string("\x00\x80", 2));
+  EXPECT_EQ(dec(-129), std::string("\xff\x7f", 2));
+  EXPECT_LT(big.Compare(dec(-129), dec(-128)), 0);
+  EXPECT_LT(big.Compare(dec(-1), dec(0)), 0);
+  EXPECT_LT(big.Compare(dec(127), dec(128)), 0);
+  EXPECT_GT(big.Compare(dec(1), dec(-100000)), 0);
+  ASSERT_OK_AND_ASSIGN(auto small, KeyCodec::Make(*DataType::Decimal(10, 2)));
+  ASSERT_OK_AND_ASSIGN(auto s, small.FromScalar(arrow::Decimal128Scalar(arrow::Decimal128(-5),
+                                                                        arrow::decimal128(10, 2))));
+  EXPECT_EQ(LoadLE<int64_t>(s.data()), -5);
 }
 
 TEST(BTreeFileTest, SortedIndexFileMetaForms) {

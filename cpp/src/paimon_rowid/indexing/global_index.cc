@@ -1,6 +1,7 @@
 #include "paimon_rowid/indexing/global_index.h"
 
 #include <arrow/array/concatenate.h>
+#include <arrow/compute/api_scalar.h>
 #include <arrow/compute/api_vector.h>
 #include <arrow/table.h>
 
@@ -138,6 +139,18 @@ Result<std::shared_ptr<arrow::Table>> ReadSorted(const std::shared_ptr<const Tab
   ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
   if (table->column(1)->null_count() > 0) {
     return Status::Invalid("Cannot build global index because _ROW_ID is null.");
+  }
+  // TIMESTAMP(7..9) keys keep microseconds (pypaimon's): sort by the key, not the nanoseconds,
+  // so the row ids of one key ascend.
+  const auto& key_type = table->column(0)->type();
+  if (key_type->id() == arrow::Type::TIMESTAMP &&
+      static_cast<const arrow::TimestampType&>(*key_type).unit() == arrow::TimeUnit::NANO) {
+    ARROW_ASSIGN_OR_RAISE(arrow::Datum floored,
+                          arrow::compute::FloorTemporal(
+                              table->column(0), arrow::compute::RoundTemporalOptions(
+                                                    1, arrow::compute::CalendarUnit::MICROSECOND)));
+    ARROW_ASSIGN_OR_RAISE(table,
+                          table->SetColumn(0, table->schema()->field(0), floored.chunked_array()));
   }
   // Arrow places NaN with the nulls: at the end, values < NaN < null. The index wants nulls
   // first and NaN above every number, so the null tail moves to the front.

@@ -50,7 +50,7 @@ struct GlobalIndexBuildOptions {
 /// Builds the index over the rows it does not cover yet and commits it. Returns the number of
 /// index files added (0 when every row is covered or the table is empty). Invalid for an
 /// unknown column, a table without row tracking, an unknown index type or a column type no
-/// index accepts (btree and bitmap are built); NotImplemented for DECIMAL/TIME/TIMESTAMP keys.
+/// index accepts (btree and bitmap are built).
 Result<int64_t> CreateGlobalIndex(std::shared_ptr<const Table> table,
                                   const GlobalIndexBuildOptions& options);
 

@@ -102,7 +102,8 @@ Result<std::shared_ptr<arrow::Table>> LookupRowIds(std::shared_ptr<const Table> 
   ARROW_ASSIGN_OR_RAISE(bool trusted, IndexTrusted(*table));
   auto codec = KeyCodec::Make(*field->type);
   std::vector<IndexManifestEntry> files;
-  if (trusted && codec.ok()) {
+  // A lossy key (TIMESTAMP(7..9)) may match rows of other values: those keys are scanned.
+  if (trusted && codec.ok() && !codec->lossy()) {
     ARROW_ASSIGN_OR_RAISE(files, LiveSortedIndexFiles(*table, *snapshot, field->id));
   }
   if (!files.empty()) {

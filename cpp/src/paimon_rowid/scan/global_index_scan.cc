@@ -269,6 +269,12 @@ class IndexEvaluator {
       bool lower_inclusive = true, upper_inclusive = true;
       std::function<bool(std::string_view)> keep = [](std::string_view) { return true; };
       const KeyCodec& kc = *codec;
+      // A lossy key (TIMESTAMP(7..9)) may stand for values on both sides of a literal: no
+      // negation trusts it, and bounds become inclusive (a superset).
+      if (kc.lossy() &&
+          (p.op() == Op::kNotEqual || p.op() == Op::kNotIn || p.op() == Op::kNotBetween)) {
+        return std::nullopt;
+      }
       switch (p.op()) {
         case Op::kLessThan:
           upper = keys[0];
@@ -307,6 +313,7 @@ class IndexEvaluator {
         default:
           break;
       }
+      if (kc.lossy()) lower_inclusive = upper_inclusive = true;
       std::vector<const IndexManifestEntry*> selected;
       int64_t selected_size = 0;
       for (const auto& e : files) {
