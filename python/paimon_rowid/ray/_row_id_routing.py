@@ -14,6 +14,7 @@ import pyarrow as pa
 from .._internal._arrow import columns_source, ids_source, int64_row_ids, unsupported_source
 from .._internal._lib import native
 from ..jobs._backfill_core import _positive_int
+from ._runtime import cluster_cpus
 
 # An id/update source that is a ``ray.data.Dataset`` is routed on the driver (no scatter
 # tasks) when its Arrow bytes are at most this many; larger ones are routed by scatter tasks
@@ -147,10 +148,7 @@ def _task_options(ray_remote_args: Optional[Mapping[str, Any]]):
 
 def _resolve_partitions(ray, num_partitions: Optional[int], num_groups: int) -> int:
     if num_partitions is None:
-        try:
-            num_partitions = int(ray.cluster_resources().get("CPU", 4)) * 2
-        except Exception:  # noqa: BLE001 - Ray not initialised yet
-            num_partitions = 4
+        num_partitions = int(cluster_cpus(ray, 4)) * 2
     return max(1, min(int(num_partitions), max(1, num_groups)))
 
 

@@ -26,7 +26,7 @@ from ..jobs._backfill_status import backfill_status
 from ..table.predicate import Predicate
 from ..table.scan import Split
 from ._progress import ray_bar
-from ._runtime import innermost, require_ray
+from ._runtime import cluster_cpus, innermost, require_ray
 from .row_id_jobs import update_and_commit
 
 __all__ = ["backfill", "backfill_status"]
@@ -104,7 +104,7 @@ class _RayBatch:
         if concurrency is None:
             # Leave a CPU to the update's scatter/apply tasks, which run while actors live.
             per_actor = float(options.get("num_cpus") or 0)
-            cpus = float(ray.cluster_resources().get("CPU", 1))
+            cpus = cluster_cpus(ray, 1)
             concurrency = int((cpus - 1) // per_actor) if per_actor else int(cpus)
             concurrency = max(1, concurrency)
         self._size = concurrency

@@ -19,7 +19,7 @@ from ..jobs import _job_checks as jobs
 from ..jobs._compact_core import MAX_ATTEMPTS
 from ._job_files import new_job_id, with_file_stem
 from ._progress import ray_bar
-from ._runtime import innermost, require_ray
+from ._runtime import cluster_cpus, innermost, require_ray
 
 __all__ = ["compact", "MAX_ATTEMPTS"]
 
@@ -58,7 +58,7 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     def compact_groups(splits: List[Any]) -> List[Any]:
         """The groups as Ray tasks (packed by rows); the bar advances as each task completes.
         On any failure every planned group's file is deleted by name."""
-        tasks = num_partitions or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        tasks = num_partitions or max(2, 2 * int(cluster_cpus(ray, 1)))
         job_id = new_job_id()
         chunks = core.pack(splits, max(1, min(int(tasks), len(splits))))
         refs = [remote.remote(dict(catalog_options), target, job_id,

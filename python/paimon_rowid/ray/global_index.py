@@ -24,7 +24,7 @@ from ..table.global_index import (
 )
 from ..table.predicate import Predicate
 from ._progress import gather_with_progress, ray_bar
-from ._runtime import require_ray
+from ._runtime import cluster_cpus, require_ray
 
 __all__ = ["create_global_index"]
 
@@ -114,7 +114,7 @@ def create_global_index(target: str, catalog_options: Mapping[str, Any],
 
 def _num_tasks(ray: Any, num_tasks: Optional[int]) -> int:
     if num_tasks is None:
-        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return max(1, int(cluster_cpus(ray, 1)))
     return int(num_tasks)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 from ..jobs import _bucket_join_core as core
 from ..jobs._bucket_join_core import OnSpec, assign_buckets
 from ._compat import read_datasource
-from ._runtime import require_ray
+from ._runtime import cluster_cpus, require_ray
 
 __all__ = ["bucket_join", "assign_buckets"]
 
@@ -88,7 +88,7 @@ def bucket_join(left: str, right: str, catalog_options: Dict[str, str], *, on: O
     planned = sum(plan.left.rows(b) + plan.right.rows(b) for b in plan.buckets)
     if planned <= DRIVER_JOIN_MAX_ROWS and not ray_remote_args:
         return ray.data.from_arrow(core.join_planned(plan, catalog_options))
-    cpus = int(ray.cluster_resources().get("CPU", 1))
+    cpus = int(cluster_cpus(ray, 1))
     num_tasks = len(assign_buckets(plan, 2 * max(1, cpus)))
     source = _make_datasource(plan, dict(catalog_options), num_tasks=num_tasks)
     # One block count per task: otherwise Ray splits each task's output to reach its default

@@ -47,7 +47,7 @@ from ._row_id_routing import (
     _source,
     _task_options,
 )
-from ._runtime import innermost, require_ray
+from ._runtime import cluster_cpus, innermost, require_ray
 from ._task_hooks import TaskHooks
 
 
@@ -308,7 +308,7 @@ class _UpdatePipeline:
         the refs of its part of every block; appends to ``groups_refs`` the ref of the
         groups each block's rows belong to."""
         ray = self._ray
-        cap = self._concurrency or max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+        cap = self._concurrency or max(2, 2 * int(cluster_cpus(ray, 2)))
         parts_by_bucket: List[List[Any]] = [[] for _ in range(buckets)]
         in_flight: List[Any] = []
         for ref in self._blocks:

@@ -31,7 +31,7 @@ from ._row_id_routing import (
     _source,
     _task_options,
 )
-from ._runtime import require_ray
+from ._runtime import cluster_cpus, require_ray
 from .blobs import BLOB_FS_OPTIONS_ATTR
 
 
@@ -211,7 +211,7 @@ def _make_read_source(ds, index_ref, buckets: int, row_id_col: str, reader: _Rea
                 return self._parts
             parts: List[List[Any]] = [[] for _ in range(buckets)]
             counts: List[Any] = []
-            cap = max(2, 2 * int(ray.cluster_resources().get("CPU", 2)))
+            cap = max(2, 2 * int(cluster_cpus(ray, 2)))
             in_flight: List[Any] = []
             for block in ds.to_arrow_refs():
                 out: Any = route.options(num_returns=buckets + 1).remote(block, index_ref,

@@ -24,7 +24,7 @@ from ..table.predicate import Predicate
 from ..table.search import BatchVectorSearchBuilder, SearchResult
 from ..table.search_index import Shard, ShardJob, build_search_index
 from ._progress import ray_bar
-from ._runtime import innermost, require_ray
+from ._runtime import cluster_cpus, innermost, require_ray
 
 
 def _build_task(catalog_options: Mapping[str, Any], target: str, snapshot_id: int,
@@ -72,7 +72,7 @@ def create_search_index(target: str, catalog_options: Mapping[str, Any], index_c
 
     def run_shards(job: ShardJob, shards: Sequence[Shard],
                    reporter: ProgressReporter) -> List[Dict[str, Any]]:
-        tasks = num_tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        tasks = num_tasks or max(1, int(cluster_cpus(ray, 1)))
         tasks = max(1, min(int(tasks), len(shards)))
         chunks = [list(shards[i::tasks]) for i in range(tasks)]
         snapshot_id = job.snapshot_id
@@ -142,7 +142,7 @@ def batch_vector_search(target: str, catalog_options: Mapping[str, Any], column:
     snapshot = table.resolve_snapshot()
     if snapshot is None:
         return [SearchResult([]) for _ in range(matrix.shape[0])]
-    tasks = num_tasks or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    tasks = num_tasks or max(1, int(cluster_cpus(ray, 1)))
     tasks = max(1, min(int(tasks), matrix.shape[0]))
     remote = ray.remote(**ray_remote_args)(_search_task) if ray_remote_args else \
         ray.remote(_search_task)

@@ -1,0 +1,116 @@
+"""Every ``paimon_rowid.ray`` call starts Ray by itself when the caller has not called
+``ray.init()``, as Ray Data does (``ray/_runtime.py``: ``start_ray``, ``cluster_cpus``; docs
+ray-cluster.md section 3). The session's Ray is already up in this process, so each door runs
+in a fresh driver process of its own, which checks Ray is not initialized before the call,
+runs it with no sizing argument (the default task count reads the cluster's CPUs, the call
+Ray does not auto-init for), and prints its result; ``RAY_ADDRESS=local`` makes the bare
+``ray.init()`` start a private local Ray rather than join a cluster another run has up."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import ours
+
+pytest.importorskip("ray")
+
+pytestmark = pytest.mark.native
+
+TESTS = Path(__file__).resolve().parent
+
+PRELUDE = """
+import json, sys
+import pyarrow as pa
+import ray
+import paimon_rowid.ray as pr
+opts = {"warehouse": sys.argv[1]}
+assert not ray.is_initialized()
+"""
+
+EPILOGUE = """
+print("RESULT " + json.dumps({"result": result, "started": ray.is_initialized()}), flush=True)
+"""
+
+#: One door each: the call (no num_partitions / num_tasks) and a JSON-able ``result``.
+DOORS = {
+    "compact": """
+out = pr.compact("db.t", opts, full=True)
+result = [out["groups_compacted"], out["files_written"], out["snapshot_id"] is not None]
+""",
+    "create_global_index": """
+result = pr.create_global_index("db.t", opts, "id")
+from paimon_rowid import CatalogFactory
+from paimon_rowid.global_index import lookup_global_index
+table = CatalogFactory.create(opts).get_table("db.t")
+result = [result, sorted(lookup_global_index(table, "id", [3, 17, 28]).row_ids)]
+""",
+    "read_by_row_id": """
+ds = pr.read_by_row_id("db.t", pa.array([2, 11, 29], pa.int64()), opts,
+                       projection=["id", "name"])
+result = sorted((r["id"], r["name"]) for r in ds.take_all())
+""",
+}
+
+
+def _warehouse(path: Path) -> str:
+    """db.t: ids 0..29 in three commits, then an update of rows 1 and 21 (two groups with
+    two files each, so a full compaction has work)."""
+    from paimon_rowid import update_by_row_id
+    ours.three_commit_table(path)
+    update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([1, 21], pa.int64()),
+                                       "name": ["u1", "u21"]}),
+                     {"warehouse": str(path)}, update_cols=["name"])
+    return str(path)
+
+
+def run_door(door: str, warehouse: str) -> subprocess.CompletedProcess:
+    """``door`` in a fresh driver process with Ray not initialized."""
+    import paimon_rowid
+    env = dict(os.environ)
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(paimon_rowid.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [package_root, str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["RAY_ADDRESS"] = "local"
+    env.pop("RAY_ENABLE_AUTO_CONNECT", None)
+    return subprocess.run([sys.executable, "-c", PRELUDE + DOORS[door] + EPILOGUE, warehouse],
+                          env=env, capture_output=True, text=True, timeout=240, check=False)
+
+
+def _result(proc: subprocess.CompletedProcess):
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, (
+        f"exited {proc.returncode}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}")
+    out = json.loads(lines[-1][len("RESULT "):])
+    assert out["started"] is True  # the door started Ray: it was not up before the call
+    return out["result"]
+
+
+def test_ray_compact_starts_ray(tmp_path):
+    warehouse = _warehouse(tmp_path / "wh")
+    groups, written, committed = _result(run_door("compact", warehouse))
+    assert (groups, written, committed) == (2, 2, True)
+    table = ours.catalog(warehouse).get_table("db.t")
+    assert table.latest_snapshot().commit_kind == "COMPACT"
+    builder = table.new_read_builder().with_projection(["_ROW_ID", "name"])
+    names = builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("_ROW_ID")
+    assert names.column("name").to_pylist() == [
+        {1: "u1", 21: "u21"}.get(i, f"n{i}") for i in range(30)]
+
+
+def test_ray_create_global_index_starts_ray(tmp_path):
+    warehouse = _warehouse(tmp_path / "wh")
+    files, row_ids = _result(run_door("create_global_index", warehouse))
+    assert files >= 1 and row_ids == [3, 17, 28]
+
+
+def test_ray_read_by_row_id_starts_ray(tmp_path):
+    """A door that already started Ray through Ray's own auto-init keeps doing so."""
+    warehouse = _warehouse(tmp_path / "wh")
+    got = _result(run_door("read_by_row_id", warehouse))
+    assert got == [[2, "n2"], [11, "n11"], [29, "n29"]]
