@@ -121,16 +121,51 @@ def theirs(**args: Any) -> Dict[str, Any]:
 
 
 def ours_search(table: Any, queries: np.ndarray, flt: Any = None,
-                options: Dict[str, str] = None) -> tuple:
+                options: Dict[str, str] = None, latencies: List[float] = None) -> tuple:
     found = []
     t0 = time.perf_counter()
     for q in queries:
+        s = time.perf_counter()
         b = (table.new_vector_search_builder().with_vector_column("emb").with_query_vector(q)
              .with_limit(10).with_options(options or {}))
         if flt is not None:
             b = b.with_filter(flt)
         found.append(b.execute_local().row_ids)
+        if latencies is not None:
+            latencies.append(time.perf_counter() - s)
     return found, time.perf_counter() - t0
+
+
+def threaded_qps(table: Any, queries: np.ndarray, threads: int) -> float:
+    """Queries per second with ``threads`` threads each searching its share one at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+    parts = np.array_split(queries, threads)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda part: ours_search(table, part), parts))
+    return len(queries) / (time.perf_counter() - t0)
+
+
+def lance(args: Any, work: Path, vectors: np.ndarray, queries: np.ndarray, want: list,
+          kind: str, partitions: int, sub_vectors: int, nprobes: int, refine: int) -> Dict:
+    """bench/lance_search.py in the LanceDB virtualenv; {} without one."""
+    if not args.lance_python:
+        return {}
+    data = work / "lance-data.npz"
+    if not data.exists():
+        np.savez(data, vectors=vectors, queries=queries, truth=np.asarray(want))
+    done = subprocess.run([args.lance_python, str(ROOT / "bench" / "lance_search.py"), str(data),
+                           str(work / f"lance-{kind}"), str(partitions), str(sub_vectors),
+                           str(nprobes), str(refine), kind], capture_output=True, text=True,
+                          timeout=7200)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def percentiles(latencies: List[float]) -> Dict[str, float]:
+    return {"p50_ms": float(np.percentile(latencies, 50) * 1000),
+            "p99_ms": float(np.percentile(latencies, 99) * 1000)}
 
 
 def index_bytes(warehouse: Path, prefix: str) -> int:
@@ -146,6 +181,12 @@ def main() -> None:
     parser.add_argument("--types", default="ivf-flat,ivf-sq,ivf-pq")
     parser.add_argument("--work-dir", default=None)
     parser.add_argument("--markdown", default=str(ROOT / "bench" / "RESULTS-search.md"))
+    parser.add_argument("--json", default=None, help="also write the figures here (the chart's "
+                        "input, bench/search_chart.py)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--lance-python", default=None, help="a Python with lancedb (LanceDB "
+                        "IVF_PQ / IVF_FLAT with our nlist and sub-vectors)")
+    parser.add_argument("--skip-full-text", action="store_true")
     args = parser.parse_args()
     from paimon_rowid import CatalogFactory
 
@@ -160,7 +201,7 @@ def main() -> None:
     rows: List[Dict[str, Any]] = []
     nq = args.their_queries
     for kind in args.types.split(","):
-        options = {"ivf-pq.pq.m": str(args.dim // 8)} if kind == "ivf-pq" else {}
+        options: Dict[str, str] = {}  # every side at its defaults (ours: refine factor 20)
         ours_wh, their_wh = work / f"ours-{kind}", work / f"theirs-{kind}"
         for wh in (ours_wh, their_wh):
             shutil.rmtree(wh, ignore_errors=True)
@@ -171,7 +212,11 @@ def main() -> None:
         build = time.perf_counter() - t0
         table = CatalogFactory.create({"warehouse": str(ours_wh)}).get_table("db.v")
         ours_search(table, queries[:5])  # loads (and caches) the index file
-        found, took = ours_search(table, queries)
+        latencies: List[float] = []
+        found, took = ours_search(table, queries, latencies=latencies)
+        from paimon_rowid.table._search_exec import index_files, vector_reader
+        f0 = index_files(table, "emb", [kind], table.latest_snapshot().id, None)[0]
+        meta = vector_reader(table, f0["path"]).metadata()
         got = theirs(warehouse=str(their_wh), build=True, column="emb", index_type=kind,
                      options=options, queries=queries[:nq].tolist())
         row = {"type": kind, "ours_build_s": build, "their_build_s": got["build_s"],
@@ -180,11 +225,25 @@ def main() -> None:
                "ours_recall": recall(found, want, 10), "ours_qps": len(queries) / took,
                "their_recall": recall(got["found"], want[:nq], 10),
                "their_qps": nq / got["search_s"], "same_topk": sum(
-                   a == b for a, b in zip(found[:nq], got["found"])) / nq}
+                   a == b for a, b in zip(found[:nq], got["found"])) / nq,
+               **percentiles(latencies), "threads": args.threads,
+               "ours_qps_threads": threaded_qps(table, queries, args.threads),
+               "nlist": meta.nlist, "pq_m": meta.pq_m}
+        if kind in ("ivf-pq", "ivf-flat"):
+            lance_kind = kind.upper().replace("-", "_")
+            row["lance"] = lance(args, work, vectors, queries, want, lance_kind, meta.nlist,
+                                 meta.pq_m or 0, 20, 0)
+            if kind == "ivf-pq" and args.lance_python:
+                row["lance_refine20"] = lance(args, work, vectors, queries, want, lance_kind,
+                                              meta.nlist, meta.pq_m, 20, 20)
         for nprobe in (16, 64):
             f2, t2 = ours_search(table, queries, options={"ivf.nprobe": str(nprobe)})
             row[f"ours_recall_nprobe{nprobe}"] = recall(f2, want, 10)
             row[f"ours_qps_nprobe{nprobe}"] = len(queries) / t2
+        if kind == "ivf-pq":  # without our default refine factor (k hits rescored only)
+            f2, t2 = ours_search(table, queries, options={"refine-factor": "1"})
+            row["ours_recall_refine1"] = recall(f2, want, 10)
+            row["ours_qps_refine1"] = len(queries) / t2
         if kind != "ivf-flat":  # pypaimon's refine factor: 10 x k hits rescored exactly
             f2, t2 = ours_search(table, queries, options={"refine-factor": "10"})
             row["ours_recall_refine10"] = recall(f2, want, 10)
@@ -209,6 +268,11 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
         shutil.rmtree(their_wh, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
+    if args.skip_full_text:
+        print("\n".join(extra_lines(args, rows)))
+        return
     # full text
     ours_wh, their_wh = work / "ours-ft", work / "theirs-ft"
     for wh in (ours_wh, their_wh):
@@ -303,9 +367,32 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
               "on the filter's column it searches no row. We evaluate the filter exactly and "
               "search with an include bitmap, or score the kept rows directly when they are "
               "few (docs/search.md).",
-              "- Not measured: the 1M x 128 and 100k x 768 sizes, multi-thread QPS, p50/p99 "
-              "latency, LanceDB.", ""]
-    Path(args.markdown).write_text("\n".join(lines))
+              ""]
+    Path(args.markdown).write_text("\n".join(lines + extra_lines(args, rows)))
+
+
+def extra_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
+    """Latency, threads, the default refine factor and LanceDB."""
+    lines = [f"## Latency, {args.threads} threads, LanceDB ({args.rows:,} x {args.dim})", "",
+             "Ours at defaults (ivf-pq: our default refine factor 20). LanceDB "
+             "(`bench/lance_search.py`, lancedb in its own virtualenv) builds IVF_PQ / IVF_FLAT "
+             "with our index's partitions (nlist) and sub-vectors (pq.m), metric dot, and "
+             "searches with nprobes 20 (its default), refine factor 0 or 20.", "",
+             "| index | nlist / pq.m | p50 ours | p99 ours | QPS ours 1 thread | QPS ours "
+             f"{args.threads} threads | ivf-pq refine 1 (no default): recall / QPS | LanceDB "
+             "build | LanceDB recall / QPS / p50 / p99 | LanceDB refine 20: recall / QPS |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lc, l20 = r.get("lance") or {}, r.get("lance_refine20") or {}
+        lines.append(
+            f"| {r['type']} | {r['nlist']} / {r['pq_m'] or '–'} | {r['p50_ms']:.2f} ms | "
+            f"{r['p99_ms']:.2f} ms | {r['ours_qps']:.0f} | {r['ours_qps_threads']:.0f} | "
+            + (f"{r['ours_recall_refine1']:.3f} / {r['ours_qps_refine1']:.0f} | "
+               if "ours_recall_refine1" in r else "– | ")
+            + (f"{lc['build_s']:.2f} s | {lc['recall']:.3f} / {lc['qps']:.0f} / "
+               f"{lc['p50_ms']:.2f} ms / {lc['p99_ms']:.2f} ms | " if lc else "– | – | ")
+            + (f"{l20['recall']:.3f} / {l20['qps']:.0f} |" if l20 else "– |"))
+    return lines + [""]
 
 
 if __name__ == "__main__":

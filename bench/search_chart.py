@@ -1,0 +1,76 @@
+"""Recall@10 / QPS chart of the search bench (bench/RESULTS-search.md links it):
+
+    python bench/search_chart.py RESULTS.json [MORE.json ...] --out bench/search-recall-qps.svg
+
+Input: the ``--json`` files of bench/vector_search.py. One point per (system, setting, index
+type): colour = system (ours, pypaimon, LanceDB), marker = index type, label = setting. Needs
+matplotlib (the bench virtualenv has it; the package does not depend on it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Dict, List, Tuple
+
+COLOURS = {"ours": "tab:blue", "pypaimon": "tab:orange", "LanceDB": "tab:green"}
+MARKERS = {"ivf-flat": "o", "ivf-sq": "s", "ivf-pq": "^"}
+
+
+def points(row: Dict[str, Any]) -> List[Tuple[str, str, float, float]]:
+    """(system, setting, recall, qps) of one bench row."""
+    out = [("ours", "default", row["ours_recall"], row["ours_qps"]),
+           ("pypaimon", "default", row["their_recall"], row["their_qps"])]
+    for n in (16, 64):
+        out.append(("ours", f"nprobe {n}", row[f"ours_recall_nprobe{n}"],
+                    row[f"ours_qps_nprobe{n}"]))
+    for key, label in (("refine1", "refine 1"), ("refine10", "refine 10")):
+        if f"ours_recall_{key}" in row:
+            out.append(("ours", label, row[f"ours_recall_{key}"], row[f"ours_qps_{key}"]))
+    if "their_recall_refine10" in row:
+        out.append(("pypaimon", "refine 10", row["their_recall_refine10"],
+                    row["their_qps_refine10"]))
+    for key, label in (("lance", "nprobes 20"), ("lance_refine20", "refine 20")):
+        if row.get(key):
+            out.append(("LanceDB", label, row[key]["recall"], row[key]["qps"]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="+")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    fig, axes = plt.subplots(1, len(args.inputs), figsize=(7 * len(args.inputs), 5.5),
+                             squeeze=False)
+    for ax, path in zip(axes[0], args.inputs):
+        bench = json.load(open(path))
+        a = bench["args"]
+        for row in bench["rows"]:
+            for system, setting, rec, qps in points(row):
+                ax.scatter(rec, qps, color=COLOURS[system], marker=MARKERS[row["type"]], s=60,
+                           edgecolors="black", linewidths=0.5)
+                ax.annotate(setting, (rec, qps), fontsize=7, xytext=(4, 3),
+                            textcoords="offset points")
+        ax.set_xscale("linear")
+        ax.set_yscale("log")
+        ax.set_xlabel("recall@10")
+        ax.set_ylabel("queries per second, one thread (log)")
+        ax.set_title(f"{a['rows']:,} x {a['dim']}, inner product")
+        ax.axvline(0.95, color="grey", linestyle=":", linewidth=1)
+        ax.grid(True, which="both", alpha=0.3)
+    handles = [Line2D([], [], color=c, marker="o", linestyle="", label=s)
+               for s, c in COLOURS.items()]
+    handles += [Line2D([], [], color="grey", marker=m, linestyle="", label=t)
+                for t, m in MARKERS.items()]
+    handles.append(Line2D([], [], color="grey", linestyle=":", label="recall 0.95"))
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(args.out)
+
+
+if __name__ == "__main__":
+    main()
