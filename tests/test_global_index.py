@@ -411,3 +411,22 @@ def test_ranges_and_boolean_predicates_plan_like_pypaimon_30_random(warehouse, o
                                projection=["id", "name", "price", "big", "_ROW_ID"], options=full)
             assert sorted(read.column("_ROW_ID").to_pylist()) == expected, spec
     assert answered >= 15
+
+
+def test_single_key_lookup_reads_a_fraction_of_the_file(warehouse, oracle):
+    """A btree lookup reads the footer, the bloom filter, the index block and the one data
+    block that can hold the key (ranged reads), not the whole file."""
+    from paimon_rowid.global_index import list_global_indexes, lookup_global_index
+    _create(warehouse, oracle, "ours")
+    _write(warehouse, _rows(0, 6000))
+    table = _table(warehouse)
+    assert table.create_global_index("id", options={"btree-index.block-size": "1024",
+                                                    "btree-index.bloom-filter.enabled": "true"}
+                                     ) == 1
+    (entry,) = list_global_indexes(_table(warehouse))
+    found = lookup_global_index(_table(warehouse), "id", [4321])
+    assert found.row_ids == [4321] and found.files_read == 1
+    assert 0 < found.bytes_read < entry["file_size"] // 4
+    many = lookup_global_index(_table(warehouse), "id", list(range(0, 6000, 7)))
+    assert len(many.row_ids) == len(range(0, 6000, 7))
+    assert found.bytes_read < many.bytes_read <= entry["file_size"] + 1024

@@ -76,6 +76,7 @@ void RegisterGlobalIndex(nb::module_& m) {
         out["row_ids"] = row_ids;
         out["covered"] = covered;
         out["files_read"] = found.files_read;
+        out["bytes_read"] = found.bytes_read;
         return out;
       },
       nb::arg("table"), nb::arg("column"), nb::arg("keys"), nb::arg("snapshot_id").none());

@@ -139,6 +139,9 @@ class IndexLookup:
     row_ids: List[int]
     covered: List[Tuple[int, int]] = field(default_factory=list)
     files_read: int = 0
+    #: Bytes read from the index files: a btree file is read in ranges (footer, bloom filter,
+    #: index block, the data blocks that can hold a key), a bitmap file whole.
+    bytes_read: int = 0
 
 
 def lookup_global_index(table: Any, column: str, keys: Any,
@@ -156,7 +159,7 @@ def lookup_global_index(table: Any, column: str, keys: Any,
     found: Dict[str, Any] = native().global_index_lookup(table._native, column, array,
                                                          snapshot_id)
     return IndexLookup(list(found["row_ids"]), [tuple(r) for r in found["covered"]],
-                       int(found["files_read"]))
+                       int(found["files_read"]), int(found["bytes_read"]))
 
 
 def global_index_plan_stats(table: Any, predicate: Predicate) -> Optional[Dict[str, Any]]:

@@ -1,6 +1,7 @@
 #include "paimon_rowid/gindex/bitmap_file.h"
 
 #include <arrow/buffer.h>
+#include <arrow/io/interfaces.h>
 
 #include <algorithm>
 #include <numeric>
@@ -374,21 +375,21 @@ Result<std::vector<BTreeEntry>> BitmapFileReader::Range(const std::optional<std:
 }
 
 Result<std::unique_ptr<SortedIndexReader>> OpenSortedIndexReader(
-    const std::string& index_type, std::shared_ptr<arrow::Buffer> file, KeyCodec codec,
-    std::string name) {
+    const std::string& index_type, std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size,
+    KeyCodec codec, std::string name) {
   if (index_type == kBTreeIndexType) {
     ARROW_ASSIGN_OR_RAISE(
-        auto r, BTreeFileReader::Open(std::move(file), std::move(codec), std::move(name)));
+        auto r, BTreeFileReader::Open(std::move(file), size, std::move(codec), std::move(name)));
     return std::unique_ptr<SortedIndexReader>(std::move(r));
   }
   if (index_type == kBitmapIndexType) {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, file->ReadAt(0, size));
     ARROW_ASSIGN_OR_RAISE(
-        auto r, BitmapFileReader::Open(std::move(file), std::move(codec), std::move(name)));
+        auto r, BitmapFileReader::Open(std::move(bytes), std::move(codec), std::move(name)));
     return std::unique_ptr<SortedIndexReader>(std::move(r));
   }
   return Status::Invalid("'", name, "' is a '", index_type,
-                         "' index, not a sorted (btree or "
-                         "bitmap) index");
+                         "' index, not a sorted (btree or bitmap) index");
 }
 
 }  // namespace paimon_rowid

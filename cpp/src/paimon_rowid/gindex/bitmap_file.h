@@ -91,7 +91,8 @@ class BitmapFileReader : public SortedIndexReader {
                                         bool lower_inclusive,
                                         const std::optional<std::string>& upper,
                                         bool upper_inclusive) const override;
-  const std::vector<int64_t>& null_rows() const override { return nulls_; }
+  Result<std::vector<int64_t>> NullRows() const override { return nulls_; }
+  int64_t bytes_read() const override { return file_->size(); }
   /// The rows whose value is not null.
   Result<std::vector<int64_t>> NonNullRows() const;
   /// The number of distinct keys (the footer's).
@@ -123,10 +124,10 @@ class BitmapFileReader : public SortedIndexReader {
   int32_t value_count_ = 0;
 };
 
-/// A reader of `file` by its manifest entry's index type (`btree` or `bitmap`); Invalid for
-/// other types.
+/// A reader of `file` (of `size` bytes) by its manifest entry's index type: `btree` (ranged
+/// reads) or `bitmap` (the whole file, read once); Invalid for other types.
 Result<std::unique_ptr<SortedIndexReader>> OpenSortedIndexReader(
-    const std::string& index_type, std::shared_ptr<arrow::Buffer> file, KeyCodec codec,
-    std::string name);
+    const std::string& index_type, std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size,
+    KeyCodec codec, std::string name);
 
 }  // namespace paimon_rowid

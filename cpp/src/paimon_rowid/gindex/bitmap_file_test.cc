@@ -1,6 +1,7 @@
 #include "paimon_rowid/gindex/bitmap_file.h"
 
 #include <arrow/buffer.h>
+#include <arrow/io/memory.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -76,7 +77,7 @@ TEST(BitmapFileTest, SmallIntFileIsPypaimonsBytes) {
   ASSERT_OK_AND_ASSIGN(auto reader,
                        BitmapFileReader::Open(arrow::Buffer::FromString(file.bytes), codec, "f"));
   EXPECT_EQ(reader->value_count(), 7);
-  EXPECT_EQ(reader->null_rows(), (std::vector<int64_t>{0, 5, 10, 15, 20, 25, 30, 35}));
+  EXPECT_EQ(*reader->NullRows(), (std::vector<int64_t>{0, 5, 10, 15, 20, 25, 30, 35}));
   ASSERT_OK_AND_ASSIGN(auto non_null, reader->NonNullRows());
   EXPECT_EQ(non_null.size(), 32u);
   std::map<size_t, std::vector<int64_t>> found;
@@ -219,7 +220,9 @@ TEST(BitmapFileTest, RefusesBadInputAndFiles) {
       BitmapFileReader::Open(arrow::Buffer::FromString(damaged), codec, "x").status().IsIOError());
   EXPECT_TRUE(
       BitmapFileReader::Open(arrow::Buffer::FromString("short"), codec, "x").status().IsInvalid());
-  EXPECT_TRUE(OpenSortedIndexReader("lumina", arrow::Buffer::FromString(file.bytes), codec, "x")
+  auto buffer = arrow::Buffer::FromString(file.bytes);
+  EXPECT_TRUE(OpenSortedIndexReader("lumina", std::make_shared<arrow::io::BufferReader>(buffer),
+                                    buffer->size(), codec, "x")
                   .status()
                   .IsInvalid());
 }

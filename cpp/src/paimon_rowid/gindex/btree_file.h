@@ -22,10 +22,12 @@
 //
 // The writer takes keys in non-decreasing KeyCodec order and holds the file in memory until
 // Finish (an index file is one chunk of `sorted-index.records-per-file` rows). The reader reads
-// a whole file into memory once, then answers lookups without further I/O; both are
-// single-threaded objects (a reader's const methods may run concurrently).
+// the footer, bloom filter and index block when opened, and each data block a lookup needs
+// when it needs it (ranged reads); the writer is single-threaded, a reader's const methods may
+// run concurrently.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,7 +42,10 @@
 
 namespace arrow {
 class Buffer;
+namespace io {
+class RandomAccessFile;
 }
+}  // namespace arrow
 
 namespace paimon_rowid {
 
@@ -97,7 +102,9 @@ class SortedIndexReader {
                                                 const std::optional<std::string>& upper,
                                                 bool upper_inclusive) const = 0;
   /// The rows whose value is null (relative, ascending).
-  virtual const std::vector<int64_t>& null_rows() const = 0;
+  virtual Result<std::vector<int64_t>> NullRows() const = 0;
+  /// The bytes read from the file so far (footer, blocks, bitmaps).
+  virtual int64_t bytes_read() const = 0;
 };
 
 /// The stored block [offset, offset + size) of `file` and its 5-byte trailer (compression byte,
@@ -160,9 +167,15 @@ class BTreeFileWriter {
 
 class BTreeFileReader : public SortedIndexReader {
  public:
-  /// Parses the footer, index block, null bitmap and bloom filter of `file`. `name` names the
-  /// file in errors. Invalid for a file that is not a version-1 btree index (bad magic, handles
-  /// outside the file), IOError for a CRC mismatch.
+  /// Reads the footer, bloom filter and index block of `file` (of `size` bytes) by ranged
+  /// reads; data blocks and the null bitmap are read when a lookup needs them, so a lookup
+  /// reads the footer, the bloom filter, the index block and only the data blocks that can
+  /// hold its keys. `name` names the file in errors. Invalid for a file that is not a
+  /// version-1 btree index (bad magic, handles outside the file), IOError for a CRC mismatch.
+  static Result<std::unique_ptr<BTreeFileReader>> Open(
+      std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+      std::string name);
+  /// As above, over a file held in memory.
   static Result<std::unique_ptr<BTreeFileReader>> Open(std::shared_ptr<arrow::Buffer> file,
                                                        KeyCodec codec, std::string name);
 
@@ -181,7 +194,8 @@ class BTreeFileReader : public SortedIndexReader {
                                         bool upper_inclusive) const override;
   /// Every entry in key order.
   Result<std::vector<BTreeEntry>> ReadAll() const { return Range({}, true, {}, true); }
-  const std::vector<int64_t>& null_rows() const override { return nulls_; }
+  Result<std::vector<int64_t>> NullRows() const override;
+  int64_t bytes_read() const override { return bytes_read_.load(std::memory_order_relaxed); }
   bool has_bloom_filter() const { return bloom_.has_value(); }
 
  private:
@@ -189,18 +203,22 @@ class BTreeFileReader : public SortedIndexReader {
     std::string last_key;
     int64_t offset, size;
   };
-  BTreeFileReader(std::shared_ptr<arrow::Buffer> file, KeyCodec codec, std::string name)
-      : file_(std::move(file)), codec_(std::move(codec)), name_(std::move(name)) {}
+  BTreeFileReader(std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+                  std::string name)
+      : file_(std::move(file)), size_(size), codec_(std::move(codec)), name_(std::move(name)) {}
+  Result<std::shared_ptr<arrow::Buffer>> ReadRange(int64_t offset, int64_t length) const;
   Result<std::string> ReadBlock(int64_t offset, int64_t size, const char* what) const;
   // The first block whose last key is >= key (blocks_.size() when none).
   size_t FirstBlockAtLeast(std::string_view key) const;
 
-  std::shared_ptr<arrow::Buffer> file_;
+  std::shared_ptr<arrow::io::RandomAccessFile> file_;
+  int64_t size_;
   KeyCodec codec_;
   std::string name_;
   std::vector<BlockRef> blocks_;
-  std::vector<int64_t> nulls_;
+  int64_t null_offset_ = 0, null_size_ = 0;  // the null bitmap, read on demand
   std::optional<BloomFilter> bloom_;
+  mutable std::atomic<int64_t> bytes_read_{0};
 };
 
 }  // namespace paimon_rowid

@@ -95,7 +95,7 @@ TEST(BTreeFileTest, StringFileWithNullsAndBloomHasPypaimonsLayout) {
   ASSERT_OK_AND_ASSIGN(auto reader,
                        BTreeFileReader::Open(AsBuffer(file.bytes), Codec(TypeRoot::kVarChar), "f"));
   EXPECT_TRUE(reader->has_bloom_filter());
-  EXPECT_EQ(reader->null_rows(), nulls);
+  EXPECT_EQ(*reader->NullRows(), nulls);
   ASSERT_OK_AND_ASSIGN(auto n00, reader->Lookup("n00"));
   EXPECT_EQ(n00, (std::vector<int64_t>{0, 5, 15}));
   for (const auto& [key, ids] : rows) {
@@ -276,6 +276,44 @@ TEST(BTreeFileTest, SortedIndexFileMetaForms) {
                        SortedIndexFileMeta::Deserialize(std::string("\0\0\0\0\0\0\0\0\x01", 9)));
   EXPECT_EQ(legacy, only_nulls);
   EXPECT_FALSE(SortedIndexFileMeta::Deserialize("ab").ok());
+}
+
+}  // namespace
+}  // namespace paimon_rowid
+
+namespace paimon_rowid {
+namespace {
+
+// A lookup reads the footer, the bloom filter and the index block when the file is opened,
+// then only the data block that can hold its key; a key the bloom filter rules out reads no
+// data block at all.
+TEST(BTreeFileTest, LookupReadsOnlyTheBlocksItNeeds) {
+  BTreeWriteOptions options;
+  options.block_size = 512;
+  options.bloom_filter = true;
+  BTreeFileWriter writer(Codec(TypeRoot::kInt), options);
+  for (int i = 0; i < 20000; ++i) ASSERT_OK(writer.Add(IntKey(2 * i), i));
+  ASSERT_OK_AND_ASSIGN(BTreeFile file, writer.Finish());
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       BTreeFileReader::Open(AsBuffer(file.bytes), Codec(TypeRoot::kInt), "f"));
+  const int64_t opened = reader->bytes_read();
+  EXPECT_LT(opened, static_cast<int64_t>(file.bytes.size()) / 4);
+  ASSERT_OK_AND_ASSIGN(auto ids, reader->Lookup(IntKey(2 * 777)));
+  EXPECT_EQ(ids, std::vector<int64_t>{777});
+  const int64_t one_block = reader->bytes_read() - opened;
+  EXPECT_GT(one_block, 0);
+  EXPECT_LE(one_block, 512 + 64);  // one data block and its trailer
+  int64_t before = reader->bytes_read();
+  int skipped = 0;
+  for (int k = 1; k < 400; k += 2) {  // odd keys are absent: the bloom filter skips most
+    ASSERT_OK_AND_ASSIGN(auto none, reader->Lookup(IntKey(k)));
+    EXPECT_TRUE(none.empty());
+    if (reader->bytes_read() == before) ++skipped;
+    before = reader->bytes_read();
+  }
+  EXPECT_GT(skipped, 150);
+  ASSERT_OK_AND_ASSIGN(auto nulls, reader->NullRows());
+  EXPECT_TRUE(nulls.empty());
 }
 
 }  // namespace

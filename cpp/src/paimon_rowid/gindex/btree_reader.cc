@@ -1,4 +1,5 @@
 #include <arrow/buffer.h>
+#include <arrow/io/memory.h>
 #include <arrow/util/compression.h>
 
 #include <algorithm>
@@ -154,20 +155,44 @@ Result<std::string> ReadTrailedBlock(const arrow::Buffer& file, int64_t offset, 
   return Decompress(std::string_view(p, static_cast<size_t>(size)), type, kind, name);
 }
 
+Result<std::shared_ptr<arrow::Buffer>> BTreeFileReader::ReadRange(int64_t offset,
+                                                                  int64_t length) const {
+  ARROW_ASSIGN_OR_RAISE(auto buffer, file_->ReadAt(offset, length));
+  if (buffer->size() != length) {
+    return Status::IOError("btree index file '", name_, "': read ", buffer->size(), " bytes at ",
+                           offset, ", expected ", length);
+  }
+  bytes_read_.fetch_add(length, std::memory_order_relaxed);
+  return buffer;
+}
+
 Result<std::string> BTreeFileReader::ReadBlock(int64_t offset, int64_t size,
                                                const char* what) const {
-  return ReadTrailedBlock(*file_, offset, size, "btree", name_, what);
+  if (offset < 0 || size < 0 || offset > size_ || size_ - offset < size + kTrailerSize) {
+    return Status::Invalid("btree index file '", name_, "': ", what, " block [", offset, ", +",
+                           size, ") is outside the file of ", size_, " bytes");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadRange(offset, size + kTrailerSize));
+  return ReadTrailedBlock(*bytes, 0, size, "btree", name_, what);
 }
 
 Result<std::unique_ptr<BTreeFileReader>> BTreeFileReader::Open(std::shared_ptr<arrow::Buffer> file,
                                                                KeyCodec codec, std::string name) {
+  const int64_t size = file->size();
+  return Open(std::make_shared<arrow::io::BufferReader>(std::move(file)), size, std::move(codec),
+              std::move(name));
+}
+
+Result<std::unique_ptr<BTreeFileReader>> BTreeFileReader::Open(
+    std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+    std::string name) {
   std::unique_ptr<BTreeFileReader> r(
-      new BTreeFileReader(std::move(file), std::move(codec), std::move(name)));
-  const int64_t size = r->file_->size();
+      new BTreeFileReader(std::move(file), size, std::move(codec), std::move(name)));
   if (size < kBTreeFooterSize) {
     return Status::Invalid("btree index file '", r->name_, "' is too short (", size, " bytes)");
   }
-  const char* f = reinterpret_cast<const char*>(r->file_->data()) + size - kBTreeFooterSize;
+  ARROW_ASSIGN_OR_RAISE(auto footer, r->ReadRange(size - kBTreeFooterSize, kBTreeFooterSize));
+  const char* f = reinterpret_cast<const char*>(footer->data());
   const uint64_t bloom_offset = LoadLE<uint64_t>(f);
   const uint32_t bloom_size = LoadLE<uint32_t>(f + 8);
   const uint64_t bloom_entries = LoadLE<uint64_t>(f + 12);
@@ -184,28 +209,22 @@ Result<std::unique_ptr<BTreeFileReader>> BTreeFileReader::Open(std::shared_ptr<a
     return Status::NotImplemented("btree index file '", r->name_, "' has version ", version);
   }
   const uint64_t body = static_cast<uint64_t>(size - kBTreeFooterSize);
-  const char* data = reinterpret_cast<const char*>(r->file_->data());
   if (bloom_offset != 0 || bloom_size != 0 || bloom_entries != 0) {
     if (bloom_offset > body || body - bloom_offset < bloom_size) {
       return Status::Invalid("btree index file '", r->name_, "': bloom filter outside the file");
     }
-    ARROW_ASSIGN_OR_RAISE(auto bloom,
-                          BloomFilter::FromBytes(std::string(data + bloom_offset, bloom_size),
-                                                 static_cast<int64_t>(bloom_entries)));
+    ARROW_ASSIGN_OR_RAISE(auto bloom_bytes,
+                          r->ReadRange(static_cast<int64_t>(bloom_offset), bloom_size));
+    ARROW_ASSIGN_OR_RAISE(auto bloom, BloomFilter::FromBytes(bloom_bytes->ToString(),
+                                                             static_cast<int64_t>(bloom_entries)));
     r->bloom_ = std::move(bloom);
   }
   if (null_offset != 0 || null_size != 0) {
     if (null_offset > body || body - null_offset < uint64_t{null_size} + 4) {
       return Status::Invalid("btree index file '", r->name_, "': null bitmap outside the file");
     }
-    std::string_view bitmap(data + null_offset, null_size);
-    const uint32_t crc = Crc32(0, bitmap.data(), bitmap.size());
-    const uint32_t stored = LoadLE<uint32_t>(data + null_offset + null_size);
-    if (crc != stored) {
-      return Status::IOError("btree index file '", r->name_, "' is damaged: null bitmap CRC32 ",
-                             crc, ", stored ", stored);
-    }
-    ARROW_ASSIGN_OR_RAISE(r->nulls_, DecodeRoaring64(bitmap, "btree index null bitmap"));
+    r->null_offset_ = static_cast<int64_t>(null_offset);
+    r->null_size_ = null_size;
   }
   ARROW_ASSIGN_OR_RAISE(std::string index_bytes,
                         r->ReadBlock(static_cast<int64_t>(index_offset), index_size, "index"));
@@ -221,6 +240,20 @@ Result<std::unique_ptr<BTreeFileReader>> BTreeFileReader::Open(std::shared_ptr<a
     r->blocks_.push_back(std::move(ref));
   }
   return r;
+}
+
+Result<std::vector<int64_t>> BTreeFileReader::NullRows() const {
+  if (null_size_ == 0 && null_offset_ == 0) return std::vector<int64_t>{};
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadRange(null_offset_, null_size_ + 4));
+  const char* data = reinterpret_cast<const char*>(bytes->data());
+  std::string_view bitmap(data, static_cast<size_t>(null_size_));
+  const uint32_t crc = Crc32(0, bitmap.data(), bitmap.size());
+  const uint32_t stored = LoadLE<uint32_t>(data + null_size_);
+  if (crc != stored) {
+    return Status::IOError("btree index file '", name_, "' is damaged: null bitmap CRC32 ", crc,
+                           ", stored ", stored);
+  }
+  return DecodeRoaring64(bitmap, "btree index null bitmap");
 }
 
 size_t BTreeFileReader::FirstBlockAtLeast(std::string_view key) const {

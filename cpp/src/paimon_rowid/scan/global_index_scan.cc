@@ -72,9 +72,10 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
       positions.push_back(i);
     }
     if (candidates.empty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto bytes, table.file_io()->ReadFile(IndexEntryPath(table, e)));
     ARROW_ASSIGN_OR_RAISE(
-        auto reader, OpenSortedIndexReader(e.index_type, std::move(bytes), codec, e.file_name));
+        auto file, table.file_io()->OpenInputWithSize(IndexEntryPath(table, e), e.file_size));
+    ARROW_ASSIGN_OR_RAISE(auto reader, OpenSortedIndexReader(e.index_type, std::move(file),
+                                                             e.file_size, codec, e.file_name));
     ++out.files_read;
     ARROW_RETURN_NOT_OK(
         reader->LookupSorted(candidates, [&](size_t k, std::vector<int64_t> ids) -> Status {
@@ -88,6 +89,7 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
           }
           return Status::OK();
         }));
+    out.bytes_read += reader->bytes_read();
   }
   out.covered = SortAndMerge(std::move(covered));
   return out;
@@ -342,9 +344,11 @@ class IndexEvaluator {
       if (p.op() != Op::kIsNull && selected_size > fallback_max_size) return std::nullopt;
       for (const IndexManifestEntry* e : selected) {
         const GlobalIndexMeta& g = *e->global_index;
-        ARROW_ASSIGN_OR_RAISE(auto bytes, table_.file_io()->ReadFile(IndexEntryPath(table_, *e)));
-        ARROW_ASSIGN_OR_RAISE(auto reader, OpenSortedIndexReader(e->index_type, std::move(bytes),
-                                                                 *codec, e->file_name));
+        ARROW_ASSIGN_OR_RAISE(auto file, table_.file_io()->OpenInputWithSize(
+                                             IndexEntryPath(table_, *e), e->file_size));
+        ARROW_ASSIGN_OR_RAISE(
+            auto reader, OpenSortedIndexReader(e->index_type, std::move(file), e->file_size, *codec,
+                                               e->file_name));
         ++stats_->files_read;
         const int64_t span = g.row_range_end - g.row_range_start;
         auto add = [&](int64_t id) -> Status {
@@ -357,7 +361,8 @@ class IndexEvaluator {
           return Status::OK();
         };
         if (p.op() == Op::kIsNull) {
-          for (int64_t id : reader->null_rows()) ARROW_RETURN_NOT_OK(add(id));
+          ARROW_ASSIGN_OR_RAISE(auto nulls, reader->NullRows());
+          for (int64_t id : nulls) ARROW_RETURN_NOT_OK(add(id));
           continue;
         }
         ARROW_ASSIGN_OR_RAISE(auto entries,

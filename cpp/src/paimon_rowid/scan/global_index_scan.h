@@ -44,6 +44,7 @@ struct GlobalIndexLookup {
   std::vector<int64_t> row_ids;
   std::vector<RowRange> covered;
   int64_t files_read = 0;
+  int64_t bytes_read = 0;  // of the index files read (ranged: footer, blocks, bitmaps)
 };
 
 /// Looks `keys` (encoded, sorted ascending in `codec` order, distinct) up in `files` (live
