@@ -50,6 +50,20 @@ from paimon_rowid.global_index import lookup_global_index
 table = CatalogFactory.create(opts).get_table("db.t")
 result = [result, sorted(lookup_global_index(table, "id", [3, 17, 28]).row_ids)]
 """,
+    "backfill": """
+import pyarrow.compute as pc
+out = pr.backfill("db.t", opts, column="name", fn=lambda b: pc.utf8_upper(b.column("name")),
+                  input_columns=["name"], only_null=False, progress=False)
+result = [out.rows_computed, out.commits]
+""",
+    "create_search_index": """
+result = pr.create_search_index("db.t", opts, "emb", "ivf-flat")
+""",
+    "update_by_row_id": """
+pr.update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([5], pa.int64()), "name": ["z"]}),
+                    opts, update_cols=["name"])
+result = 1
+""",
     "read_by_row_id": """
 ds = pr.read_by_row_id("db.t", pa.array([2, 11, 29], pa.int64()), opts,
                        projection=["id", "name"])
@@ -82,12 +96,12 @@ def run_door(door: str, warehouse: str) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=240, check=False)
 
 
-def _result(proc: subprocess.CompletedProcess):
+def _result(proc: subprocess.CompletedProcess, started: bool = True):
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, (
         f"exited {proc.returncode}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}")
     out = json.loads(lines[-1][len("RESULT "):])
-    assert out["started"] is True  # the door started Ray: it was not up before the call
+    assert out["started"] is started  # Ray was not up before the call
     return out["result"]
 
 
@@ -114,3 +128,34 @@ def test_ray_read_by_row_id_starts_ray(tmp_path):
     warehouse = _warehouse(tmp_path / "wh")
     got = _result(run_door("read_by_row_id", warehouse))
     assert got == [[2, "n2"], [11, "n11"], [29, "n29"]]
+
+
+def test_ray_backfill_starts_ray(tmp_path):
+    warehouse = _warehouse(tmp_path / "wh")
+    assert _result(run_door("backfill", warehouse)) == [30, 1]
+    table = ours.catalog(warehouse).get_table("db.t")
+    builder = table.new_read_builder().with_projection(["_ROW_ID", "name"])
+    names = builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("_ROW_ID")
+    assert names.column("name").to_pylist() == [
+        {1: "U1", 21: "U21"}.get(i, f"N{i}") for i in range(30)]
+
+
+def test_ray_create_search_index_starts_ray(tmp_path):
+    pytest.importorskip("paimon_vindex")
+    from test_search import _table
+    _table(tmp_path / "wh", n=300)
+    assert _result(run_door("create_search_index", str(tmp_path / "wh"))) == 1
+    entries = ours.catalog(tmp_path / "wh").get_table("db.t")
+    from paimon_rowid.global_index import list_global_indexes
+    assert [e["index_type"] for e in list_global_indexes(entries)] == ["ivf-flat"]
+
+
+def test_ray_update_on_the_driver_starts_no_ray(tmp_path):
+    """A row-id update small enough to run in the driver's process needs no Ray: it runs
+    without starting one (sizing its tasks, which would, comes after that check)."""
+    warehouse = _warehouse(tmp_path / "wh")
+    assert _result(run_door("update_by_row_id", warehouse), started=False) == 1
+    table = ours.catalog(warehouse).get_table("db.t")
+    builder = table.new_read_builder().with_projection(["_ROW_ID", "name"])
+    names = builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("_ROW_ID")
+    assert names.column("name").to_pylist()[5] == "z"

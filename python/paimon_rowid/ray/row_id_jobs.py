@@ -246,7 +246,6 @@ class _UpdatePipeline:
         """Runs the round on ``index`` (checking against the ``verify`` index, the previous
         round's, when given); fills ``messages`` and ``rows``."""
         ray = self._ray
-        buckets = _resolve_partitions(ray, self._num_partitions, index.num_groups)
         job_id = new_job_id()
         groups_refs: List[Any] = []  # per scatter task: the groups of its block's rows
         groups: List[int] = []  # driver-routed: the groups of the source's rows
@@ -256,7 +255,11 @@ class _UpdatePipeline:
                 routed = _route_rows(index, self._local)
                 groups = np.unique(routed.to_numpy()).tolist()
                 if self._runs_here(index, routed):
-                    return self._apply_here(index, verify, job_id)
+                    return self._apply_here(index, verify, job_id)  # no Ray needed
+            # Sized after the driver-run check: the default reads the cluster's CPUs,
+            # which starts Ray when the caller has not.
+            buckets = _resolve_partitions(ray, self._num_partitions, index.num_groups)
+            if self._local is not None:
                 parts_by_bucket: List[List[Any]] = [
                     [part] for part in _split_rows(index, self._local, routed, buckets)]
             index_ref = ray.put(index.serialize())
