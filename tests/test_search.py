@@ -366,3 +366,36 @@ def test_build_and_search_on_s3(s3_server):
     hits = (table.new_full_text_search_builder().with_query("body", "doc7").with_limit(3)
             .execute_local())
     assert hits.row_ids == [7]
+
+
+def test_refine_vectors_cached_per_index_file(warehouse, monkeypatch):
+    """The refine rescoring reads an index file's vectors once (_search_refine); results equal
+    the uncached path's, including a row deleted before the cache was filled and seen again
+    by time travel."""
+    from paimon_rowid.table import _search_refine
+    table, vectors = _table(warehouse, n=3000, options={"deletion-vectors.enabled": "true"})
+    table.create_global_index("emb", index_type="ivf-pq", options={"ivf-pq.pq.m": "2"})
+    table = catalog(warehouse).get_table("db.t")
+    queries = _vectors(6, seed=23)
+    wide = {"ivf.nprobe": "64", "brute-force.max-rows": "100"}  # through the index
+    size = _search_refine.CACHE_BYTES
+    monkeypatch.setattr(_search_refine, "CACHE_BYTES", 0)  # every hit read through a scan
+    uncached = [_search(table, q, 10, **wide) for q in queries]
+    for q, found in zip(queries, uncached):
+        assert found.scores == pytest.approx((vectors[found.row_ids] @ q).tolist(), rel=1e-5)
+    snapshot = table.latest_snapshot().id
+    gone = uncached[0].row_ids[0]
+    builder = table.new_batch_write_builder()
+    builder.new_commit().commit(builder.new_update().delete_by_row_id([gone]))
+    monkeypatch.setattr(_search_refine, "CACHE_BYTES", size)
+    table = catalog(warehouse).get_table("db.t")
+    before = _search_refine.cached_files()
+    after = _search(table, queries[0], 10, **wide)  # fills the cache without the deleted row
+    assert _search_refine.cached_files() == before + 1
+    assert gone not in after.row_ids and after.row_ids[:9] == uncached[0].row_ids[1:]
+    old = table.copy({"scan.snapshot-id": str(snapshot)})
+    cached = [_search(old, q, 10, **wide) for q in queries]
+    assert _search_refine.cached_files() == before + 1
+    assert [r.row_ids for r in cached] == [r.row_ids for r in uncached]
+    assert [s for r in cached for s in r.scores] == \
+        pytest.approx([s for r in uncached for s in r.scores], rel=1e-6)

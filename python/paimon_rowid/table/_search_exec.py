@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from .._internal._lib import native
 from . import _search_options as opts
+from ._search_refine import vectors_of_hits
 from .predicate import Predicate, PredicateBuilder
 
 _READER_CACHE_FILES = 64
@@ -430,12 +431,12 @@ def vector_search(table: Any, column: str, queries: np.ndarray, limit: int,
     return [top.ranked(q) for q in range(queries.shape[0])]
 
 
-def _offer_hits(table: Any, column: str, start: int, ids: np.ndarray, distances: np.ndarray,
-                queries: np.ndarray, rows: List[int], metric: str, refine: bool,
-                top: TopK) -> List[int]:
-    """Offers each query's index hits (exact scores from the rows' vectors when ``refine``);
-    returns how many hits each query got."""
-    counts = []
+def _offer_hits(table: Any, column: str, f: Dict[str, Any], ids: np.ndarray,
+                distances: np.ndarray, queries: np.ndarray, rows: List[int], metric: str,
+                refine: bool, top: TopK) -> List[int]:
+    """Offers each query's index hits (exact scores from the rows' vectors when ``refine``,
+    cached per index file: _search_refine); returns how many hits each query got."""
+    start = f["from"]
     hits = [ids[i][ids[i] >= 0] + start for i in range(len(rows))]
     counts = [int(h.size) for h in hits]
     if not refine:
@@ -447,7 +448,10 @@ def _offer_hits(table: Any, column: str, start: int, ids: np.ndarray, distances:
     union = np.unique(np.concatenate(hits)) if hits else np.empty(0, np.int64)
     if union.size == 0:
         return counts
-    found_ids, vectors = _read_vectors(table, column, ids_to_ranges(union), only=union)
+    found_ids, vectors = vectors_of_hits(
+        f, int(queries.shape[1]), union,
+        lambda: _read_vectors(table, column, [(f["from"], f["to"])]),
+        lambda wanted: _read_vectors(table, column, ids_to_ranges(wanted), only=wanted))
     position = {int(r): j for j, r in enumerate(found_ids)}
     for i, q in enumerate(rows):
         mine = [position[int(r)] for r in hits[i] if int(r) in position]
@@ -461,7 +465,6 @@ def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any, prep: 
                  queries: np.ndarray, limit: int, options: Dict[str, str], metric: str,
                  top: TopK) -> None:
     meta = reader.metadata()
-    start = f["from"]
     include = prep.include
     allowed = meta.total_vectors if include is None else min(meta.total_vectors, include.size)
     k = max(1, min(limit, allowed))
@@ -471,7 +474,7 @@ def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any, prep: 
     everyone = list(range(queries.shape[0]))
     ids, distances = reader.search_batch(queries, _search_params(options, k_search),
                                          filter_bytes)
-    counts = _offer_hits(table, column, start, ids, distances, queries, everyone, metric,
+    counts = _offer_hits(table, column, f, ids, distances, queries, everyone, metric,
                          factor > 0, top)
     still = [q for q in everyone if include is not None and counts[q] < k]
     for width in _widths(meta, k_search):
@@ -479,7 +482,7 @@ def _search_file(table: Any, column: str, f: Dict[str, Any], reader: Any, prep: 
             return
         ids, distances = reader.search_batch(queries[still], _search_params(options, k_search,
                                                                              width), filter_bytes)
-        counts = _offer_hits(table, column, start, ids, distances, queries, still, metric,
+        counts = _offer_hits(table, column, f, ids, distances, queries, still, metric,
                              factor > 0, top)
         still = [q for q, n in zip(still, counts) if n < k]
     if still and include is not None:
