@@ -73,18 +73,22 @@ class S3Warehouse(NamedTuple):
 class RestServer:
     """One running server. ``uri``, ``warehouse``, ``token``; ``stop()`` ends it."""
 
-    def __init__(self, process: subprocess.Popen, uri: str, data_dir: str) -> None:
+    def __init__(self, process: subprocess.Popen, uri: str, data_dir: str,
+                 token: str = TOKEN) -> None:
         self.process = process
         self.uri = uri
         self.data_dir = data_dir
         self.warehouse = WAREHOUSE
-        self.token = TOKEN
+        self.token = token
 
     @staticmethod
-    def start(data_dir: str, s3: Optional[S3Warehouse] = None) -> RestServer:
+    def start(data_dir: str, s3: Optional[S3Warehouse] = None,
+              token: str = TOKEN) -> RestServer:
         """Fetches and compiles once, then starts a server; raises JavaOracleUnavailable
         (no JDK / Maven Central) or JavaOracleError (it did not come up). With ``s3`` the
-        tables live on that warehouse and the server's config enables data tokens."""
+        tables live on that warehouse and the server's config enables data tokens. A
+        ``token`` "dlf:<key id>:<secret>:<region>" makes the server check DLF signatures
+        (Java's DLFDefaultSigner) instead of a bearer token."""
         jars = [str(j) for j in fetch_artifacts("rest-lib", ARTIFACTS)]
         cp = os.pathsep.join([classpath(), *jars])
         classes = _classes(cp)
@@ -97,7 +101,7 @@ class RestServer:
         process = subprocess.Popen(
             [_require_tool("java"), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m",
              "-Duser.timezone=UTC", "-cp", run_cp, "PaimonRestServer",
-             data_dir, WAREHOUSE, TOKEN, *extra],
+             data_dir, WAREHOUSE, token, *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             bufsize=1)
         assert process.stdout is not None
@@ -105,7 +109,7 @@ class RestServer:
         if not line.startswith("@@URL@@ "):
             process.kill()
             raise JavaOracleError("RestServerStart", f"no URL from the server: {line!r}", "")
-        return RestServer(process, line.split(" ", 1)[1].strip().rstrip("/"), data_dir)
+        return RestServer(process, line.split(" ", 1)[1].strip().rstrip("/"), data_dir, token)
 
     def catalog_options(self, token: Optional[str] = None, **extra: str) -> Dict[str, str]:
         options = {"metastore": "rest", "uri": self.uri, "warehouse": self.warehouse,

@@ -15,6 +15,7 @@ through the server's token store (``set_data_token``), and takes it away by dele
     workers get) carries the token and refreshes on its own.
 (c) A revoked token fails the job with OSError, leaves no snapshot and no file, and neither
     the exception nor the logs show the secret.
+(d) Row-id jobs on Ray: the tasks open the table through the server and use its token.
 """
 from __future__ import annotations
 
@@ -223,3 +224,24 @@ def test_a_revoked_token_fails_the_job_cleanly(world, caplog, capfd):
     for text in (*chain, ours, out, err):
         assert key[1] not in text
         assert world.rest.token not in text
+
+
+def test_ray_jobs_on_a_token_table(ray_session, world):
+    from paimon_rowid import ray as pr
+
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    _write(catalog.get_table(identifier), _data(0, 20))
+    # The work runs in Ray tasks (driver_max_bytes=0), which reach the files with the token.
+    source = pa.table({"_ROW_ID": pa.array([2, 17], pa.int64()), "name": ["r2", "r17"]})
+    options = world.rest.catalog_options()
+    assert pr.update_by_row_id(identifier, source, options, update_cols=["name"],
+                               driver_max_bytes=0, driver_routing_max_bytes=0) == \
+        {"num_updated": 2}
+    read = pr.read_by_row_id(identifier, pa.table({"_ROW_ID": pa.array([17, 2], pa.int64())}),
+                             options, projection=["id", "name"], driver_max_bytes=0,
+                             driver_routing_max_bytes=0)
+    rows = sorted(read.take_all(), key=lambda r: r["id"])
+    assert [(r["id"], r["name"]) for r in rows] == [(2, "r2"), (17, "r17")]

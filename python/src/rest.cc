@@ -2,6 +2,7 @@
 // made with the GIL released; the server's errors arrive as the mapped ErrorKind classes.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -62,7 +63,27 @@ void RegisterRest(nb::module_& m) {
            })
       .def("alter_table",
            [](const RestCatalog& c, const std::string& id, const std::string& changes_json,
-              bool ignore) { WithoutGil([&] { return c.AlterTable(id, changes_json, ignore); }); });
+              bool ignore) { WithoutGil([&] { return c.AlterTable(id, changes_json, ignore); }); })
+      .def("create_tag",
+           [](const RestCatalog& c, const std::string& id, const std::string& tag,
+              std::optional<int64_t> snapshot_id, std::optional<std::string> time_retained) {
+             WithoutGil([&] { return c.CreateTag(id, tag, snapshot_id, time_retained); });
+           })
+      .def("get_tag",
+           [](const RestCatalog& c, const std::string& id, const std::string& tag) {
+             return WithoutGil([&] { return c.GetTag(id, tag); });
+           })
+      .def("list_tags",
+           [](const RestCatalog& c, const std::string& id, const std::string& prefix) {
+             return WithoutGil([&] { return c.ListTags(id, prefix); });
+           })
+      .def("delete_tag",
+           [](const RestCatalog& c, const std::string& id, const std::string& tag) {
+             WithoutGil([&] { return c.DeleteTag(id, tag); });
+           })
+      .def("list_partitions", [](const RestCatalog& c, const std::string& id) {
+        return WithoutGil([&] { return c.ListPartitions(id); });
+      });
 }
 
 }  // namespace paimon_rowid::python

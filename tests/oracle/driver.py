@@ -175,9 +175,22 @@ def cmd_create_tag(cmd):
 def cmd_tag_op(cmd):
     """pypaimon's table-level tag and rollback calls: ``op`` is one of create (tag,
     snapshot_id, time_retained), replace, rename (tag, new_name), delete, list, rollback
-    (target: int or str), rollback_ts (millis); list returns the names, delete the bool."""
-    table = _table(cmd)
+    (target: int or str), rollback_ts (millis); list returns the names, delete the bool.
+    The catalog's calls (a REST catalog sends them to the server's tag endpoints):
+    catalog_create (tag, snapshot_id), catalog_list (names), catalog_delete (tag)."""
     op = cmd["op"]
+    if op.startswith("catalog_"):
+        catalog = _catalog(cmd)
+        if op == "catalog_create":
+            catalog.create_tag(cmd["identifier"], cmd["tag"], cmd.get("snapshot_id"))
+        elif op == "catalog_list":
+            return {"tags": sorted(catalog.list_tags_paged(cmd["identifier"]).elements)}
+        elif op == "catalog_delete":
+            catalog.delete_tag(cmd["identifier"], cmd["tag"])
+        else:
+            raise ValueError(f"unknown tag op {op!r}")
+        return {}
+    table = _table(cmd)
     if op == "create":
         table.create_tag(cmd["tag"], snapshot_id=cmd.get("snapshot_id"),
                          ignore_if_exists=bool(cmd.get("ignore_if_exists")),

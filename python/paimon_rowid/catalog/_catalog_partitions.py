@@ -19,6 +19,12 @@ def list_partitions_paged(table: Any, max_results: Optional[int], page_token: Op
     """Partitions sorted by name; the pattern's ``*`` matches anything (the rest literally)
     against "k1=v1,k2=v2" in key order; the token is the index of the page's first entry."""
     partitions: List[Partition] = [Partition(**p) for p in table._native.partition_stats()]
+    return page(partitions, max_results, page_token, partition_name_pattern)
+
+
+def page(partitions: List[Partition], max_results: Optional[int], page_token: Optional[str],
+         partition_name_pattern: Optional[str]) -> PagedList:
+    """``partitions`` filtered by the pattern, sorted by name, one page of them."""
     if partition_name_pattern:
         regex = re.compile(re.escape(partition_name_pattern).replace(r"\*", ".*"))
         partitions = [p for p in partitions if regex.fullmatch(_name(p.spec, False))]

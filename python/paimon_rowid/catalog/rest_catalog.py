@@ -1,11 +1,15 @@
 """``RESTCatalog``: a catalog on a Paimon REST catalog server (pypaimon's
 ``pypaimon.catalog.rest``), made by ``CatalogFactory.create({"metastore": "rest", "uri": ...,
-"warehouse": ..., "token.provider": "bear", "token": ...})``. docs/rest-catalog.md.
+"warehouse": ..., "token.provider": "bear", "token": ...})`` (or ``"token.provider": "dlf"``
+with the ``dlf.*`` keys: every request signed as DLF checks it). docs/rest-catalog.md.
 
 Databases and tables live on the server; a table's files live where the server says, and its
 commits go through the server (the server creates each snapshot or answers that a concurrent
 commit took the id; the engine then rebuilds on the new latest). Every catalog call is one
 HTTP request (listings one per page); reading and writing data make none, and a commit one.
+Tags go through the server's tag endpoints, partitions through its partitions endpoint
+(fed by the statistics each commit sends); a table whose server vends data tokens reads and
+writes its files with them (refreshed before expiry).
 The server's errors are raised as pypaimon raises them: a named database or table that is
 missing, present or forbidden as ``DatabaseNotExistException``, ``TableNotExistException``,
 ``DatabaseAlreadyExistException``, ``TableAlreadyExistException``,
@@ -19,11 +23,17 @@ import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .._internal.exceptions import (
+    AlreadyExistsException,
     CatalogException,
+    NoSuchResourceException,
     RESTException,
     TableNotExistException,
+    TagAlreadyExistException,
+    TagNotExistException,
 )
 from ..schema.schema_change import SchemaChange, changes_json
+from . import _catalog_partitions as partitions_
+from .catalog_objects import GetTagResponse, PagedList, Partition
 from .filesystem_catalog import Catalog, Database, _identifier
 
 __all__ = ["RESTCatalog"]
@@ -84,9 +94,90 @@ class RESTCatalog(Catalog):
                 raise
             raise RuntimeError(f"Failed to alter table {table_id}: {e}") from e
 
+    # -- tags and partitions through the server's endpoints ----------------------------------
+
+    def create_tag(self, identifier: Any, tag_name: str, snapshot_id: Optional[int] = None,
+                   time_retained: Optional[str] = None, ignore_if_exists: bool = False) -> None:
+        """Asks the server to tag ``snapshot_id`` (the latest when None); an existing tag
+        raises TagAlreadyExistException unless ``ignore_if_exists``; TableNotExistException
+        for a missing table, the server's refusal of a missing snapshot as it answers it."""
+        try:
+            self._native.create_tag(_identifier(identifier), tag_name, snapshot_id,
+                                    time_retained)
+        except AlreadyExistsException as e:
+            if not ignore_if_exists:
+                raise TagAlreadyExistException(tag_name) from e
+
+    def delete_tag(self, identifier: Any, tag_name: str) -> None:
+        """Asks the server to delete the tag; TagNotExistException when there is none."""
+        try:
+            self._native.delete_tag(_identifier(identifier), tag_name)
+        except NoSuchResourceException as e:
+            raise TagNotExistException(tag_name) from e
+
+    def get_tag(self, identifier: Any, tag_name: str) -> GetTagResponse:
+        """The server's tag (``GetTagResponse``: the snapshot as a ``Snapshot``, the creation
+        time in epoch ms, the retention as the server spells it); TagNotExistException."""
+        from .._native import Snapshot
+
+        try:
+            answer = json.loads(self._native.get_tag(_identifier(identifier), tag_name))
+        except NoSuchResourceException as e:
+            raise TagNotExistException(tag_name) from e
+        snapshot = None
+        if answer.get("snapshot") is not None:
+            snapshot = Snapshot.__new__(Snapshot)
+            snapshot.__setstate__((json.dumps(answer["snapshot"]),))  # type: ignore[attr-defined]
+        return GetTagResponse(tag_name=answer.get("tagName", tag_name), snapshot=snapshot,
+                              tag_create_time=answer.get("tagCreateTime"),
+                              tag_time_retained=answer.get("tagTimeRetained"))
+
+    def list_tags_paged(self, identifier: Any, max_results: Optional[int] = None,
+                        page_token: Optional[str] = None,
+                        tag_name_prefix: Optional[str] = None) -> PagedList:
+        """The server's tag names, sorted, filtered by prefix; ``max_results`` a page, the
+        page token the previous page's last name (as the filesystem catalog's). The prefix
+        is applied here: Java 1.4.2's RESTCatalogServer answers no tag for any
+        ``tagNamePrefix``."""
+        tags: List[str] = sorted(self._native.list_tags(_identifier(identifier), ""))
+        if tag_name_prefix:
+            tags = [t for t in tags if t.startswith(tag_name_prefix)]
+        if page_token:
+            tags = [t for t in tags if t > page_token]
+        if max_results is not None and max_results > 0 and len(tags) > max_results:
+            return PagedList(elements=tags[:max_results], next_page_token=tags[max_results - 1])
+        return PagedList(elements=tags, next_page_token=None)
+
+    def list_partitions_paged(self, identifier: Any, max_results: Optional[int] = None,
+                              page_token: Optional[str] = None,
+                              partition_name_pattern: Optional[str] = None) -> PagedList:
+        """The partitions the server knows (from the statistics commits send it), sorted by
+        "k=v,..." name, paged and filtered as the filesystem catalog's; a server without the
+        endpoint (501) answers from the table's files instead, as pypaimon does."""
+        from .._internal.exceptions import NotImplementedException
+
+        try:
+            raw = json.loads(self._native.list_partitions(_identifier(identifier)))
+        except NotImplementedException:
+            return super().list_partitions_paged(identifier, max_results, page_token,
+                                                 partition_name_pattern)
+        found = [_partition(p) for p in raw]
+        return partitions_.page(found, max_results, page_token, partition_name_pattern)
+
     def load_snapshot(self, identifier: Any) -> Any:
         """The latest snapshot of the table (read from its files, as the server names them)."""
         return self.get_table(identifier).latest_snapshot()
+
+
+def _partition(p: Dict[str, Any]) -> Partition:
+    return Partition(spec={str(k): str(v) for k, v in (p.get("spec") or {}).items()},
+                     record_count=int(p.get("recordCount", 0)),
+                     file_size_in_bytes=int(p.get("fileSizeInBytes", 0)),
+                     file_count=int(p.get("fileCount", 0)),
+                     last_file_creation_time=int(p.get("lastFileCreationTime", 0)),
+                     total_buckets=int(p.get("totalBuckets", 0)),
+                     done=bool(p.get("done", False)),
+                     created_at=p.get("createdAt"))
 
 
 def create_rest_catalog(native_module: Any, options: Dict[str, str]) -> RESTCatalog:

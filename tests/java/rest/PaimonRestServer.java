@@ -13,6 +13,12 @@
 //                                    GET .../tables/{t}/token answers it)
 // End of stdin shuts the server down.
 //
+// A <bearer-token> of the form "dlf:<access-key-id>:<access-key-secret>:<region>" makes the
+// server check DLF request signatures instead (token.provider=dlf): each request's
+// Authorization must equal what Java Paimon's own DLFDefaultSigner computes for it with that
+// key, at the time the request's x-dlf-date names (Java's DLFAuthProvider would sign "now",
+// which fails whenever a request crosses a second boundary).
+//
 // With the four S3 arguments the server keeps its tables on that S3 warehouse instead
 // (paimon-s3, with those keys: the server's own credentials), and its config tells clients
 // "data-token.enabled" and the store's endpoint, so a client reaches the files only with the
@@ -27,12 +33,18 @@ import org.apache.paimon.options.Options;
 import org.apache.paimon.rest.RESTCatalogServer;
 import org.apache.paimon.rest.RESTFileSystemCatalog;
 import org.apache.paimon.rest.RESTToken;
+import org.apache.paimon.rest.auth.AuthProvider;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
+import org.apache.paimon.rest.auth.DLFDefaultSigner;
+import org.apache.paimon.rest.auth.DLFToken;
 import org.apache.paimon.rest.responses.ConfigResponse;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.reflect.Field;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -53,7 +65,7 @@ public class PaimonRestServer {
         }
         ConfigResponse config = new ConfigResponse(defaults, new HashMap<>());
         RESTCatalogServer server =
-                new RESTCatalogServer(dataPath, new BearTokenAuthProvider(token), config, warehouse);
+                new RESTCatalogServer(dataPath, authProvider(token), config, warehouse);
         if (s3) {
             useS3Catalog(server, defaults, args[3], args[4], args[5], args[6]);
         }
@@ -87,6 +99,37 @@ public class PaimonRestServer {
         }
         server.shutdown();
         System.exit(0);
+    }
+
+    private static AuthProvider authProvider(String token) {
+        if (!token.startsWith("dlf:")) {
+            return new BearTokenAuthProvider(token);
+        }
+        String[] parts = token.split(":", 4);
+        DLFToken key = new DLFToken(parts[1], parts[2], null, null);
+        DLFDefaultSigner signer = new DLFDefaultSigner(parts[3]);
+        DateTimeFormatter format = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
+        return (headers, parameter) -> {
+            Map<String, String> out = new HashMap<>(headers);
+            String date = headers.get("x-dlf-date");
+            if (date == null) {
+                out.put("Authorization", "(an unsigned request matches no signature)");
+                return out;
+            }
+            try {
+                Map<String, String> signed =
+                        signer.signHeaders(
+                                parameter.data(),
+                                LocalDateTime.parse(date, format).toInstant(ZoneOffset.UTC),
+                                headers.get("x-dlf-security-token"),
+                                "localhost");
+                out.putAll(signed);
+                out.put("Authorization", signer.authorization(parameter, key, "localhost", signed));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            return out;
+        };
     }
 
     // "<db.table> <expires-at-millis> k=v k=v ..."

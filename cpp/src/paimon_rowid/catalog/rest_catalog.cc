@@ -1,6 +1,7 @@
 #include "paimon_rowid/catalog/rest_catalog.h"
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "paimon_rowid/common/identifier.h"
@@ -155,8 +156,10 @@ class RestSnapshotCommit final : public SnapshotCommit {
         identifier_(std::move(identifier)),
         table_id_(std::move(table_id)) {}
 
-  Status Commit(const Snapshot& snapshot) const override {
-    json body{{"snapshot", json::parse(snapshot.ToJson())}, {"statistics", json::array()}};
+  Status Commit(const Snapshot& snapshot, const std::string& statistics_json) const override {
+    json statistics = json::parse(statistics_json, nullptr, false);
+    if (!statistics.is_array()) statistics = json::array();
+    json body{{"snapshot", json::parse(snapshot.ToJson())}, {"statistics", statistics}};
     if (!table_id_.empty()) body["tableId"] = table_id_;
     auto answer = catalog_->Call("POST", TablePath(identifier_) + "/commit", body.dump());
     if (!answer.ok()) return ForTable(answer.status(), identifier_.FullName());
@@ -206,9 +209,12 @@ Result<std::shared_ptr<RestCatalog>> RestCatalog::Make(
     if (token.empty())
       return Status::Invalid("token is empty: token.provider 'bear' needs 'token'");
     catalog->headers_["Authorization"] = "Bearer " + token;
+  } else if (provider == "dlf") {
+    ARROW_ASSIGN_OR_RAISE(auto signer, DlfSigner::Make(options));
+    catalog->signer_ = std::move(signer);
   } else if (!provider.empty()) {
     return Status::NotImplemented("token.provider '", provider,
-                                  "' is not supported (supported: 'bear')");
+                                  "' is not supported (supported: 'bear', 'dlf')");
   }
   ARROW_ASSIGN_OR_RAISE(catalog->http_, HttpClient::Make(uri));
   catalog->warehouse_ = warehouse;
@@ -241,19 +247,48 @@ std::map<std::string, std::string> RestCatalog::Headers() const { return headers
 
 Result<std::string> RestCatalog::Call(const std::string& method, const std::string& path,
                                       const std::string& body) const {
-  ARROW_ASSIGN_OR_RAISE(HttpResponse response,
-                        http_->Send(method, base_path_ + path, headers_, body));
+  const std::string full = base_path_ + path;
+  std::map<std::string, std::string> headers = headers_;
+  if (signer_) {
+    const size_t q = full.find('?');
+    std::map<std::string, std::string> query;
+    if (q != std::string::npos) {
+      size_t start = q + 1;
+      while (start <= full.size()) {
+        size_t amp = full.find('&', start);
+        if (amp == std::string::npos) amp = full.size();
+        const std::string pair = full.substr(start, amp - start);
+        const size_t eq = pair.find('=');
+        if (!pair.empty()) {
+          query[HttpClient::Decode(pair.substr(0, eq))] =
+              eq == std::string::npos ? "" : HttpClient::Decode(pair.substr(eq + 1));
+        }
+        start = amp + 1;
+      }
+    }
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    for (auto& [k, v] : signer_->Sign(method, full.substr(0, q), query, body, now)) {
+      if (k != "Content-Type") headers[k] = std::move(v);  // HttpClient sends it for a body
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(HttpResponse response, http_->Send(method, full, headers, body));
   if (!response.ok()) return RestError(response);
   return response.body;
 }
 
 Result<std::vector<std::string>> RestCatalog::ListPaged(const std::string& path,
-                                                        const std::string& key) const {
+                                                        const std::string& key,
+                                                        const std::string& extra_query) const {
   std::vector<std::string> out;
   std::string token;
   while (true) {
-    std::string query = token.empty() ? "" : "?pageToken=" + HttpClient::Encode(token);
-    ARROW_ASSIGN_OR_RAISE(auto text, Call("GET", path + query));
+    std::string query = extra_query;
+    if (!token.empty()) {
+      query += (query.empty() ? "" : "&") + std::string("pageToken=") + HttpClient::Encode(token);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto text, Call("GET", path + (query.empty() ? "" : "?" + query)));
     json parsed = json::parse(text, nullptr, false);
     if (!parsed.is_object()) {
       return Status::IOError("REST catalog server answered ", path, " with no JSON object");
@@ -366,6 +401,74 @@ Result<std::shared_ptr<Table>> RestCatalog::GetTable(const std::string& identifi
   }
   ARROW_ASSIGN_OR_RAISE(auto table, Table::Open(io, id, location));
   return table->WithSnapshotCommit(MakeSnapshotCommit(id, StringField(parsed, "id")));
+}
+
+// A tag call's error: a 404 about a table that exists is the tag's (kRestNoSuchResource,
+// the Python layer names the tag), else the table's; a 409 is the tag's.
+Status RestCatalog::TagError(const Status& st, const Identifier& id) const {
+  if (HasKind(st, ErrorKind::kRestNoSuchResource)) {
+    auto table = Call("GET", TablePath(id));
+    if (!table.ok()) return ForTable(table.status(), id.FullName());
+    return st;
+  }
+  if (HasKind(st, ErrorKind::kRestAlreadyExists)) return st;
+  return ForTable(st, id.FullName());
+}
+
+Status RestCatalog::CreateTag(const std::string& identifier, const std::string& tag,
+                              std::optional<int64_t> snapshot_id,
+                              const std::optional<std::string>& time_retained) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  json body{{"tagName", tag}};
+  body["snapshotId"] = snapshot_id ? json(*snapshot_id) : json(nullptr);
+  body["timeRetained"] = time_retained ? json(*time_retained) : json(nullptr);
+  auto answer = Call("POST", TablePath(id) + "/tags", body.dump());
+  return answer.ok() ? Status::OK() : TagError(answer.status(), id);
+}
+
+Result<std::string> RestCatalog::GetTag(const std::string& identifier,
+                                        const std::string& tag) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  auto answer = Call("GET", TablePath(id) + "/tags/" + HttpClient::Encode(tag));
+  if (!answer.ok()) return TagError(answer.status(), id);
+  return answer;
+}
+
+Result<std::vector<std::string>> RestCatalog::ListTags(const std::string& identifier,
+                                                       const std::string& prefix) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  auto tags = ListPaged(TablePath(id) + "/tags", "tags",
+                        prefix.empty() ? "" : "tagNamePrefix=" + HttpClient::Encode(prefix));
+  if (!tags.ok()) return ForTable(tags.status(), id.FullName());
+  return tags;
+}
+
+Status RestCatalog::DeleteTag(const std::string& identifier, const std::string& tag) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  auto answer = Call("DELETE", TablePath(id) + "/tags/" + HttpClient::Encode(tag));
+  return answer.ok() ? Status::OK() : TagError(answer.status(), id);
+}
+
+Result<std::string> RestCatalog::ListPartitions(const std::string& identifier) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  json out = json::array();
+  std::string token;
+  while (true) {
+    std::string query = token.empty() ? "" : "?pageToken=" + HttpClient::Encode(token);
+    auto text = Call("GET", TablePath(id) + "/partitions" + query);
+    if (!text.ok()) return ForTable(text.status(), id.FullName());
+    json parsed = json::parse(*text, nullptr, false);
+    if (!parsed.is_object()) {
+      return Status::IOError("REST catalog server answered partitions with no JSON object");
+    }
+    if (parsed.contains("partitions") && parsed["partitions"].is_array()) {
+      for (auto& p : parsed["partitions"]) out.push_back(p);
+    }
+    std::string next = StringField(parsed, "nextPageToken");
+    if (next.empty() || next == token) break;
+    token = next;
+  }
+  return out.dump();
 }
 
 Result<RestDataToken> RestCatalog::LoadDataToken(const Identifier& identifier) const {

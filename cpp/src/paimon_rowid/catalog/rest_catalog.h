@@ -13,9 +13,9 @@
 // read and written with the credentials the server vends for it (catalog/rest_token_file_io.h).
 //
 // Options (pypaimon's names): "uri" (required), "warehouse" (required), "token.provider"
-// ("bear": "token" is sent as "Authorization: Bearer <token>"; DLF signing is not
-// supported: NotImplemented), "header.NAME" (extra request headers, also from the server's
-// config). The token is never put into a Status message.
+// ("bear": "token" is sent as "Authorization: Bearer <token>"; "dlf": every request signed
+// with the dlf.* keys, catalog/rest_dlf_signer.h), "header.NAME" (extra request headers, also from
+// the server's config). The token is never put into a Status message.
 //
 // Errors: the server's error answers become Status with an ErrorKind (common/status.h):
 // kRestBadRequest (400), kRestNotAuthorized (401, "Not authorized: ..."), kRestForbidden
@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "paimon_rowid/catalog/rest_dlf_signer.h"
 #include "paimon_rowid/catalog/rest_token_file_io.h"
 #include "paimon_rowid/catalog/schema_change.h"
 #include "paimon_rowid/catalog/table.h"
@@ -86,6 +87,23 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
   static Result<std::shared_ptr<const SnapshotCommit>> SnapshotCommitFromState(
       const std::map<std::string, std::string>& state);
 
+  /// Tags through the server's tag endpoints (.../tables/{t}/tags[/{name}]): the server
+  /// creates and deletes the tag files itself. 404 / 409 arrive as kRestNoSuchResource /
+  /// kRestAlreadyExists (the caller names the tag); kTableNotExist for a missing table.
+  Status CreateTag(const std::string& identifier, const std::string& tag,
+                   std::optional<int64_t> snapshot_id,
+                   const std::optional<std::string>& time_retained) const;
+  /// The server's GetTagResponse JSON ({"tagName", "snapshot", "tagCreateTime",
+  /// "tagTimeRetained"}).
+  Result<std::string> GetTag(const std::string& identifier, const std::string& tag) const;
+  /// Every tag name (all pages), sorted; `prefix` filters on the server.
+  Result<std::vector<std::string>> ListTags(const std::string& identifier,
+                                            const std::string& prefix) const;
+  Status DeleteTag(const std::string& identifier, const std::string& tag) const;
+  /// The server's partitions of the table (all pages) as a JSON array of its Partition
+  /// objects (spec, recordCount, fileSizeInBytes, fileCount, lastFileCreationTime, ...).
+  Result<std::string> ListPartitions(const std::string& identifier) const;
+
   /// The table's data token (GET .../tables/{t}/token): filesystem options and their expiry.
   Result<RestDataToken> LoadDataToken(const Identifier& identifier) const;
   /// The FileIO of a pickled table (Table's state): a RestTokenFileIO when `io_options`
@@ -102,8 +120,10 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
 
  private:
   RestCatalog() = default;
-  Result<std::vector<std::string>> ListPaged(const std::string& path, const std::string& key) const;
+  Result<std::vector<std::string>> ListPaged(const std::string& path, const std::string& key,
+                                             const std::string& query = "") const;
   std::map<std::string, std::string> Headers() const;
+  Status TagError(const Status& st, const Identifier& id) const;
 
   std::shared_ptr<HttpClient> http_;
   std::string warehouse_;
@@ -111,6 +131,7 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
   Options options_;
   std::map<std::string, std::string> user_options_;
   std::map<std::string, std::string> headers_;
+  std::shared_ptr<const DlfSigner> signer_;  // token.provider=dlf: every request signed
 };
 
 }  // namespace paimon_rowid

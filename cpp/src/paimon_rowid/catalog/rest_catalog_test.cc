@@ -38,9 +38,13 @@ TEST(RestCatalog, RefusesMissingOptions) {
   auto no_token = RestCatalog::Make(
       {{"uri", "http://localhost:1"}, {"warehouse", "w"}, {"token.provider", "bear"}});
   ASSERT_RAISES(Invalid, no_token);
+  // DLF signing without its keys (catalog/rest_dlf_signer.h); an unknown provider.
+  ASSERT_RAISES(
+      Invalid, RestCatalog::Make(
+                   {{"uri", "http://localhost:1"}, {"warehouse", "w"}, {"token.provider", "dlf"}}));
   ASSERT_RAISES(NotImplemented, RestCatalog::Make({{"uri", "http://localhost:1"},
                                                    {"warehouse", "w"},
-                                                   {"token.provider", "dlf"}}));
+                                                   {"token.provider", "ldap"}}));
 }
 
 TEST(RestCatalog, ServerDownFailsFastNamingTheUri) {

@@ -25,7 +25,10 @@ class SnapshotCommit {
   /// OK when it was created, AlreadyExists when that id is taken (a concurrent commit won:
   /// the committer rebuilds on the new latest), any other error when the outcome is unknown
   /// or refused (the committer then checks whether the snapshot landed).
-  virtual Status Commit(const Snapshot& snapshot) const = 0;
+  /// `statistics_json` is what the commit changes per partition (the REST protocol's
+  /// PartitionStatistics array, scan/partition_stats.h), which the server keeps as its
+  /// partitions.
+  virtual Status Commit(const Snapshot& snapshot, const std::string& statistics_json) const = 0;
 
   /// Rolls the table back on the server (its rollback endpoint, which deletes the later
   /// snapshots and tags and keeps its own record of the latest snapshot): to snapshot

@@ -23,6 +23,7 @@
 #include "paimon_rowid/exec/compute.h"
 #include "paimon_rowid/scan/deletion_files.h"
 #include "paimon_rowid/scan/partition.h"
+#include "paimon_rowid/scan/partition_stats.h"
 #include "paimon_rowid/scan/plan.h"
 
 namespace paimon_rowid {
@@ -280,8 +281,13 @@ struct Committer::Attempt {
     if (options().before_snapshot_create) options().before_snapshot_create(attempt, new_id);
     // A catalog server (catalog/snapshot_commit.h) decides itself; else no-replace create.
     const auto& server = table().snapshot_commit();
+    std::string statistics;
+    if (server) {
+      ARROW_ASSIGN_OR_RAISE(auto stats, DeltaPartitionStats(table(), entries));
+      statistics = PartitionStatsJson(stats);
+    }
     Status created =
-        server ? server->Commit(snap)
+        server ? server->Commit(snap, statistics)
                : table().file_io()->WriteFileNoReplace(table().SnapshotPath(new_id), snap.ToJson());
     if (!created.ok()) {
       ARROW_ASSIGN_OR_RAISE(bool landed, ResolveFailedCreate(new_id, snap, created));

@@ -56,6 +56,26 @@ Result<std::shared_ptr<HttpClient>> HttpClient::Make(std::string base_url,
   return std::shared_ptr<HttpClient>(new HttpClient(std::move(base_url), options));
 }
 
+std::string HttpClient::Decode(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
 std::string HttpClient::Encode(const std::string& text) {
   static const char* kHex = "0123456789ABCDEF";
   std::string out;

@@ -60,6 +60,8 @@ class HttpClient {
 
   /// Percent-encodes `text` for one path segment or query value (RFC 3986 unreserved kept).
   static std::string Encode(const std::string& text);
+  /// Undoes Encode (and '+' as a space is left alone: Encode never writes it).
+  static std::string Decode(const std::string& text);
 
  private:
   HttpClient(std::string base_url, HttpClientOptions options);

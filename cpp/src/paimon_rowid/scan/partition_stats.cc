@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "arrow/scalar.h"
@@ -90,6 +91,53 @@ Result<std::vector<PartitionStats>> ListPartitionStats(const Table& table) {
   std::sort(out.begin(), out.end(),
             [&](const PartitionStats& a, const PartitionStats& b) { return name(a) < name(b); });
   return out;
+}
+
+Result<std::vector<PartitionStats>> DeltaPartitionStats(const Table& table,
+                                                        const std::vector<ManifestEntry>& entries) {
+  std::vector<PartitionStats> out;
+  ARROW_ASSIGN_OR_RAISE(auto fields, PartitionFields(table.schema()));
+  const std::string default_name =
+      table.options().Get(options::kPartitionDefaultName).value_or("__DEFAULT_PARTITION__");
+  std::map<std::string, size_t> index;  // serialized partition -> position in out
+  for (const auto& e : entries) {
+    auto [it, inserted] = index.try_emplace(e.partition, out.size());
+    if (inserted) {
+      out.emplace_back();
+      ARROW_ASSIGN_OR_RAISE(auto values, DecodePartition(e.partition, fields));
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const auto& v = values[i];
+        out.back().spec.emplace_back(fields[i].name,
+                                     !v || !v->is_valid ? default_name : v->ToString());
+      }
+    }
+    PartitionStats& stats = out[it->second];
+    const int64_t sign = e.kind == FileKind::kAdd ? 1 : -1;
+    stats.record_count += sign * e.file.row_count;
+    stats.file_size_in_bytes += sign * e.file.file_size;
+    stats.file_count += sign;
+    stats.total_buckets = e.total_buckets;
+    if (e.file.creation_time_millis) {
+      stats.last_file_creation_time =
+          std::max(stats.last_file_creation_time, EpochMillis(*e.file.creation_time_millis));
+    }
+  }
+  return out;
+}
+
+std::string PartitionStatsJson(const std::vector<PartitionStats>& stats) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : stats) {
+    nlohmann::json spec = nlohmann::json::object();
+    for (const auto& [k, v] : p.spec) spec[k] = v;
+    out.push_back({{"spec", spec},
+                   {"recordCount", p.record_count},
+                   {"fileSizeInBytes", p.file_size_in_bytes},
+                   {"fileCount", p.file_count},
+                   {"lastFileCreationTime", p.last_file_creation_time},
+                   {"totalBuckets", p.total_buckets}});
+  }
+  return out.dump();
 }
 
 }  // namespace paimon_rowid

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "paimon_rowid/catalog/table.h"
+#include "paimon_rowid/meta/manifest.h"
 
 namespace paimon_rowid {
 
@@ -30,5 +31,17 @@ struct PartitionStats {
 /// Partitions of the latest snapshot, sorted by their "k1=v1,k2=v2" name; empty for a table
 /// without snapshots. An unpartitioned table has one partition with an empty spec.
 Result<std::vector<PartitionStats>> ListPartitionStats(const Table& table);
+
+/// What a commit's entries change per partition (Java's PartitionEntry.fromManifestEntry
+/// merged, as pypaimon's _generate_partition_statistics): an ADD counts its file's rows,
+/// bytes and 1 file, a DELETE minus those; the newest creation time of the partition's
+/// files; total_buckets the entries' (the table's bucket count). The statistics a commit
+/// sends to a REST catalog server, which keeps them as its partitions.
+Result<std::vector<PartitionStats>> DeltaPartitionStats(const Table& table,
+                                                        const std::vector<ManifestEntry>& entries);
+
+/// `stats` as the REST protocol's PartitionStatistics JSON array ("spec", "recordCount",
+/// "fileSizeInBytes", "fileCount", "lastFileCreationTime", "totalBuckets").
+std::string PartitionStatsJson(const std::vector<PartitionStats>& stats);
 
 }  // namespace paimon_rowid
