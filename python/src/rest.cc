@@ -5,6 +5,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
@@ -69,9 +70,11 @@ void RegisterRest(nb::module_& m) {
               std::optional<int64_t> snapshot_id, std::optional<std::string> time_retained) {
              WithoutGil([&] { return c.CreateTag(id, tag, snapshot_id, time_retained); });
            })
+      // (snapshot, tagCreateTime epoch ms or None, tagTimeRetained or None).
       .def("get_tag",
            [](const RestCatalog& c, const std::string& id, const std::string& tag) {
-             return WithoutGil([&] { return c.GetTag(id, tag); });
+             RestTag found = WithoutGil([&] { return c.GetTag(id, tag); });
+             return std::make_tuple(found.snapshot, found.create_time_millis, found.time_retained);
            })
       .def("list_tags",
            [](const RestCatalog& c, const std::string& id, const std::string& prefix) {
@@ -81,8 +84,23 @@ void RegisterRest(nb::module_& m) {
            [](const RestCatalog& c, const std::string& id, const std::string& tag) {
              WithoutGil([&] { return c.DeleteTag(id, tag); });
            })
+      // One dict per partition, with the catalog_objects.Partition field names.
       .def("list_partitions", [](const RestCatalog& c, const std::string& id) {
-        return WithoutGil([&] { return c.ListPartitions(id); });
+        auto parts = WithoutGil([&] { return c.ListPartitions(id); });
+        nb::list out;
+        for (const auto& p : parts) {
+          nb::dict d;
+          d["spec"] = p.spec;
+          d["record_count"] = p.record_count;
+          d["file_size_in_bytes"] = p.file_size_in_bytes;
+          d["file_count"] = p.file_count;
+          d["last_file_creation_time"] = p.last_file_creation_time;
+          d["total_buckets"] = p.total_buckets;
+          d["done"] = p.done;
+          d["created_at"] = p.created_at;
+          out.append(d);
+        }
+        return out;
       });
 }
 

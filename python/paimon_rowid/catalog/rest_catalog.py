@@ -26,6 +26,7 @@ from .._internal.exceptions import (
     AlreadyExistsException,
     CatalogException,
     NoSuchResourceException,
+    NotImplementedException,
     RESTException,
     TableNotExistException,
     TagAlreadyExistException,
@@ -118,19 +119,13 @@ class RESTCatalog(Catalog):
     def get_tag(self, identifier: Any, tag_name: str) -> GetTagResponse:
         """The server's tag (``GetTagResponse``: the snapshot as a ``Snapshot``, the creation
         time in epoch ms, the retention as the server spells it); TagNotExistException."""
-        from .._native import Snapshot
-
         try:
-            answer = json.loads(self._native.get_tag(_identifier(identifier), tag_name))
+            snapshot, create_time, retained = self._native.get_tag(_identifier(identifier),
+                                                                   tag_name)
         except NoSuchResourceException as e:
             raise TagNotExistException(tag_name) from e
-        snapshot = None
-        if answer.get("snapshot") is not None:
-            snapshot = Snapshot.__new__(Snapshot)
-            snapshot.__setstate__((json.dumps(answer["snapshot"]),))  # type: ignore[attr-defined]
-        return GetTagResponse(tag_name=answer.get("tagName", tag_name), snapshot=snapshot,
-                              tag_create_time=answer.get("tagCreateTime"),
-                              tag_time_retained=answer.get("tagTimeRetained"))
+        return GetTagResponse(tag_name=tag_name, snapshot=snapshot, tag_create_time=create_time,
+                              tag_time_retained=retained)
 
     def list_tags_paged(self, identifier: Any, max_results: Optional[int] = None,
                         page_token: Optional[str] = None,
@@ -154,30 +149,17 @@ class RESTCatalog(Catalog):
         """The partitions the server knows (from the statistics commits send it), sorted by
         "k=v,..." name, paged and filtered as the filesystem catalog's; a server without the
         endpoint (501) answers from the table's files instead, as pypaimon does."""
-        from .._internal.exceptions import NotImplementedException
-
         try:
-            raw = json.loads(self._native.list_partitions(_identifier(identifier)))
+            raw = self._native.list_partitions(_identifier(identifier))
         except NotImplementedException:
             return super().list_partitions_paged(identifier, max_results, page_token,
                                                  partition_name_pattern)
-        found = [_partition(p) for p in raw]
-        return partitions_.page(found, max_results, page_token, partition_name_pattern)
+        return partitions_.page([Partition(**p) for p in raw], max_results, page_token,
+                                partition_name_pattern)
 
     def load_snapshot(self, identifier: Any) -> Any:
         """The latest snapshot of the table (read from its files, as the server names them)."""
         return self.get_table(identifier).latest_snapshot()
-
-
-def _partition(p: Dict[str, Any]) -> Partition:
-    return Partition(spec={str(k): str(v) for k, v in (p.get("spec") or {}).items()},
-                     record_count=int(p.get("recordCount", 0)),
-                     file_size_in_bytes=int(p.get("fileSizeInBytes", 0)),
-                     file_count=int(p.get("fileCount", 0)),
-                     last_file_creation_time=int(p.get("lastFileCreationTime", 0)),
-                     total_buckets=int(p.get("totalBuckets", 0)),
-                     done=bool(p.get("done", False)),
-                     created_at=p.get("createdAt"))
 
 
 def create_rest_catalog(native_module: Any, options: Dict[str, str]) -> RESTCatalog:

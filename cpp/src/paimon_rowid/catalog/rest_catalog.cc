@@ -426,12 +426,23 @@ Status RestCatalog::CreateTag(const std::string& identifier, const std::string& 
   return answer.ok() ? Status::OK() : TagError(answer.status(), id);
 }
 
-Result<std::string> RestCatalog::GetTag(const std::string& identifier,
-                                        const std::string& tag) const {
+Result<RestTag> RestCatalog::GetTag(const std::string& identifier, const std::string& tag) const {
   ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
   auto answer = Call("GET", TablePath(id) + "/tags/" + HttpClient::Encode(tag));
   if (!answer.ok()) return TagError(answer.status(), id);
-  return answer;
+  json parsed = json::parse(*answer, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("snapshot") || !parsed["snapshot"].is_object()) {
+    return Status::IOError("REST catalog server answered tag ", tag, " with no snapshot");
+  }
+  RestTag out;
+  ARROW_ASSIGN_OR_RAISE(out.snapshot, Snapshot::FromJson(parsed["snapshot"].dump()));
+  if (parsed.contains("tagCreateTime") && parsed["tagCreateTime"].is_number_integer()) {
+    out.create_time_millis = parsed["tagCreateTime"].get<int64_t>();
+  }
+  if (parsed.contains("tagTimeRetained") && parsed["tagTimeRetained"].is_string()) {
+    out.time_retained = parsed["tagTimeRetained"].get<std::string>();
+  }
+  return out;
 }
 
 Result<std::vector<std::string>> RestCatalog::ListTags(const std::string& identifier,
@@ -449,10 +460,15 @@ Status RestCatalog::DeleteTag(const std::string& identifier, const std::string& 
   return answer.ok() ? Status::OK() : TagError(answer.status(), id);
 }
 
-Result<std::string> RestCatalog::ListPartitions(const std::string& identifier) const {
+Result<std::vector<RestPartition>> RestCatalog::ListPartitions(
+    const std::string& identifier) const {
   ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
-  json out = json::array();
+  std::vector<RestPartition> out;
   std::string token;
+  auto integer = [](const json& o, const char* key) -> int64_t {
+    auto it = o.find(key);
+    return it != o.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+  };
   while (true) {
     std::string query = token.empty() ? "" : "?pageToken=" + HttpClient::Encode(token);
     auto text = Call("GET", TablePath(id) + "/partitions" + query);
@@ -462,13 +478,31 @@ Result<std::string> RestCatalog::ListPartitions(const std::string& identifier) c
       return Status::IOError("REST catalog server answered partitions with no JSON object");
     }
     if (parsed.contains("partitions") && parsed["partitions"].is_array()) {
-      for (auto& p : parsed["partitions"]) out.push_back(p);
+      for (const auto& p : parsed["partitions"]) {
+        if (!p.is_object()) continue;
+        RestPartition part;
+        if (p.contains("spec") && p["spec"].is_object()) {
+          for (const auto& [k, v] : p["spec"].items()) {
+            part.spec[k] = v.is_string() ? v.get<std::string>() : v.dump();
+          }
+        }
+        part.record_count = integer(p, "recordCount");
+        part.file_size_in_bytes = integer(p, "fileSizeInBytes");
+        part.file_count = integer(p, "fileCount");
+        part.last_file_creation_time = integer(p, "lastFileCreationTime");
+        part.total_buckets = integer(p, "totalBuckets");
+        part.done = p.value("done", false);
+        if (p.contains("createdAt") && p["createdAt"].is_number_integer()) {
+          part.created_at = p["createdAt"].get<int64_t>();
+        }
+        out.push_back(std::move(part));
+      }
     }
     std::string next = StringField(parsed, "nextPageToken");
     if (next.empty() || next == token) break;
     token = next;
   }
-  return out.dump();
+  return out;
 }
 
 Result<RestDataToken> RestCatalog::LoadDataToken(const Identifier& identifier) const {

@@ -39,9 +39,28 @@
 #include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/common/options.h"
 #include "paimon_rowid/fs/http_client.h"
+#include "paimon_rowid/meta/snapshot.h"
 #include "paimon_rowid/types/table_schema.h"
 
 namespace paimon_rowid {
+
+struct RestTag {
+  Snapshot snapshot;
+  std::optional<int64_t> create_time_millis;
+  std::optional<std::string> time_retained;
+};
+
+/// One partition as the server's partitions endpoint answers it (Java's Partition).
+struct RestPartition {
+  std::map<std::string, std::string> spec;
+  int64_t record_count = 0;
+  int64_t file_size_in_bytes = 0;
+  int64_t file_count = 0;
+  int64_t last_file_creation_time = 0;
+  int64_t total_buckets = 0;
+  bool done = false;
+  std::optional<int64_t> created_at;
+};
 
 class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
  public:
@@ -93,16 +112,15 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
   Status CreateTag(const std::string& identifier, const std::string& tag,
                    std::optional<int64_t> snapshot_id,
                    const std::optional<std::string>& time_retained) const;
-  /// The server's GetTagResponse JSON ({"tagName", "snapshot", "tagCreateTime",
-  /// "tagTimeRetained"}).
-  Result<std::string> GetTag(const std::string& identifier, const std::string& tag) const;
+  /// The server's tag: the tagged snapshot, its creation time (epoch ms) and retention (as the
+  /// server spells it), each when the server names one.
+  Result<RestTag> GetTag(const std::string& identifier, const std::string& tag) const;
   /// Every tag name (all pages), sorted; `prefix` filters on the server.
   Result<std::vector<std::string>> ListTags(const std::string& identifier,
                                             const std::string& prefix) const;
   Status DeleteTag(const std::string& identifier, const std::string& tag) const;
-  /// The server's partitions of the table (all pages) as a JSON array of its Partition
-  /// objects (spec, recordCount, fileSizeInBytes, fileCount, lastFileCreationTime, ...).
-  Result<std::string> ListPartitions(const std::string& identifier) const;
+  /// The server's partitions of the table (all pages), as it keeps them.
+  Result<std::vector<RestPartition>> ListPartitions(const std::string& identifier) const;
 
   /// The table's data token (GET .../tables/{t}/token): filesystem options and their expiry.
   Result<RestDataToken> LoadDataToken(const Identifier& identifier) const;
