@@ -59,6 +59,10 @@ result = [out.rows_computed, out.commits]
     "create_search_index": """
 result = pr.create_search_index("db.t", opts, "emb", "ivf-flat")
 """,
+    "bucket_join": """
+ds = pr.bucket_join("db.l", "db.r", opts, on="k", ray_remote_args={"num_cpus": 1})
+result = sorted([r["k"], r["a"], r["b"]] for r in ds.take_all())
+""",
     "update_by_row_id": """
 pr.update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([5], pa.int64()), "name": ["z"]}),
                     opts, update_cols=["name"])
@@ -159,3 +163,18 @@ def test_ray_update_on_the_driver_starts_no_ray(tmp_path):
     builder = table.new_read_builder().with_projection(["_ROW_ID", "name"])
     names = builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("_ROW_ID")
     assert names.column("name").to_pylist()[5] == "z"
+
+
+def test_ray_bucket_join_in_tasks_starts_ray(tmp_path):
+    """``ray_remote_args`` sends the join to read tasks, sized by the cluster's CPUs."""
+    options = {"bucket": "2", "bucket-key": "k"}
+    left = ours.create_table(tmp_path, "l", pa.schema([("k", pa.int64()), ("a", pa.string())]),
+                             options)
+    right = ours.create_table(tmp_path, "r", pa.schema([("k", pa.int64()), ("b", pa.string())]),
+                              options)
+    ours.write(left, pa.table({"k": pa.array(range(10), pa.int64()),
+                               "a": [f"a{i}" for i in range(10)]}))
+    ours.write(right, pa.table({"k": pa.array(range(5, 15), pa.int64()),
+                                "b": [f"b{i}" for i in range(5, 15)]}))
+    got = _result(run_door("bucket_join", str(tmp_path)))
+    assert got == [[k, f"a{k}", f"b{k}"] for k in range(5, 10)]
