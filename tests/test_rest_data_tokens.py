@@ -16,6 +16,8 @@ through the server's token store (``set_data_token``), and takes it away by dele
 (c) A revoked token fails the job with OSError, leaves no snapshot and no file, and neither
     the exception nor the logs show the secret.
 (d) Row-id jobs on Ray: the tasks open the table through the server and use its token.
+(e) A refresh the server refuses (the table no longer allowed) fails the job with
+    TableNoPermissionException, nothing of it written.
 """
 from __future__ import annotations
 
@@ -245,3 +247,24 @@ def test_ray_jobs_on_a_token_table(ray_session, world):
                              driver_routing_max_bytes=0)
     rows = sorted(read.take_all(), key=lambda r: r["id"])
     assert [(r["id"], r["name"]) for r in rows] == [(2, "r2"), (17, "r17")]
+
+
+def test_a_refresh_the_server_refuses_fails_the_job_cleanly(world):
+    from paimon_rowid import TableNoPermissionException
+
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    key = world.new_key()
+    world.give(identifier, key, HOUR_MS + 3000)
+    table = catalog.get_table(identifier)
+    _write(table, _data(0, 5))
+    before = world.files(identifier)
+    # The server stops serving the table (its token endpoint answers 403) while the token in
+    # hand reaches its refresh time: the job's next request must ask, and is refused.
+    world.rest.command(f"no-permission-table {identifier}")
+    time.sleep(3.5)
+    with pytest.raises(TableNoPermissionException) as failure:
+        _write(table, _data(5, 5))
+    assert key[1] not in str(failure.value)
+    assert world.files(identifier) == before  # no snapshot, no data or manifest file
