@@ -63,6 +63,13 @@ result = pr.create_search_index("db.t", opts, "emb", "ivf-flat")
 ds = pr.bucket_join("db.l", "db.r", opts, on="k", ray_remote_args={"num_cpus": 1})
 result = sorted([r["k"], r["a"], r["b"]] for r in ds.take_all())
 """,
+    "compact_refused": """
+try:
+    pr.compact("db.t", opts, full=True)
+    result = None
+except Exception as error:  # noqa: BLE001 - the type is the result
+    result = [type(error).__module__, type(error).__name__]
+""",
     "update_by_row_id": """
 pr.update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([5], pa.int64()), "name": ["z"]}),
                     opts, update_cols=["name"])
@@ -87,8 +94,10 @@ def _warehouse(path: Path) -> str:
     return str(path)
 
 
-def run_door(door: str, warehouse: str) -> subprocess.CompletedProcess:
-    """``door`` in a fresh driver process with Ray not initialized."""
+def run_door(door: str, warehouse: str, auto_connect: bool = True
+             ) -> subprocess.CompletedProcess:
+    """``door`` in a fresh driver process with Ray not initialized (``auto_connect=False``:
+    with ``RAY_ENABLE_AUTO_CONNECT=0``, Ray's switch for its auto-init)."""
     import paimon_rowid
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(paimon_rowid.__file__)))
@@ -96,6 +105,8 @@ def run_door(door: str, warehouse: str) -> subprocess.CompletedProcess:
         [package_root, str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["RAY_ADDRESS"] = "local"
     env.pop("RAY_ENABLE_AUTO_CONNECT", None)
+    if not auto_connect:
+        env["RAY_ENABLE_AUTO_CONNECT"] = "0"
     return subprocess.run([sys.executable, "-c", PRELUDE + DOORS[door] + EPILOGUE, warehouse],
                           env=env, capture_output=True, text=True, timeout=240, check=False)
 
@@ -178,3 +189,13 @@ def test_ray_bucket_join_in_tasks_starts_ray(tmp_path):
                                 "b": [f"b{i}" for i in range(5, 15)]}))
     got = _result(run_door("bucket_join", str(tmp_path)))
     assert got == [[k, f"a{k}", f"b{k}"] for k in range(5, 10)]
+
+
+def test_ray_compact_without_auto_connect_fails_clean(tmp_path):
+    """``RAY_ENABLE_AUTO_CONNECT=0`` turns Ray's auto-init off, and ours with it: ``compact``
+    raises Ray's own ``RaySystemError`` before any task, leaving no file and no commit."""
+    warehouse = _warehouse(tmp_path / "wh")
+    before = ours.files(warehouse)
+    got = _result(run_door("compact_refused", warehouse, auto_connect=False), started=False)
+    assert got == ["ray.exceptions", "RaySystemError"]
+    assert ours.files(warehouse) == before
