@@ -294,3 +294,44 @@ def test_build_by_a_column_renamed_after_the_snapshot(warehouse, column, index_t
         hits = (table.new_full_text_search_builder().with_query("text", "doc77").with_limit(3)
                 .execute_local())
         assert hits.row_ids == [77]
+
+
+def test_a_commit_landing_mid_search_does_not_mix_snapshots(warehouse, monkeypatch):
+    """A search on the latest snapshot answers for the snapshot it started at: a commit landing
+    between its index listing and its filter scan (here: the top hit's filter column changed)
+    does not leak into the answer; the next search sees the commit."""
+    import paimon_rowid as pr
+    from paimon_rowid.table import _search_exec
+
+    vectors = _setup(warehouse, "DROP_PARTITION_INDEX")
+    table = catalog(warehouse).get_table(ID)
+    query = vectors[17]  # any query: its top hit is the row the commit changes
+    pb = table.new_read_builder().new_predicate_builder()
+
+    def search(handle, bound):  # a new bound each time: no cached filter scan
+        flt = pb.less_than("id", bound)
+        return (handle.new_vector_search_builder().with_vector_column("emb")
+                .with_query_vector(query).with_limit(5).with_filter(flt)
+                .with_option("ivf.nprobe", "64").execute_local().row_ids)
+
+    before = search(table, 1000)
+    top = before[0]
+    started_at = table.latest_snapshot().id
+    listed = _search_exec.index_files
+    commits = []
+
+    def list_then_commit(*args, **kwargs):
+        found = listed(*args, **kwargs)
+        if not commits:  # the top hit leaves the filter while the search runs
+            pr.update_by_row_id(ID, pa.table({"_ROW_ID": pa.array([top], pa.int64()),
+                                              "id": pa.array([5000], pa.int64())}),
+                                {"warehouse": str(warehouse)}, update_cols=["id"])
+            commits.append(1)
+        return found
+
+    monkeypatch.setattr(_search_exec, "index_files", list_then_commit)
+    assert search(table, 999) == before  # answered at the snapshot it started at
+    assert commits and catalog(warehouse).get_table(ID).latest_snapshot().id > started_at
+    monkeypatch.setattr(_search_exec, "index_files", listed)
+    after = search(catalog(warehouse).get_table(ID), 998)
+    assert top not in after and after[:4] == before[1:]

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._internal._lib import native
+from .._internal._time_travel import TIME_TRAVEL_KEYS, pin_snapshot
 from . import _search_options as opts
 from ._search_refine import vectors_of_hits
 from .predicate import Predicate, PredicateBuilder
@@ -384,12 +385,22 @@ def _direct_rows(options: Dict[str, str], limit: int, dimension: int) -> int:
     return rows
 
 
+def _at_one_snapshot(table: Any) -> Tuple[Any, Any]:
+    """(handle, snapshot): the snapshot the search runs at and a handle reading exactly it. A
+    handle on the latest snapshot is pinned, so a commit landing mid-search (its filter scans,
+    brute force over unindexed rows) cannot mix two snapshots into one answer."""
+    snapshot = table.resolve_snapshot()
+    if snapshot is None or any(k in table.options for k in TIME_TRAVEL_KEYS):
+        return table, snapshot
+    return pin_snapshot(table, snapshot), snapshot
+
+
 def vector_search(table: Any, column: str, queries: np.ndarray, limit: int,
                   predicate: Optional[Predicate], partition_filter: Optional[Predicate],
                   options: Dict[str, str]) -> List[List[Tuple[int, float]]]:
     """The top ``limit`` (row id, score) of each query, best first."""
     mode = opts.search_mode(options, table.options, "vector-index")
-    snapshot = table.resolve_snapshot()
+    table, snapshot = _at_one_snapshot(table)
     top = TopK(queries.shape[0], limit)
     if snapshot is None or not snapshot.next_row_id:
         return [[] for _ in range(queries.shape[0])]
@@ -558,7 +569,7 @@ def full_text_search(table: Any, column: str, query: Any, limit: int,
     ``column``; rows no file covers are searched through one temporary index over them."""
     text = full_text_query(query)
     fast = opts.search_mode({}, table.options, "full-text-index") == "fast"
-    snapshot = table.resolve_snapshot()
+    table, snapshot = _at_one_snapshot(table)
     if snapshot is None or not snapshot.next_row_id:
         return []
     files = index_files(table, column, (opts.FULL_TEXT_INDEX_TYPE,), snapshot.id,
