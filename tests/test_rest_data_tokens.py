@@ -31,6 +31,8 @@ import uuid
 import pyarrow as pa
 import pytest
 
+from ours import write as _write
+
 pytestmark = [pytest.mark.native, pytest.mark.java, pytest.mark.s3]
 
 DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
@@ -132,17 +134,6 @@ def _create(catalog, identifier: str) -> None:
 
     catalog.create_database(identifier.split(".")[0], True)
     catalog.create_table(identifier, Schema.from_pyarrow_schema(SCHEMA, options=DE), False)
-
-
-def _write(table, data: pa.Table) -> None:
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    try:
-        write.write_arrow(data)
-        commit.commit(write.prepare_commit())
-    finally:
-        write.close()
-        commit.close()
 
 
 def _read(table) -> pa.Table:

@@ -17,6 +17,8 @@ import uuid
 import pyarrow as pa
 import pytest
 
+from ours import write as _write
+
 pytestmark = pytest.mark.native
 
 DE = {"row-tracking.enabled": "true", "data-evolution.enabled": "true"}
@@ -38,17 +40,6 @@ def _setup(server, partitioned: bool = False):
                                         options=DE)
     catalog.create_table(f"{db}.t", schema, False)
     return catalog, f"{db}.t"
-
-
-def _write(table, data: pa.Table) -> None:
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    try:
-        write.write_arrow(data)
-        commit.commit(write.prepare_commit())
-    finally:
-        write.close()
-        commit.close()
 
 
 def test_tags_through_the_server(rest_server, oracle):
