@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 import pyarrow as pa
 import pytest
 
+import ours
 from oracle import build_predicate, encode_filter, read_ipc
 
 pytestmark = [pytest.mark.native, pytest.mark.oracle]
@@ -56,11 +57,7 @@ def _create(warehouse: str, extra: Optional[Dict[str, str]] = None) -> None:
 
 
 def _write(warehouse: str, data: pa.Table) -> None:
-    builder = _table(warehouse).new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    write.write_arrow(data)
-    commit.commit(write.prepare_commit())
-    write.close()
+    ours.write(_table(warehouse), data)
 
 
 def _read_ids(table: Any, spec: list) -> List[int]:

@@ -16,22 +16,9 @@ import pyarrow.compute as pc
 import pytest
 
 import ours
+from test_progress import _opts, _three_groups_due
 
 pytestmark = pytest.mark.native
-
-
-def _opts(warehouse):
-    return {"warehouse": str(warehouse)}
-
-
-def _three_groups_due(warehouse):
-    """db.t: three file groups of 10 rows, each with one update (two normal files each)."""
-    from paimon_rowid import update_by_row_id
-    table = ours.three_commit_table(warehouse)
-    update_by_row_id("db.t", pa.table({"_ROW_ID": pa.array([1, 11, 21], pa.int64()),
-                                       "name": ["u1", "u11", "u21"]}),
-                     _opts(warehouse), update_cols=["name"])
-    return table
 
 
 class _Bars:
