@@ -25,6 +25,10 @@
 // kTableAlreadyExist, kDatabaseNoPermission, kTableNoPermission (as pypaimon's RESTCatalog).
 // A server that cannot be reached is an IOError naming the URI, after a few quick retries.
 // Thread-safety: a RestCatalog is immutable after Make and may be shared.
+//
+// Sources by concern: rest_catalog.cc (Make, one request, errors), rest_catalog_tables.cc
+// (databases, tables, data tokens), rest_catalog_commit.cc (commit seam, pickled state),
+// rest_catalog_tags.cc (tags, partitions); shared helpers in rest_catalog_internal.h.
 #pragma once
 
 #include <map>
