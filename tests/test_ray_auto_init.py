@@ -59,6 +59,10 @@ result = [out.rows_computed, out.commits]
     "create_search_index": """
 result = pr.create_search_index("db.t", opts, "emb", "ivf-flat")
 """,
+    "batch_vector_search": """
+out = pr.batch_vector_search("db.t", opts, "emb", [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]], 3)
+result = [out[0].row_ids, out[1].row_ids]
+""",
     "bucket_join": """
 ds = pr.bucket_join("db.l", "db.r", opts, on="k", ray_remote_args={"num_cpus": 1})
 result = sorted([r["k"], r["a"], r["b"]] for r in ds.take_all())
@@ -163,6 +167,26 @@ def test_ray_create_search_index_starts_ray(tmp_path):
     entries = ours.catalog(tmp_path / "wh").get_table("db.t")
     from paimon_rowid.global_index import list_global_indexes
     assert [e["index_type"] for e in list_global_indexes(entries)] == ["ivf-flat"]
+
+
+def test_ray_batch_vector_search_starts_ray(tmp_path):
+    """``batch_vector_search`` with no ``num_tasks`` sizes its tasks by the cluster's CPUs:
+    it starts Ray itself and answers as the embedded batch search does."""
+    pytest.importorskip("paimon_vindex")
+    schema = pa.schema([("id", pa.int64()), ("emb", pa.list_(pa.float32(), 4))])
+    table = ours.create_table(tmp_path, "t", schema, {"row-tracking.enabled": "true",
+                                                      "data-evolution.enabled": "true"})
+    vectors = [[float(i % 4 == j) * (1 + i / 100) for j in range(4)] for i in range(40)]
+    ours.write(table, pa.table({"id": pa.array(range(40), pa.int64()),
+                                "emb": pa.array(vectors, schema.field("emb").type)}))
+    table = ours.catalog(tmp_path).get_table("db.t")
+    assert table.create_global_index("emb", index_type="ivf-flat") == 1
+    got = _result(run_door("batch_vector_search", str(tmp_path)))
+    embedded = (table.new_batch_vector_search_builder().with_vector_column("emb")
+                .with_query_vectors([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+                .with_limit(3).execute_batch_local())
+    assert got == [r.row_ids for r in embedded]
+    assert got == [[36, 32, 28], [39, 35, 31]]
 
 
 def test_ray_update_on_the_driver_starts_no_ray(tmp_path):

@@ -298,10 +298,11 @@ def test_build_by_a_column_renamed_after_the_snapshot(warehouse, column, index_t
 
 def test_a_commit_landing_mid_search_does_not_mix_snapshots(warehouse, monkeypatch):
     """A search on the latest snapshot answers for the snapshot it started at: a commit landing
-    between its index listing and its filter scan (here: the top hit's filter column changed)
-    does not leak into the answer; the next search sees the commit."""
+    after it resolved its snapshot and listed its index files, before its filter scan (here:
+    the top hit's filter column changed) does not leak into the answer; the next search sees
+    the commit."""
     import paimon_rowid as pr
-    from paimon_rowid.table import _search_exec
+    from paimon_rowid.table import _search_io
 
     vectors = _setup(warehouse, "DROP_PARTITION_INDEX")
     table = catalog(warehouse).get_table(ID)
@@ -317,21 +318,72 @@ def test_a_commit_landing_mid_search_does_not_mix_snapshots(warehouse, monkeypat
     before = search(table, 1000)
     top = before[0]
     started_at = table.latest_snapshot().id
-    listed = _search_exec.index_files
+    scanned = _search_io.matching_rows
     commits = []
 
-    def list_then_commit(*args, **kwargs):
-        found = listed(*args, **kwargs)
+    def commit_then_scan(*args, **kwargs):
         if not commits:  # the top hit leaves the filter while the search runs
             pr.update_by_row_id(ID, pa.table({"_ROW_ID": pa.array([top], pa.int64()),
                                               "id": pa.array([5000], pa.int64())}),
                                 {"warehouse": str(warehouse)}, update_cols=["id"])
             commits.append(1)
-        return found
+        return scanned(*args, **kwargs)
 
-    monkeypatch.setattr(_search_exec, "index_files", list_then_commit)
+    monkeypatch.setattr(_search_io, "matching_rows", commit_then_scan)
     assert search(table, 999) == before  # answered at the snapshot it started at
     assert commits and catalog(warehouse).get_table(ID).latest_snapshot().id > started_at
-    monkeypatch.setattr(_search_exec, "index_files", listed)
+    monkeypatch.setattr(_search_io, "matching_rows", scanned)
     after = search(catalog(warehouse).get_table(ID), 998)
     assert top not in after and after[:4] == before[1:]
+
+
+def test_ignore_full_text_equals_a_fresh_build_and_builds_once_per_snapshot(warehouse, tmp_path,
+                                                                          monkeypatch):
+    """Under IGNORE the rows are searched through a temporary index kept per snapshot: equal
+    (ids and BM25 scores) to an index built from scratch at that snapshot, built once for the
+    queries of a snapshot, and rebuilt after the next commit (which the next search sees)."""
+    import shutil
+
+    import paimon_rowid as pr
+    from paimon_rowid.table import _search_text
+    opts = {"warehouse": str(warehouse)}
+    table = create_table(warehouse, "t", SCHEMA,
+                         {**DE, "global-index.column-update-action": "IGNORE"})
+    n = 300
+    write(table, pa.table({"id": np.arange(n), "emb": _emb(_vectors(n, 1)),
+                           "body": [f"word{i % 7} doc{i} word{i % 5}" for i in range(n)],
+                           "dt": ["a"] * n}, schema=SCHEMA))
+    table = catalog(warehouse).get_table(ID)
+    assert table.create_global_index("body", index_type="full-text") == 1
+    pr.update_by_row_id(ID, pa.table({"_ROW_ID": pa.array([4, 9], pa.int64()),
+                                      "body": ["word3 zebra", "zebra zebra word1"]}),
+                        opts, update_cols=["body"])
+    queries = ["word3", "zebra", "word1 word2", "doc19", "word4 doc17"]
+    builds = []
+    build = _search_text._build_temporary
+    monkeypatch.setattr(_search_text, "_build_temporary",
+                        lambda *a, **k: builds.append(1) or build(*a, **k))
+    table = catalog(warehouse).get_table(ID)
+    ours = [_tsearch(table, q, 10) for q in queries]
+    again = [_tsearch(catalog(warehouse).get_table(ID), q, 10) for q in queries]
+    assert [list(r) for r in again] == [list(r) for r in ours]
+    assert len(builds) == 1  # one temporary index for the ten queries of one snapshot
+
+    fresh_wh = tmp_path / "fresh"
+    shutil.copytree(warehouse, fresh_wh)
+    fresh = catalog(fresh_wh).get_table(ID)
+    assert fresh.drop_global_index("body", index_type="full-text") == 1
+    assert fresh.create_global_index("body", index_type="full-text") == 1
+    trusted = catalog(fresh_wh).get_table(ID).copy(
+        {"global-index.column-update-action": "THROW_ERROR"})
+    for q, got in zip(queries, ours):
+        want = _tsearch(trusted, q, 10)
+        assert got.row_ids == want.row_ids and got.row_ids
+        assert np.allclose(got.scores, want.scores, rtol=1e-6)
+    assert ours[1].row_ids[:2] == [9, 4]
+
+    pr.update_by_row_id(ID, pa.table({"_ROW_ID": pa.array([20], pa.int64()),
+                                      "body": ["zebra zebra zebra"]}), opts,
+                        update_cols=["body"])
+    assert _tsearch(catalog(warehouse).get_table(ID), "zebra", 10).row_ids[0] == 20
+    assert len(builds) == 2  # the commit made a new snapshot: a new temporary index
