@@ -5,9 +5,10 @@ signing algorithm end to end against Java's implementation, not a DLF deployment
 
 (a) Every catalog call, read and write signed by ours is accepted; pypaimon's DLF client on
     the same server sees the same tables.
-(b) A wrong secret is NotAuthorizedException at CatalogFactory.create, the secret in no
-    message; missing keys are ValueError; the OpenAPI signers and token loaders are refused
-    with NotImplementedError.
+(b) The OpenAPI signer (``dlf.signing-algorithm=openapi``, ROA HMAC-SHA1) is accepted by
+    Java's DLFOpenApiSigner the same way.
+(c) A wrong secret is NotAuthorizedException at CatalogFactory.create, the secret in no
+    message; missing keys, an unknown algorithm or token loader and no region are ValueError.
 """
 from __future__ import annotations
 
@@ -44,10 +45,11 @@ def _options(server, **extra):
     return options
 
 
-def test_signed_requests_are_accepted(dlf_server, oracle):
+@pytest.mark.parametrize("algorithm", ["default", "openapi"])
+def test_signed_requests_are_accepted(dlf_server, oracle, algorithm):
     from paimon_rowid import CatalogFactory, Schema
 
-    catalog = CatalogFactory.create(_options(dlf_server))
+    catalog = CatalogFactory.create(_options(dlf_server, **{"dlf.signing-algorithm": algorithm}))
     db = f"db_{uuid.uuid4().hex[:8]}"
     catalog.create_database(db, False, {"k": "v w"})  # a body with a space
     catalog.create_table(f"{db}.t", Schema.from_pyarrow_schema(
@@ -62,7 +64,8 @@ def test_signed_requests_are_accepted(dlf_server, oracle):
     commit.commit(write.prepare_commit())  # through the server's commit endpoint, signed
     write.close()
     commit.close()
-    pypaimon = oracle.with_catalog_options(_options(dlf_server))
+    pypaimon = oracle.with_catalog_options(
+        _options(dlf_server, **{"dlf.signing-algorithm": algorithm}))
     assert pypaimon.read(dlf_server.warehouse, f"{db}.t").sort_by("id").equals(data)
     pypaimon.write(dlf_server.warehouse, f"{db}.t", pa.table(
         {"id": pa.array([4], pa.int64()), "name": ["d"]}))
@@ -83,10 +86,15 @@ def test_refusals(dlf_server):
     del options["dlf.access-key-secret"]
     with pytest.raises(ValueError, match="dlf.access-key-secret"):
         CatalogFactory.create(options)
-    with pytest.raises(NotImplementedError, match="openapi"):
-        CatalogFactory.create(_options(dlf_server, **{"dlf.signing-algorithm": "openapi"}))
-    with pytest.raises(NotImplementedError, match="dlf.token-path"):
-        CatalogFactory.create(_options(dlf_server, **{"dlf.token-path": "/nonexistent"}))
+    with pytest.raises(ValueError, match="Unknown DLF signing algorithm: hmac"):
+        CatalogFactory.create(_options(dlf_server, **{"dlf.signing-algorithm": "hmac"}))
+    with pytest.raises(ValueError, match="Unknown DLF token loader: vault"):
+        CatalogFactory.create(_options(dlf_server, **{"dlf.token-loader": "vault"}))
+    wrong_openapi = _options(dlf_server, **{"dlf.signing-algorithm": "openapi",
+                                            "dlf.access-key-secret": wrong})
+    with pytest.raises(NotAuthorizedException) as failure:
+        CatalogFactory.create(wrong_openapi)
+    assert wrong not in str(failure.value)
     no_region = _options(dlf_server)
     del no_region["dlf.region"]
     with pytest.raises(ValueError, match="dlf.region"):

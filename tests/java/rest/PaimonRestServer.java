@@ -8,6 +8,8 @@
 // each with "@@OK@@" or "@@ERR@@ <message>":
 //   no-permission-table <db.table>   answer 403 for the table from now on
 //   no-permission-database <db>      answer 403 for the database from now on
+//   dlf-add-key <access-key-id> <secret>   (dlf mode) accept that key from now on
+//   dlf-revoke-key <access-key-id>         (dlf mode) refuse that key from now on
 //   set-data-token <db.table> <expires-at-millis> <key>=<value>...
 //                                    the table's data token from now on (the server's
 //                                    GET .../tables/{t}/token answers it)
@@ -15,9 +17,10 @@
 //
 // A <bearer-token> of the form "dlf:<access-key-id>:<access-key-secret>:<region>" makes the
 // server check DLF request signatures instead (token.provider=dlf): each request's
-// Authorization must equal what Java Paimon's own DLFDefaultSigner computes for it with that
-// key, at the time the request's x-dlf-date names (Java's DLFAuthProvider would sign "now",
-// which fails whenever a request crosses a second boundary).
+// Authorization must equal what Java Paimon's own DLFDefaultSigner (an Authorization
+// "DLF4-HMAC-SHA256 ...") or DLFOpenApiSigner ("acs <id>:...") computes for it with the key
+// it names (one of the accepted keys), at the time the request's x-dlf-date / Date names and
+// with its nonce (Java's DLFAuthProvider would sign "now" with a new nonce).
 //
 // With the four S3 arguments the server keeps its tables on that S3 warehouse instead
 // (paimon-s3, with those keys: the server's own credentials), and its config tells clients
@@ -36,6 +39,7 @@ import org.apache.paimon.rest.RESTToken;
 import org.apache.paimon.rest.auth.AuthProvider;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
 import org.apache.paimon.rest.auth.DLFDefaultSigner;
+import org.apache.paimon.rest.auth.DLFOpenApiSigner;
 import org.apache.paimon.rest.auth.DLFToken;
 import org.apache.paimon.rest.responses.ConfigResponse;
 
@@ -48,6 +52,7 @@ import java.time.format.DateTimeFormatter;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 public class PaimonRestServer {
     public static void main(String[] args) throws Exception {
@@ -85,6 +90,13 @@ public class PaimonRestServer {
                     case "no-permission-database":
                         server.addNoPermissionDatabase(parts[1]);
                         break;
+                    case "dlf-add-key":
+                        String[] key = parts[1].split(" ", 2);
+                        DLF_KEYS.put(key[0], key[1]);
+                        break;
+                    case "dlf-revoke-key":
+                        DLF_KEYS.remove(parts[1].trim());
+                        break;
                     case "set-data-token":
                         setDataToken(server, parts[1]);
                         break;
@@ -101,30 +113,58 @@ public class PaimonRestServer {
         System.exit(0);
     }
 
+    // token.provider=dlf: the keys the server accepts (access key id -> secret), changed by the
+    // dlf-add-key / dlf-revoke-key commands.
+    private static final Map<String, String> DLF_KEYS = new ConcurrentHashMap<>();
+
     private static AuthProvider authProvider(String token) {
         if (!token.startsWith("dlf:")) {
             return new BearTokenAuthProvider(token);
         }
         String[] parts = token.split(":", 4);
-        DLFToken key = new DLFToken(parts[1], parts[2], null, null);
-        DLFDefaultSigner signer = new DLFDefaultSigner(parts[3]);
+        DLF_KEYS.put(parts[1], parts[2]);
+        DLFDefaultSigner defaultSigner = new DLFDefaultSigner(parts[3]);
+        DLFOpenApiSigner openApiSigner = new DLFOpenApiSigner();
         DateTimeFormatter format = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
         return (headers, parameter) -> {
             Map<String, String> out = new HashMap<>(headers);
-            String date = headers.get("x-dlf-date");
-            if (date == null) {
-                out.put("Authorization", "(an unsigned request matches no signature)");
-                return out;
-            }
+            out.put("Authorization", "(an unsigned request matches no signature)");
+            String sent = headers.getOrDefault("authorization", "");
             try {
-                Map<String, String> signed =
-                        signer.signHeaders(
-                                parameter.data(),
-                                LocalDateTime.parse(date, format).toInstant(ZoneOffset.UTC),
-                                headers.get("x-dlf-security-token"),
-                                "localhost");
-                out.putAll(signed);
-                out.put("Authorization", signer.authorization(parameter, key, "localhost", signed));
+                if (sent.startsWith("DLF4-HMAC-SHA256 Credential=")) {
+                    String id = sent.substring(28, sent.indexOf('/'));
+                    String date = headers.get("x-dlf-date");
+                    if (date == null || !DLF_KEYS.containsKey(id)) return out;
+                    DLFToken key = new DLFToken(id, DLF_KEYS.get(id), null, null);
+                    Map<String, String> signed =
+                            defaultSigner.signHeaders(
+                                    parameter.data(),
+                                    LocalDateTime.parse(date, format).toInstant(ZoneOffset.UTC),
+                                    headers.get("x-dlf-security-token"),
+                                    "localhost");
+                    out.putAll(signed);
+                    out.put(
+                            "Authorization",
+                            defaultSigner.authorization(parameter, key, "localhost", signed));
+                } else if (sent.startsWith("acs ")) {
+                    // Java's DLFOpenApiSigner, with the request's own Date and nonce (it would
+                    // make new ones).
+                    String id = sent.substring(4, sent.lastIndexOf(':'));
+                    if (!DLF_KEYS.containsKey(id) || headers.get("date") == null) return out;
+                    DLFToken key = new DLFToken(id, DLF_KEYS.get(id), null, null);
+                    String host = headers.getOrDefault("host", "localhost");
+                    Map<String, String> signed =
+                            openApiSigner.signHeaders(
+                                    parameter.data(),
+                                    java.time.Instant.now(),
+                                    headers.get("x-acs-security-token"),
+                                    host);
+                    signed.put("Date", headers.get("date"));
+                    signed.put("x-acs-signature-nonce", headers.get("x-acs-signature-nonce"));
+                    out.put(
+                            "Authorization",
+                            openApiSigner.authorization(parameter, key, host, signed));
+                }
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }

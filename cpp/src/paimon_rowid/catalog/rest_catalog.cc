@@ -192,11 +192,11 @@ Result<std::string> RestCatalog::Call(const std::string& method, const std::stri
         start = amp + 1;
       }
     }
-    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-    for (auto& [k, v] : signer_->Sign(method, full.substr(0, q), query, body, now)) {
-      if (k != "Content-Type") headers[k] = std::move(v);  // HttpClient sends it for a body
+    ARROW_ASSIGN_OR_RAISE(auto signed_headers,
+                          signer_->Sign({method, full.substr(0, q), std::move(query), body}));
+    for (auto& [k, v] : signed_headers) {
+      // HttpClient sends Content-Type for a body itself (the same value).
+      if (k != "Content-Type" && k != "content-type") headers[k] = std::move(v);
     }
   }
   ARROW_ASSIGN_OR_RAISE(HttpResponse response, http_->Send(method, full, headers, body));
