@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "paimon_rowid/commit/conflict.h"
 #include "paimon_rowid/commit/global_index_update.h"
 #include "paimon_rowid/commit/manifest_writer.h"
+#include "paimon_rowid/commit/stamping.h"
 #include "paimon_rowid/common/clock.h"
 #include "paimon_rowid/common/fault_points.h"
 #include "paimon_rowid/common/identifier.h"
@@ -30,88 +30,6 @@ namespace paimon_rowid {
 namespace {
 
 constexpr const char* kDefaultPartitionName = "__DEFAULT_PARTITION__";
-
-bool ContainsRowId(const std::optional<std::vector<std::string>>& cols) {
-  return cols && std::find(cols->begin(), cols->end(), system_fields::kRowId) != cols->end();
-}
-
-// Step 1 of docs/format.md §4.3: new files (minSeq == 0) get (S, S).
-void StampSequenceNumbers(std::vector<ManifestEntry>* entries, int64_t snapshot_id) {
-  for (auto& e : *entries) {
-    if (e.kind == FileKind::kDelete) continue;  // a live file, named as it is listed
-    if (e.file.min_sequence_number == 0) {
-      e.file.min_sequence_number = snapshot_id;
-      e.file.max_sequence_number = snapshot_id;
-    } else if (e.file.max_sequence_number == 0) {
-      e.file.max_sequence_number = snapshot_id;
-    }
-  }
-}
-
-// Step 2: entries of one partition become contiguous, partitions in first-seen order.
-std::vector<ManifestEntry> GroupByPartition(std::vector<ManifestEntry> entries) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<ManifestEntry>> by_partition;
-  for (auto& e : entries) {
-    auto it = by_partition.find(e.partition);
-    if (it == by_partition.end()) {
-      order.push_back(e.partition);
-      it = by_partition.emplace(e.partition, std::vector<ManifestEntry>{}).first;
-    }
-    it->second.push_back(std::move(e));
-  }
-  std::vector<ManifestEntry> out;
-  for (const auto& p : order) {
-    for (auto& e : by_partition[p]) out.push_back(std::move(e));
-  }
-  return out;
-}
-
-// Step 3: first_row_id of new APPEND files from `start`; returns the next row id.
-Result<int64_t> AssignRowIds(std::vector<ManifestEntry>* entries, int64_t start) {
-  int64_t blob_start_default = start;
-  std::map<std::string, int64_t> blob_starts;
-  int64_t vector_start = start;
-  for (auto& e : *entries) {
-    if (e.kind == FileKind::kDelete) continue;
-    DataFileMeta& f = e.file;
-    if (!f.file_source) {
-      return Status::Invalid("file source field for row-tracking table must present (file '",
-                             f.file_name, "')");
-    }
-    if (*f.file_source != static_cast<int32_t>(FileSource::kAppend) || f.first_row_id ||
-        ContainsRowId(f.write_cols)) {
-      continue;
-    }
-    if (f.is_blob_file()) {
-      if (!f.write_cols || f.write_cols->empty()) {
-        return Status::Invalid("blob file '", f.file_name, "' has no write columns");
-      }
-      const std::string& field = f.write_cols->front();
-      auto it = blob_starts.find(field);
-      int64_t first = it == blob_starts.end() ? blob_start_default : it->second;
-      if (first >= start) {
-        return Status::Invalid("blob file '", f.file_name,
-                               "' does not follow a normal file covering its rows");
-      }
-      f.first_row_id = first;
-      blob_starts[field] = first + f.row_count;
-    } else if (f.is_vector_file()) {
-      if (vector_start >= start) {
-        return Status::Invalid("vector file '", f.file_name,
-                               "' does not follow a normal file covering its rows");
-      }
-      f.first_row_id = vector_start;
-      vector_start += f.row_count;
-    } else {
-      f.first_row_id = start;
-      blob_start_default = start;
-      blob_starts.clear();
-      start += f.row_count;
-    }
-  }
-  return start;
-}
 
 // The table options one commit reads, once, before its first attempt.
 struct CommitSettings {
