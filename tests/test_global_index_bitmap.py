@@ -157,6 +157,26 @@ def test_pypaimon_bitmap_drives_our_lookups_and_reads(warehouse, oracle):
         warehouse, ["is_in", "name", [["n03", "n07"]]])
 
 
+def test_bitmap_lookup_reads_a_fraction_of_pypaimons_file(warehouse, oracle):
+    """An `=`/`IN` lookup on a bitmap file pypaimon wrote reads the footer, the index block,
+    the dictionary blocks that can hold its keys and the bitmaps of the keys found (ranged
+    reads), not the whole file; the answer is the scan's."""
+    from paimon_rowid.global_index import list_global_indexes, lookup_global_index
+    oracle.create_table(warehouse, ID, SCHEMA, options=DE)
+    oracle.write(warehouse, ID, _rows(0, 20000))
+    assert oracle.run({"cmd": "create_global_index", "warehouse": warehouse, "identifier": ID,
+                       "index_type": BITMAP, "column": "id",
+                       "build_options": {"bitmap-index.dictionary-block-size": "1024"}}) == 1
+    (entry,) = list_global_indexes(_table(warehouse))
+    one = lookup_global_index(_table(warehouse), "id", [4321])
+    assert one.row_ids == [4321] and one.files_read == 1
+    assert 0 < one.bytes_read < entry["file_size"] // 20
+    keys = list(range(100, 20000, 97))
+    many = lookup_global_index(_table(warehouse), "id", keys)
+    assert many.row_ids == _unindexed_ids(warehouse, ["is_in", "id", [keys]])
+    assert one.bytes_read < many.bytes_read < entry["file_size"]
+
+
 def _random_spec(rng: random.Random) -> list:
     def leaf() -> list:
         column = rng.choice(["id", "name", "big"])

@@ -1,7 +1,7 @@
 #include "paimon_rowid/gindex/bitmap_file.h"
 
 #include <arrow/buffer.h>
-#include <arrow/io/interfaces.h>
+#include <arrow/io/memory.h>
 
 #include <algorithm>
 #include <numeric>
@@ -17,6 +17,8 @@ using gindex_internal::AppendVarLen;
 using gindex_internal::ReadVarLen;
 
 namespace {
+
+constexpr int64_t kTrailerSize = 5;  // u8 compression, u32 CRC-32
 
 size_t VarLenSize(uint64_t v) {
   size_t n = 1;
@@ -219,14 +221,24 @@ Result<BTreeFile> BitmapFileWriter::Finish() {
 
 Result<std::unique_ptr<BitmapFileReader>> BitmapFileReader::Open(
     std::shared_ptr<arrow::Buffer> file, KeyCodec codec, std::string name) {
+  const int64_t size = file->size();
+  return Open(std::make_shared<arrow::io::BufferReader>(std::move(file)), size, std::move(codec),
+              std::move(name));
+}
+
+Result<std::unique_ptr<BitmapFileReader>> BitmapFileReader::Open(
+    std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+    std::string name) {
   std::unique_ptr<BitmapFileReader> r(
-      new BitmapFileReader(std::move(file), std::move(codec), std::move(name)));
-  const int64_t size = r->file_->size();
+      new BitmapFileReader(std::move(file), size, std::move(codec), std::move(name)));
   if (size < kBitmapFooterSize) {
     return Status::Invalid("bitmap index file '", r->name_, "' is too short (", size, " bytes)");
   }
-  const char* f = reinterpret_cast<const char*>(r->file_->data()) + size - kBitmapFooterSize;
-  const Handle nulls{LoadBE<int64_t>(f), LoadBE<int32_t>(f + 8)};
+  ARROW_ASSIGN_OR_RAISE(auto footer,
+                        ReadIndexRange(r->file_.get(), size - kBitmapFooterSize, kBitmapFooterSize,
+                                       "bitmap", r->name_, &r->bytes_read_));
+  const char* f = reinterpret_cast<const char*>(footer->data());
+  r->nulls_ = Handle{LoadBE<int64_t>(f), LoadBE<int32_t>(f + 8)};
   r->non_null_ = Handle{LoadBE<int64_t>(f + 12), LoadBE<int32_t>(f + 20)};
   const Handle index{LoadBE<int64_t>(f + 24), LoadBE<int32_t>(f + 32)};
   r->value_count_ = LoadBE<int32_t>(f + 36);
@@ -241,9 +253,13 @@ Result<std::unique_ptr<BitmapFileReader>> BitmapFileReader::Open(
   if (r->value_count_ < 0) {
     return Status::Invalid("bitmap index file '", r->name_, "': negative value count");
   }
-  ARROW_ASSIGN_OR_RAISE(r->nulls_, r->ReadBitmap(nulls));
-  ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadTrailedBlock(*r->file_, index.offset, index.length,
-                                                            "bitmap", r->name_, "index"));
+  for (const Handle& h : {r->nulls_, r->non_null_}) {
+    if (h.offset < 0 || h.length < 0 || h.offset > size || size - h.offset < h.length) {
+      return Status::Invalid("bitmap index file '", r->name_, "': bitmap [", h.offset, ", +",
+                             h.length, ") is outside the file of ", size, " bytes");
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, r->ReadBlock(index, "index"));
   const char* what = "bitmap index block";
   size_t pos = 0;
   ARROW_ASSIGN_OR_RAISE(int64_t count, ReadVarLen(bytes, &pos, 5, what));
@@ -265,24 +281,32 @@ Result<std::unique_ptr<BitmapFileReader>> BitmapFileReader::Open(
   return r;
 }
 
-Result<std::vector<int64_t>> BitmapFileReader::ReadBitmap(Handle h) const {
-  if (h.offset < 0 || h.length < 0 || h.offset > file_->size() ||
-      file_->size() - h.offset < h.length) {
-    return Status::Invalid("bitmap index file '", name_, "': bitmap [", h.offset, ", +", h.length,
-                           ") is outside the file of ", file_->size(), " bytes");
+Result<std::string> BitmapFileReader::ReadBlock(Handle h, const char* what) const {
+  if (h.offset < 0 || h.length < 0 || h.offset > size_ ||
+      size_ - h.offset < h.length + kTrailerSize) {
+    return Status::Invalid("bitmap index file '", name_, "': ", what, " block [", h.offset, ", +",
+                           h.length, ") is outside the file of ", size_, " bytes");
   }
-  return DecodeRoaring64(std::string_view(reinterpret_cast<const char*>(file_->data()) + h.offset,
-                                          static_cast<size_t>(h.length)),
-                         "bitmap index bitmap");
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadIndexRange(file_.get(), h.offset, h.length + kTrailerSize,
+                                                   "bitmap", name_, &bytes_read_));
+  return ReadTrailedBlock(*bytes, 0, h.length, "bitmap", name_, what);
 }
 
-Result<std::vector<int64_t>> BitmapFileReader::NonNullRows() const { return ReadBitmap(non_null_); }
+Result<std::vector<int64_t>> BitmapFileReader::ReadBitmap(Handle h) const {
+  if (h.offset < 0 || h.length < 0 || h.offset > size_ || size_ - h.offset < h.length) {
+    return Status::Invalid("bitmap index file '", name_, "': bitmap [", h.offset, ", +", h.length,
+                           ") is outside the file of ", size_, " bytes");
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto bytes, ReadIndexRange(file_.get(), h.offset, h.length, "bitmap", name_, &bytes_read_));
+  return DecodeRoaring64(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), static_cast<size_t>(h.length)),
+      "bitmap index bitmap");
+}
 
 Result<std::vector<BitmapFileReader::DictionaryEntry>> BitmapFileReader::ReadDictionary(
     const DictionaryBlock& block) const {
-  ARROW_ASSIGN_OR_RAISE(std::string bytes,
-                        ReadTrailedBlock(*file_, block.handle.offset, block.handle.length, "bitmap",
-                                         name_, "dictionary"));
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadBlock(block.handle, "dictionary"));
   const char* what = "bitmap dictionary block";
   size_t pos = 0;
   ARROW_ASSIGN_OR_RAISE(int64_t count, ReadVarLen(bytes, &pos, 5, what));
@@ -383,9 +407,8 @@ Result<std::unique_ptr<SortedIndexReader>> OpenSortedIndexReader(
     return std::unique_ptr<SortedIndexReader>(std::move(r));
   }
   if (index_type == kBitmapIndexType) {
-    ARROW_ASSIGN_OR_RAISE(auto bytes, file->ReadAt(0, size));
     ARROW_ASSIGN_OR_RAISE(
-        auto r, BitmapFileReader::Open(std::move(bytes), std::move(codec), std::move(name)));
+        auto r, BitmapFileReader::Open(std::move(file), size, std::move(codec), std::move(name)));
     return std::unique_ptr<SortedIndexReader>(std::move(r));
   }
   return Status::Invalid("'", name, "' is a '", index_type,

@@ -21,9 +21,11 @@
 //
 // Equal-valued keys whose bytes differ (-0.0 and 0.0) are separate dictionary entries, as in
 // pypaimon; lookups of a float zero consult both. The writer takes rows in non-decreasing
-// KeyCodec order (the build's sort) and holds the file in memory until Finish; the reader
-// holds the whole file and decodes dictionary blocks on demand. Single-threaded writer; a
-// reader's const methods may run concurrently.
+// KeyCodec order (the build's sort) and holds the file in memory until Finish. The reader reads
+// by ranges: opening reads the footer and the index block; an `=`/`IN` lookup then reads only
+// the dictionary blocks that can hold its keys and the bitmaps of the keys found; the null and
+// non-null bitmaps are read only when asked for. Single-threaded writer; a reader's const
+// methods may run concurrently.
 #pragma once
 
 #include <cstdint>
@@ -76,25 +78,32 @@ class BitmapFileWriter {
 
 class BitmapFileReader : public SortedIndexReader {
  public:
-  /// Parses the footer, index block and null bitmap of `file`. Invalid for a file that is not a
-  /// version-1 bitmap index (bad magic, handles outside the file), IOError for a CRC mismatch.
+  /// Reads the footer and the index block of `file` (of `size` bytes) by ranged reads. `name`
+  /// names the file in errors. Invalid for a file that is not a version-1 bitmap index (bad
+  /// magic, handles outside the file), IOError for a CRC mismatch or a short read.
+  static Result<std::unique_ptr<BitmapFileReader>> Open(
+      std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+      std::string name);
+  /// As above, over a file held in memory.
   static Result<std::unique_ptr<BitmapFileReader>> Open(std::shared_ptr<arrow::Buffer> file,
                                                         KeyCodec codec, std::string name);
 
   /// Calls `found(i, row ids)` for each `keys[i]` (codec order, distinct) the file holds.
+  /// Reads each dictionary block that can hold a key once, and the bitmap of each key found.
   Status LookupSorted(
       const std::vector<std::string_view>& keys,
       const std::function<Status(size_t, std::vector<int64_t>)>& found) const override;
   /// The entries with values in [lower, upper], in the file's (byte) order: every dictionary
-  /// entry is visited, only those in range have their bitmap decoded.
+  /// block is read, only the bitmaps of entries in range.
   Result<std::vector<BTreeEntry>> Range(const std::optional<std::string>& lower,
                                         bool lower_inclusive,
                                         const std::optional<std::string>& upper,
                                         bool upper_inclusive) const override;
-  Result<std::vector<int64_t>> NullRows() const override { return nulls_; }
-  int64_t bytes_read() const override { return file_->size(); }
-  /// The rows whose value is not null.
-  Result<std::vector<int64_t>> NonNullRows() const;
+  /// The rows whose value is null (read on each call).
+  Result<std::vector<int64_t>> NullRows() const override { return ReadBitmap(nulls_); }
+  int64_t bytes_read() const override { return bytes_read_.load(std::memory_order_relaxed); }
+  /// The rows whose value is not null (read on each call).
+  Result<std::vector<int64_t>> NonNullRows() const { return ReadBitmap(non_null_); }
   /// The number of distinct keys (the footer's).
   int32_t value_count() const { return value_count_; }
 
@@ -110,22 +119,26 @@ class BitmapFileReader : public SortedIndexReader {
     std::string key;
     Handle bitmap;
   };
-  BitmapFileReader(std::shared_ptr<arrow::Buffer> file, KeyCodec codec, std::string name)
-      : file_(std::move(file)), codec_(std::move(codec)), name_(std::move(name)) {}
+  BitmapFileReader(std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
+                   std::string name)
+      : file_(std::move(file)), size_(size), codec_(std::move(codec)), name_(std::move(name)) {}
+  // The stored block `h` and its trailer, CRC-checked.
+  Result<std::string> ReadBlock(Handle h, const char* what) const;
   Result<std::vector<DictionaryEntry>> ReadDictionary(const DictionaryBlock& block) const;
   Result<std::vector<int64_t>> ReadBitmap(Handle handle) const;
 
-  std::shared_ptr<arrow::Buffer> file_;
+  std::shared_ptr<arrow::io::RandomAccessFile> file_;
+  int64_t size_;
   KeyCodec codec_;
   std::string name_;
   std::vector<DictionaryBlock> blocks_;  // ascending by first key bytes
-  Handle non_null_;
-  std::vector<int64_t> nulls_;
+  Handle nulls_, non_null_;
   int32_t value_count_ = 0;
+  mutable std::atomic<int64_t> bytes_read_{0};
 };
 
-/// A reader of `file` (of `size` bytes) by its manifest entry's index type: `btree` (ranged
-/// reads) or `bitmap` (the whole file, read once); Invalid for other types.
+/// A reader of `file` (of `size` bytes) by its manifest entry's index type, `btree` or `bitmap`
+/// (both read by ranges); Invalid for other types.
 Result<std::unique_ptr<SortedIndexReader>> OpenSortedIndexReader(
     const std::string& index_type, std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size,
     KeyCodec codec, std::string name);

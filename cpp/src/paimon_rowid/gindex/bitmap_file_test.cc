@@ -227,5 +227,95 @@ TEST(BitmapFileTest, RefusesBadInputAndFiles) {
                   .IsInvalid());
 }
 
+// An `=`/`IN` lookup reads the footer and the index block when the file is opened, then only
+// the dictionary blocks that can hold its keys and the bitmaps of the keys found; the null
+// and non-null bitmaps only when asked for. Counted against the bytes each part occupies.
+TEST(BitmapFileTest, LookupReadsOnlyTheBlocksAndBitmapsItNeeds) {
+  const KeyCodec codec = Codec(TypeRoot::kInt);
+  std::vector<std::pair<std::optional<std::string>, int64_t>> rows;
+  for (int64_t r = 0; r < 60000; ++r) {
+    rows.push_back({r % 50 == 0 ? std::nullopt : std::optional<std::string>(IntKey(r % 2000)), r});
+  }
+  constexpr int64_t kBlockSize = 512;
+  ASSERT_OK_AND_ASSIGN(BTreeFile file, Build(codec, rows, kBlockSize));
+  const auto size = static_cast<int64_t>(file.bytes.size());
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       BitmapFileReader::Open(arrow::Buffer::FromString(file.bytes), codec, "f"));
+  const int64_t opened = reader->bytes_read();
+  // Footer and index block: 2000 keys in ~512-byte blocks make an index of ~100 first keys.
+  EXPECT_LT(opened, size / 20);
+  EXPECT_GE(opened, kBitmapFooterSize);
+
+  // One key: one dictionary block (and trailer) and its bitmap (30 rows: a small array
+  // container), nothing else.
+  std::vector<int64_t> ids;
+  const std::string k777 = IntKey(777);
+  ASSERT_OK(reader->LookupSorted({k777}, [&](size_t, std::vector<int64_t> v) {
+    ids = std::move(v);
+    return Status::OK();
+  }));
+  ASSERT_EQ(ids.size(), 30u);
+  EXPECT_EQ(ids.front(), 777);
+  const int64_t one = reader->bytes_read() - opened;
+  EXPECT_GT(one, 0);
+  EXPECT_LE(one, kBlockSize + 64 + 128);  // a block, its trailer, a ~100-byte bitmap
+
+  // An absent key between two present ones reads its block but no bitmap; a key below the
+  // first in byte order reads nothing (0 is only ever null; the first key is 256, `00 01 00
+  // 00`).
+  int64_t before = reader->bytes_read();
+  const std::string absent = IntKey(5000), below = IntKey(0);
+  ASSERT_OK(reader->LookupSorted({below}, [](size_t, std::vector<int64_t>) {
+    ADD_FAILURE() << "found a key the file does not hold";
+    return Status::OK();
+  }));
+  EXPECT_EQ(reader->bytes_read(), before);
+  ASSERT_OK(reader->LookupSorted({absent}, [](size_t, std::vector<int64_t>) {
+    ADD_FAILURE() << "found a key the file does not hold";
+    return Status::OK();
+  }));
+  EXPECT_LE(reader->bytes_read() - before, kBlockSize + 64);
+
+  // IN over 10 keys (byte order puts them in one or two blocks) reads each block once.
+  before = reader->bytes_read();
+  std::vector<std::string> in_keys;
+  for (int v = 101; v <= 110; ++v) in_keys.push_back(IntKey(v));
+  std::vector<std::string_view> in_views(in_keys.begin(), in_keys.end());
+  size_t hits = 0;
+  ASSERT_OK(reader->LookupSorted(in_views, [&](size_t, std::vector<int64_t> v) {
+    hits += v.size();
+    return Status::OK();
+  }));
+  EXPECT_EQ(hits, 300u);
+  EXPECT_LE(reader->bytes_read() - before, 2 * (kBlockSize + 64) + 10 * 128);
+  // Every key: about the whole file, and never more than the file plus the index.
+  std::vector<std::string> all;
+  for (int v = 0; v < 2000; ++v) all.push_back(IntKey(v));
+  std::vector<std::string_view> all_views(all.begin(), all.end());
+  before = reader->bytes_read();
+  ASSERT_OK(
+      reader->LookupSorted(all_views, [](size_t, std::vector<int64_t>) { return Status::OK(); }));
+  EXPECT_LT(reader->bytes_read() - before, size);
+  EXPECT_GT(reader->bytes_read() - before, size / 2);
+
+  // The null bitmap only when asked for.
+  before = reader->bytes_read();
+  ASSERT_OK_AND_ASSIGN(auto nulls, reader->NullRows());
+  EXPECT_EQ(nulls.size(), 1200u);
+  EXPECT_GT(reader->bytes_read(), before);
+}
+
+// A file whose handles point outside it is refused when a lookup reaches them, not read past.
+TEST(BitmapFileTest, HandlesOutsideTheFileAreRefused) {
+  const KeyCodec codec = Codec(TypeRoot::kInt);
+  BitmapFileWriter w(codec, {});
+  ASSERT_OK(w.Add(IntKey(1), 0));
+  ASSERT_OK_AND_ASSIGN(BTreeFile file, w.Finish());
+  std::string bad = file.bytes;
+  // The footer's null-rows length (bytes 8..11 of the footer, big-endian) beyond the file.
+  bad[bad.size() - kBitmapFooterSize + 8] = 0x7f;
+  EXPECT_RAISES(Invalid, BitmapFileReader::Open(arrow::Buffer::FromString(bad), codec, "x"));
+}
+
 }  // namespace
 }  // namespace paimon_rowid

@@ -114,6 +114,14 @@ class SortedIndexReader {
 Result<std::string> ReadTrailedBlock(const arrow::Buffer& file, int64_t offset, int64_t size,
                                      const char* kind, const std::string& name, const char* what);
 
+/// Reads exactly [offset, offset + length) of `file` and adds `length` to `*bytes_read`: the
+/// ranged read of both sorted-index readers. IOError on a short read. REQUIRES: the range lies
+/// inside the file (callers check it against the manifest's file size).
+Result<std::shared_ptr<arrow::Buffer>> ReadIndexRange(arrow::io::RandomAccessFile* file,
+                                                      int64_t offset, int64_t length,
+                                                      const char* kind, const std::string& name,
+                                                      std::atomic<int64_t>* bytes_read);
+
 /// A finished file's bytes and what its manifest entry records.
 struct BTreeFile {
   std::string bytes;

@@ -155,15 +155,22 @@ Result<std::string> ReadTrailedBlock(const arrow::Buffer& file, int64_t offset, 
   return Decompress(std::string_view(p, static_cast<size_t>(size)), type, kind, name);
 }
 
-Result<std::shared_ptr<arrow::Buffer>> BTreeFileReader::ReadRange(int64_t offset,
-                                                                  int64_t length) const {
-  ARROW_ASSIGN_OR_RAISE(auto buffer, file_->ReadAt(offset, length));
+Result<std::shared_ptr<arrow::Buffer>> ReadIndexRange(arrow::io::RandomAccessFile* file,
+                                                      int64_t offset, int64_t length,
+                                                      const char* kind, const std::string& name,
+                                                      std::atomic<int64_t>* bytes_read) {
+  ARROW_ASSIGN_OR_RAISE(auto buffer, file->ReadAt(offset, length));
   if (buffer->size() != length) {
-    return Status::IOError("btree index file '", name_, "': read ", buffer->size(), " bytes at ",
+    return Status::IOError(kind, " index file '", name, "': read ", buffer->size(), " bytes at ",
                            offset, ", expected ", length);
   }
-  bytes_read_.fetch_add(length, std::memory_order_relaxed);
+  bytes_read->fetch_add(length, std::memory_order_relaxed);
   return buffer;
+}
+
+Result<std::shared_ptr<arrow::Buffer>> BTreeFileReader::ReadRange(int64_t offset,
+                                                                  int64_t length) const {
+  return ReadIndexRange(file_.get(), offset, length, "btree", name_, &bytes_read_);
 }
 
 Result<std::string> BTreeFileReader::ReadBlock(int64_t offset, int64_t size,
