@@ -99,3 +99,70 @@ def test_refusals(dlf_server):
     del no_region["dlf.region"]
     with pytest.raises(ValueError, match="dlf.region"):
         CatalogFactory.create(no_region)
+
+
+@pytest.fixture(scope="module")
+def pypaimon_checked_server(tmp_path_factory, oracle):
+    """A bearer-token RESTCatalogServer behind tests/dlf_verifying_proxy.py, which lets a
+    request through only when pypaimon's own signers send the same headers for it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from java import JAVA_PAIMON_VERSION, JavaOracleUnavailable
+    from rest_server import RestServer
+
+    try:
+        upstream = RestServer.start(str(tmp_path_factory.mktemp("rest-dlf-proxied")))
+    except JavaOracleUnavailable as error:
+        pytest.skip(f"Java Paimon {JAVA_PAIMON_VERSION} REST server unavailable: {error}")
+    proxy = subprocess.Popen(
+        [str(oracle.python), str(Path(__file__).with_name("dlf_verifying_proxy.py")),
+         upstream.uri, upstream.token, KEY_ID, SECRET, REGION],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr, text=True, bufsize=1)
+    line = proxy.stdout.readline()
+    assert line.startswith("@@URL@@ "), line
+
+    def verified() -> int:
+        proxy.stdin.write("count\n")
+        proxy.stdin.flush()
+        return int(proxy.stdout.readline())
+
+    yield line.split(" ", 1)[1].strip(), upstream, verified
+    proxy.stdin.close()
+    proxy.wait(timeout=20)
+    upstream.stop()
+
+
+@pytest.mark.parametrize("algorithm", ["default", "openapi", "openapi-v4"])
+def test_signatures_equal_pypaimons(pypaimon_checked_server, algorithm):
+    """Every request of a catalog session (config, databases, tables, a commit with a body,
+    paged listings with queries, a security token) carries exactly the headers pypaimon
+    2.1.0's signer computes for it; openapi-v4 has no Java signer to check it against."""
+    from paimon_rowid import CatalogFactory, Schema
+    from paimon_rowid.exceptions import NotAuthorizedException
+
+    uri, upstream, verified = pypaimon_checked_server
+    options = {"metastore": "rest", "uri": uri, "warehouse": upstream.warehouse,
+               "token.provider": "dlf", "dlf.access-key-id": KEY_ID,
+               "dlf.access-key-secret": SECRET, "dlf.security-token": "sts/token+1",
+               "dlf.region": REGION, "dlf.signing-algorithm": algorithm}
+    before = verified()
+    catalog = CatalogFactory.create(options)
+    db = f"db_{uuid.uuid4().hex[:8]}"
+    catalog.create_database(db, False, {"k": "v w"})
+    catalog.create_table(f"{db}.t x", Schema.from_pyarrow_schema(
+        SCHEMA, options={"row-tracking.enabled": "true", "data-evolution.enabled": "true"}),
+        False)
+    table = catalog.get_table(f"{db}.t x")
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.table({"id": pa.array([1], pa.int64()), "name": ["a"]}))
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+    assert catalog.list_tables(db) == ["t x"]
+    catalog.drop_table(f"{db}.t x", False)
+    assert verified() - before >= 7
+    with pytest.raises(NotAuthorizedException):  # the proxy does check
+        CatalogFactory.create({**options, "dlf.access-key-secret": "not-the-" + SECRET})
