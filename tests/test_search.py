@@ -83,17 +83,33 @@ def _their_entries(oracle, warehouse):
                   key=lambda e: str(e))
 
 
-@pytest.mark.parametrize("index_type, options", [
-    ("ivf-flat", {}), ("ivf-pq", {"ivf-pq.pq.m": "4"}), ("ivf-sq", {}),
-    ("ivf-flat", {"global-index.row-count-per-shard": "1000", "ivf-flat.metric": "l2"}),
+def _full_training(index_type: str) -> dict:
+    """Training bounds at the shard size: paimon-vindex trains on every vector, as pypaimon
+    does by default (docs/search.md, "Training")."""
+    keys = ["ivf.train.max-points-per-centroid"]
+    if index_type == "ivf-pq":
+        keys.append("pq.train.max-points-per-centroid")
+    return {f"{index_type}.{k}": "100000" for k in keys}
+
+
+@pytest.mark.parametrize("index_type, options, same_options", [
+    ("ivf-flat", {}, False), ("ivf-pq", {"ivf-pq.pq.m": "4"}, False), ("ivf-sq", {}, False),
+    ("ivf-flat", {"global-index.row-count-per-shard": "1000", "ivf-flat.metric": "l2"}, False),
+    # our default bounds (a sample of the shard) given to both engines
+    ("ivf-pq", {"ivf-pq.pq.m": "4", "ivf-pq.ivf.train.max-points-per-centroid": "40",
+                "ivf-pq.pq.train.max-points-per-centroid": "32"}, True),
 ])
-def test_index_files_and_entries_equal_pypaimons(search_oracle, tmp_path, index_type, options):
+def test_index_files_and_entries_equal_pypaimons(search_oracle, tmp_path, index_type, options,
+                                                 same_options):
+    """Equal training gives equal files: pypaimon at its defaults (every vector trained) and
+    ours with the training bounds at the shard size, or both given the same bounds."""
     ours_wh, theirs_wh = tmp_path / "ours", tmp_path / "theirs"
     ours_wh.mkdir()
     _table(ours_wh)
     shutil.copytree(ours_wh, theirs_wh)
     table = catalog(ours_wh).get_table("db.t")
-    added = table.create_global_index("emb", index_type=index_type, options=options)
+    mine = options if same_options else {**options, **_full_training(index_type)}
+    added = table.create_global_index("emb", index_type=index_type, options=mine)
     theirs = search_oracle.run({"cmd": "create_global_index", "warehouse": str(theirs_wh),
                                 "identifier": "db.t", "column": "emb",
                                 "index_type": index_type, "build_options": options})
@@ -135,8 +151,10 @@ def test_filtered_search_is_exact_top_k(warehouse, index_type, selectivity):
     """The top-k among the rows satisfying the filter, whatever the index reaches: few rows
     are scored directly, an index search short of k is widened, then scored directly."""
     table, vectors = _table(warehouse)
-    table.create_global_index("emb", index_type=index_type,
-                              options={"ivf-pq.pq.m": "4"} if index_type == "ivf-pq" else {})
+    # ivf-flat: trained on every vector, so that one probed list holds fewer than k of the 1%
+    # (the widening below is then exact); with our default sample it may hold k of them
+    options = {"ivf-pq": {"ivf-pq.pq.m": "4"}, "ivf-flat": _full_training("ivf-flat")}
+    table.create_global_index("emb", index_type=index_type, options=options.get(index_type, {}))
     pb = table.new_read_builder().new_predicate_builder()
     rng = np.random.default_rng(3)
     chosen = np.sort(rng.choice(len(vectors), int(len(vectors) * selectivity), replace=False))
@@ -257,7 +275,7 @@ def test_full_text_and_hybrid_equal_pypaimons(search_oracle, tmp_path):
     shutil.copytree(ours_wh, theirs_wh)
     table = catalog(ours_wh).get_table("db.t")
     assert table.create_global_index("body", index_type="full-text") == 1
-    table.create_global_index("emb", index_type="ivf-flat")
+    table.create_global_index("emb", index_type="ivf-flat", options=_full_training("ivf-flat"))
     for column, kind in (("body", "full-text"), ("emb", "ivf-flat")):
         search_oracle.run({"cmd": "create_global_index", "warehouse": str(theirs_wh),
                            "identifier": "db.t", "column": column, "index_type": kind})

@@ -76,6 +76,17 @@ def _collect(out: Dict[str, str], options: Mapping[str, Any], index_type: str, c
                 put(key, key[len(prefix):], value)
 
 
+#: Our training bounds where no option sets them (pypaimon sets none: paimon-vindex then trains
+#: its IVF k-means and its PQ codebooks on every vector of the shard). k-means needs a few tens
+#: of points per centroid: 40 per list (nlist lists; 39 is faiss's warning threshold) and 32 per
+#: PQ code (2^pq.bits codes per sub-quantizer) keep recall@10 >= 0.95 at our defaults on the
+#: bench's data and cut training 5-8x (docs/search.md, "Training"). Set a key to
+#: ``global-index.row-count-per-shard`` or more to train on every vector (pypaimon's files,
+#: byte for byte).
+DEFAULT_TRAIN_POINTS = {"ivf.train.max-points-per-centroid": 40,
+                        "pq.train.max-points-per-centroid": 32}
+
+
 def vector_native_options(table_options: Mapping[str, Any], user_options: Mapping[str, Any],
                           index_type: str, column: str, vector_length: Optional[int]
                           ) -> Dict[str, str]:
@@ -95,6 +106,10 @@ def vector_native_options(table_options: Mapping[str, Any], user_options: Mappin
                              "Must be a positive integer.")
     out["dimension"] = str(dimension)
     out.setdefault("metric", "inner_product")
+    if index_type.startswith("ivf-"):
+        for key, points in DEFAULT_TRAIN_POINTS.items():
+            if _build_key_allowed(key, index_type):
+                out.setdefault(key, str(points))
     return out
 
 

@@ -88,7 +88,10 @@ def read_shard(pinned: Any, column: str, shard: Shard) -> pa.Table:
     if table.num_rows and table.column("_ROW_ID").null_count:
         raise ValueError("Cannot build global index because _ROW_ID is null.")
     if table.num_rows > 1:
-        table = table.sort_by("_ROW_ID")
+        ids = table.column("_ROW_ID")
+        ids = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
+        if (np.diff(ids.to_numpy(zero_copy_only=False)) < 0).any():  # sorting copies the rows
+            table = table.sort_by("_ROW_ID")
     return table
 
 
@@ -123,7 +126,10 @@ def vectors_of(column: pa.ChunkedArray, row_ids: pa.ChunkedArray, dimension: int
         raise ValueError("Vector element is null")
     data = values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
     data = data.reshape(n, dimension)
-    if not np.isfinite(data).all():
+    # a row sum is finite only if every element is (one float per row, not a mask of the data);
+    # a sum that overflows falls back to the element-wise check
+    if not np.isfinite(data.sum(axis=1, dtype=np.float32)).all() and \
+            not np.isfinite(data).all():
         row, col = np.argwhere(~np.isfinite(data))[0]
         raise ValueError(f"Vector element at rowId={int(ids[row].as_py()) - start}, "
                          f"index={int(col)} is {float(data[row, col])}")
