@@ -5,7 +5,8 @@ only the keys the test lets it accept (tests/rest_server.py, ``dlf-add-key`` /
 ``dlf-revoke-key``), and a real local HTTP metadata server started here.
 
 (a) A token file rewritten mid-job (between a write and its commit, the old key revoked) is
-    taken at the next request; pypaimon reads the same file.
+    taken at the next request; pypaimon reads the same file. The CLI takes the same options,
+    and a process unpickling a table reads the file itself (keys rotated since the pickle).
 (b) ECS: the role is asked once, the credentials are kept while fresh, and refreshed from the
     service within the hour before their expiry (the service rotated them; the old key is
     revoked on the catalog server before it expires); pypaimon's ECS loader on the same service.
@@ -190,6 +191,52 @@ def test_token_file_errors(dlf_server, tmp_path, caplog, capfd):
     captured = capfd.readouterr()
     _assert_no_secret([secret, key[1], "sts-old", "sts-live"], *texts, caplog.text,
                       captured.out, captured.err)
+
+
+def test_token_file_from_the_cli_and_other_processes(dlf_server, tmp_path, capsys):
+    """The CLI takes the same options; a pickled table carries the options (never loaded
+    keys), so a process that unpickles it signs with what the file says there and then."""
+    import pickle
+    import subprocess
+    import sys
+
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.cli import main
+
+    first, second = ("AKIDproc1", _secret("p1")), ("AKIDproc2", _secret("p2"))
+    dlf_server.command(f"dlf-add-key {first[0]} {first[1]}")
+    path = tmp_path / "token.json"
+    path.write_text(_document(*first, "sts-p1", _expiration(6 * 3600)))
+    options = _base(dlf_server, **{"dlf.token-path": str(path)})
+    catalog = CatalogFactory.create(options)
+    identifier = _new_table(catalog)
+    connection = [arg for k, v in options.items() if k != "warehouse"
+                  for arg in ("--option", f"{k}={v}")]
+    assert main(["tables", dlf_server.warehouse, identifier.split(".")[0], *connection]) == 0
+    assert capsys.readouterr().out.split() == ["t"]
+
+    pickled = tmp_path / "table.pickle"
+    pickled.write_bytes(pickle.dumps(catalog.get_table(identifier)))
+    dlf_server.command(f"dlf-add-key {second[0]} {second[1]}")
+    path.write_text(_document(*second, "sts-p2", _expiration(6 * 3600)))
+    dlf_server.command(f"dlf-revoke-key {first[0]}")
+    child = (
+        "import pickle, sys, pyarrow as pa\n"
+        "table = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+        "builder = table.new_batch_write_builder()\n"
+        "write, commit = builder.new_write(), builder.new_commit()\n"
+        "write.write_arrow(pa.table({'id': pa.array([5], pa.int64()), 'name': ['n5']}))\n"
+        "commit.commit(write.prepare_commit())\n")
+    done = subprocess.run([sys.executable, "-c", child, str(pickled)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert _read_ids(catalog, identifier) == [5]
+
+    path.unlink()
+    assert main(["tables", dlf_server.warehouse, identifier.split(".")[0], *connection]) == 1
+    err = capsys.readouterr().err
+    assert "Failed to read token file" in err
+    _assert_no_secret([first[1], second[1], "sts-p2"], err, done.stderr)
 
 
 # -- (b) the ECS metadata service -------------------------------------------------------------
