@@ -33,6 +33,8 @@
  *                 tasks []) when nothing is worth compacting
  *   alter         changes (pypaimon's JSON form), ignore_if_not_exists
  *                 -> {schema_id}: Catalog.alterTable (OracleAlter)
+ *   create_global_index  column, index_type (btree | bitmap), options
+ *                 -> {snapshot_id, files}: Java's own global-index build (OracleGlobalIndex)
  *   create_tag    tag, snapshot_id (null = latest)     -> {}
  *   rollback      target (a snapshot id or a tag name) -> {}: Table.rollbackTo
  *   dump          out_file, projection (names, may include _ROW_ID / _SEQUENCE_NUMBER; null =
@@ -181,6 +183,8 @@ public final class PaimonJavaOracle {
                 return compact(warehouse, cmd);
             case "alter":
                 return OracleAlter.alter(warehouse, cmd);
+            case "create_global_index":
+                return OracleGlobalIndex.create(warehouse, cmd);
             case "create_tag":
                 return createTag(warehouse, cmd);
             case "rollback":

@@ -245,7 +245,11 @@ Result<std::unique_ptr<BitmapFileReader>> BitmapFileReader::Open(
   const int32_t version = LoadBE<int32_t>(f + 40);
   const uint32_t magic = LoadBE<uint32_t>(f + 44);
   if (magic != kBitmapMagic) {
-    return Status::Invalid("'", r->name_, "' is not a bitmap index file (magic ", magic, ")");
+    // Java 1.4's bitmap global index wraps the file-index bitmap, another layout.
+    return Status::NotImplemented("'", r->name_,
+                                  "' is not a bitmap global-index file of the layout this engine "
+                                  "reads (magic ",
+                                  magic, ", expected BGIX)");
   }
   if (version != 1) {
     return Status::NotImplemented("bitmap index file '", r->name_, "' has version ", version);

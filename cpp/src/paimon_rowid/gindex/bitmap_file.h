@@ -79,8 +79,9 @@ class BitmapFileWriter {
 class BitmapFileReader : public SortedIndexReader {
  public:
   /// Reads the footer and the index block of `file` (of `size` bytes) by ranged reads. `name`
-  /// names the file in errors. Invalid for a file that is not a version-1 bitmap index (bad
-  /// magic, handles outside the file), IOError for a CRC mismatch or a short read.
+  /// names the file in errors. NotImplemented for a file of another layout or version (no
+  /// BGIX magic, as Java 1.4's bitmap global-index files), Invalid for handles outside the
+  /// file, IOError for a CRC mismatch or a short read.
   static Result<std::unique_ptr<BitmapFileReader>> Open(
       std::shared_ptr<arrow::io::RandomAccessFile> file, int64_t size, KeyCodec codec,
       std::string name);

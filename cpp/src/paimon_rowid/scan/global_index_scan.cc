@@ -51,7 +51,7 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
                                           const std::vector<std::string>& keys,
                                           const std::function<void(size_t, int64_t)>& found) {
   GlobalIndexLookup out;
-  std::vector<RowRange> covered;
+  std::vector<RowRange> covered, unreadable;
   for (const IndexManifestEntry& e : files) {
     const GlobalIndexMeta& g = *e.global_index;
     covered.push_back({g.row_range_start, g.row_range_end});
@@ -74,8 +74,15 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
     if (candidates.empty()) continue;
     ARROW_ASSIGN_OR_RAISE(
         auto file, table.file_io()->OpenInputWithSize(IndexEntryPath(table, e), e.file_size));
-    ARROW_ASSIGN_OR_RAISE(auto reader, OpenSortedIndexReader(e.index_type, std::move(file),
-                                                             e.file_size, codec, e.file_name));
+    auto opened =
+        OpenSortedIndexReader(e.index_type, std::move(file), e.file_size, codec, e.file_name);
+    if (opened.status().IsNotImplemented()) {
+      // A layout this engine does not read (Java 1.4's bitmap files): its rows count as
+      // unindexed, so callers scan them.
+      unreadable.push_back({g.row_range_start, g.row_range_end});
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto reader, std::move(opened));
     ++out.files_read;
     ARROW_RETURN_NOT_OK(
         reader->LookupSorted(candidates, [&](size_t k, std::vector<int64_t> ids) -> Status {
@@ -92,6 +99,18 @@ Result<GlobalIndexLookup> MatchSortedKeys(const Table& table, const KeyCodec& co
     out.bytes_read += reader->bytes_read();
   }
   out.covered = SortAndMerge(std::move(covered));
+  for (const RowRange& u : SortAndMerge(std::move(unreadable))) {
+    std::vector<RowRange> kept;
+    for (const RowRange& c : out.covered) {
+      if (!c.Overlaps(u.from, u.to)) {
+        kept.push_back(c);
+        continue;
+      }
+      if (c.from < u.from) kept.push_back({c.from, u.from - 1});
+      if (c.to > u.to) kept.push_back({u.to + 1, c.to});
+    }
+    out.covered = std::move(kept);
+  }
   return out;
 }
 
@@ -346,9 +365,11 @@ class IndexEvaluator {
         const GlobalIndexMeta& g = *e->global_index;
         ARROW_ASSIGN_OR_RAISE(auto file, table_.file_io()->OpenInputWithSize(
                                              IndexEntryPath(table_, *e), e->file_size));
-        ARROW_ASSIGN_OR_RAISE(
-            auto reader, OpenSortedIndexReader(e->index_type, std::move(file), e->file_size, *codec,
-                                               e->file_name));
+        auto opened = OpenSortedIndexReader(e->index_type, std::move(file), e->file_size, *codec,
+                                            e->file_name);
+        // A layout this engine does not read (Java 1.4's bitmap files): no answer, a scan.
+        if (opened.status().IsNotImplemented()) return std::nullopt;
+        ARROW_ASSIGN_OR_RAISE(auto reader, std::move(opened));
         ++stats_->files_read;
         const int64_t span = g.row_range_end - g.row_range_start;
         auto add = [&](int64_t id) -> Status {
