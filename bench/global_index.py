@@ -19,6 +19,14 @@ copied once per engine; then, per column:
 3. **Single key**: the median latency of one-key ``lookup_row_ids`` (ours) and of a one-key
    filtered read (both engines) over 20 keys, in a warm process.
 
+``--bitmap`` runs the bitmap bench instead: a table ``(k BIGINT, g BIGINT)`` whose ``g`` has
+``--cardinality`` distinct values (default 1000), a bitmap index on ``g`` built by each engine
+(ours: median of ``--rounds``; pypaimon: one build), the index bytes each wrote, the index bytes
+our ``=`` and ``IN`` lookups read (``lookup_global_index``), and the median latency over
+``--singles`` rounds of ``g = v`` and of ``g IN (--in-values values)``: ours ``lookup_row_ids``
+and filtered read, pypaimon's bitmap-driven filtered read. All return the same ``(g,
+_ROW_ID)`` pairs.
+
 Times exclude process start and imports (pypaimon runs in its own virtualenv,
 ``$PAIMON_ROWID_ORACLE_VENV``, default ``/work/main/.venv-oracle``). ``--results`` writes
 ``bench/RESULTS-global-index.md``.
@@ -83,23 +91,47 @@ print(json.dumps({"build": build, "files": files, "index_bytes": size, "lookup":
                   "single": statistics.median(single), "pairs": len(pairs)}))
 """
 
+# The bitmap bench's pypaimon side: build, then `=` and IN reads, each the median of rounds.
+PYPAIMON_BITMAP_SIDE = r"""
+import json, os, sys, time, statistics
+import pyarrow as pa
+from pypaimon import CatalogFactory
+warehouse, column, probes_path = sys.argv[1:4]
+table = CatalogFactory.create({"warehouse": warehouse}).get_table("db.t")
+t0 = time.perf_counter()
+files = table.create_global_index(column, index_type="bitmap")
+build = time.perf_counter() - t0
+index_dir = os.path.join(warehouse, "db.db", "t", "index")
+size = sum(os.path.getsize(os.path.join(index_dir, f)) for f in os.listdir(index_dir))
+probes = json.load(open(probes_path))
+def read(values):
+    table = CatalogFactory.create({"warehouse": warehouse}).get_table("db.t")
+    rb = table.new_read_builder()
+    pb = rb.new_predicate_builder()
+    rb = rb.with_filter(pb.equal(column, values[0]) if len(values) == 1 else
+                        pb.is_in(column, values))
+    rb = rb.with_projection([column, "_ROW_ID"])
+    return rb.new_read().to_arrow(rb.new_scan().plan().splits())
+read(probes["equal"][0])  # imports and first-call costs outside the clock
+out = {"build": build, "files": files, "index_bytes": size}
+for kind in ("equal", "in"):
+    times, rows = [], []
+    for values in probes[kind]:
+        t0 = time.perf_counter()
+        rows.append(read(values).num_rows)
+        times.append(time.perf_counter() - t0)
+    out[kind] = statistics.median(times)
+    out[kind + "_rows"] = rows
+print(json.dumps(out))
+"""
+
 
 def _write_table(warehouse: str, rows: int, seed: int) -> pa.Table:
-    from paimon_rowid import CatalogFactory, Schema
     rng = np.random.default_rng(seed)
     k = rng.permutation(rows * 4)[:rows].astype(np.int64)
     data = pa.table({"k": k, "s": pa.array([f"key-{v:012d}" for v in k.tolist()]),
                      "x": rng.random(rows)})
-    catalog = CatalogFactory.create({"warehouse": warehouse})
-    catalog.create_database("db", True)
-    catalog.create_table(IDENTIFIER, Schema.from_pyarrow_schema(data.schema, options=OPTIONS),
-                         False)
-    table = catalog.get_table(IDENTIFIER)
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    write.write_arrow(data)
-    commit.commit(write.prepare_commit())
-    write.close()
+    _write(warehouse, data)
     return data
 
 
@@ -244,6 +276,117 @@ NOTES = """Reading the figures:
   in Python; its build sorts and writes in Python. Index files are byte-identical."""
 
 
+def _write(warehouse: str, data: pa.Table) -> None:
+    from paimon_rowid import CatalogFactory, Schema
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    catalog.create_database("db", True)
+    catalog.create_table(IDENTIFIER, Schema.from_pyarrow_schema(data.schema, options=OPTIONS),
+                         False)
+    table = catalog.get_table(IDENTIFIER)
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(data)
+    commit.commit(write.prepare_commit())
+    write.close()
+
+
+def run_bitmap(args: argparse.Namespace, work: str) -> Dict[str, Any]:
+    """The bitmap bench (see the module docstring); returns its figures."""
+    import paimon_rowid
+    from paimon_rowid import CatalogFactory
+    from paimon_rowid.global_index import list_global_indexes, lookup_global_index
+    rng = np.random.default_rng(48)
+    base = os.path.join(work, "bitmap-base")
+    shutil.rmtree(base, ignore_errors=True)
+    _write(base, pa.table({"k": np.arange(args.rows, dtype=np.int64),
+                           "g": rng.integers(0, args.cardinality, args.rows, dtype=np.int64)}))
+    picks = rng.permutation(args.cardinality).tolist()
+    probes = {"equal": [[v] for v in picks[:args.singles]],
+              "in": [picks[i * args.in_values:(i + 1) * args.in_values]
+                     for i in range(args.singles)]}
+    out: Dict[str, Any] = {"column": "g", "cardinality": args.cardinality,
+                           "in_values": args.in_values}
+    ours_wh = os.path.join(work, "bitmap-ours")
+    builds = []
+    for _ in range(args.rounds):
+        shutil.rmtree(ours_wh, ignore_errors=True)
+        shutil.copytree(base, ours_wh)
+        table = CatalogFactory.create({"warehouse": ours_wh}).get_table(IDENTIFIER)
+        t0 = time.perf_counter()
+        out["ours_files"] = table.create_global_index("g", "bitmap")
+        builds.append(time.perf_counter() - t0)
+    out["ours_build"] = statistics.median(builds)
+    out["ours_index_bytes"] = _index_bytes(ours_wh)
+    table = CatalogFactory.create({"warehouse": ours_wh}).get_table(IDENTIFIER)
+    out["file_size"] = sum(e["file_size"] for e in list_global_indexes(table))
+    options = {"warehouse": ours_wh}
+    paimon_rowid.lookup_row_ids(IDENTIFIER, probes["equal"][0], "g", options)  # warm
+    for kind in ("equal", "in"):
+        out[f"ours_{kind}_bytes_read"] = statistics.median(
+            lookup_global_index(table, "g", values).bytes_read for values in probes[kind])
+        lookups, reads, rows = [], [], []
+        for values in probes[kind]:
+            t0 = time.perf_counter()
+            found = paimon_rowid.lookup_row_ids(IDENTIFIER, values, "g", options)
+            lookups.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            read = _ours_read(ours_wh, "g", values, True)
+            reads.append(time.perf_counter() - t0)
+            assert _pairs(found, "g") == _pairs(read, "g"), (kind, values)
+            rows.append(read.num_rows)
+        out[f"ours_{kind}_lookup"] = statistics.median(lookups)
+        out[f"ours_{kind}_read"] = statistics.median(reads)
+        out[f"{kind}_rows"] = rows
+    theirs_wh = os.path.join(work, "bitmap-pypaimon")
+    shutil.rmtree(theirs_wh, ignore_errors=True)
+    shutil.copytree(base, theirs_wh)
+    probes_path = os.path.join(work, "bitmap-probes.json")
+    Path(probes_path).write_text(json.dumps(probes))
+    run = subprocess.run([args.pypaimon_python, "-c", PYPAIMON_BITMAP_SIDE, theirs_wh, "g",
+                          probes_path], capture_output=True, text=True, check=True)
+    theirs = json.loads(run.stdout.strip().splitlines()[-1])
+    for kind in ("equal", "in"):
+        assert theirs.pop(f"{kind}_rows") == out[f"{kind}_rows"], f"{kind}: results differ"
+    out.update({f"pypaimon_{k}": v for k, v in theirs.items()})
+    return out
+
+
+def _bitmap_markdown(r: Dict[str, Any], args: argparse.Namespace, header: str) -> str:
+    def ms(v: float) -> str:
+        return f"{v:.3f} s" if v >= 1 else f"{v * 1000:.1f} ms"
+
+    n_eq, n_in = statistics.median(r["equal_rows"]), statistics.median(r["in_rows"])
+    lines = [f"## Bitmap index, {args.rows:,} rows", "", header, "",
+             "| step | paimon-rowid | pypaimon 2.1.0 | ratio |", "|---|---|---|---|",
+             f"| build bitmap on `g` ({r['ours_files']} file(s) each) | {ms(r['ours_build'])} | "
+             f"{ms(r['pypaimon_build'])} | {r['pypaimon_build'] / r['ours_build']:.1f}x |",
+             f"| index bytes | {r['ours_index_bytes']:,} | {r['pypaimon_index_bytes']:,} | "
+             f"{r['ours_index_bytes'] / r['pypaimon_index_bytes']:.3f} |",
+             f"| index bytes read by `g = v` (of {r['file_size']:,}) | "
+             f"{r['ours_equal_bytes_read']:,.0f} | – | "
+             f"{r['ours_equal_bytes_read'] / r['file_size']:.2%} of the file |",
+             f"| index bytes read by `g IN ({args.in_values} values)` | "
+             f"{r['ours_in_bytes_read']:,.0f} | – | "
+             f"{r['ours_in_bytes_read'] / r['file_size']:.2%} of the file |",
+             f"| `g = v` (~{n_eq:,.0f} rows): `lookup_row_ids` vs pypaimon's bitmap-driven read "
+             f"| {ms(r['ours_equal_lookup'])} | {ms(r['pypaimon_equal'])} | "
+             f"{r['pypaimon_equal'] / r['ours_equal_lookup']:.1f}x |",
+             f"| `g = v`: our filtered read through the index | {ms(r['ours_equal_read'])} | "
+             f"{ms(r['pypaimon_equal'])} | {r['pypaimon_equal'] / r['ours_equal_read']:.1f}x |",
+             f"| `g IN ({args.in_values})` (~{n_in:,.0f} rows): `lookup_row_ids` vs pypaimon | "
+             f"{ms(r['ours_in_lookup'])} | {ms(r['pypaimon_in'])} | "
+             f"{r['pypaimon_in'] / r['ours_in_lookup']:.1f}x |",
+             f"| `g IN ({args.in_values})`: our filtered read through the index | "
+             f"{ms(r['ours_in_read'])} | {ms(r['pypaimon_in'])} | "
+             f"{r['pypaimon_in'] / r['ours_in_read']:.1f}x |"]
+    return "\n".join(lines) + "\n"
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -251,15 +394,34 @@ def main() -> None:
     parser.add_argument("--singles", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--columns", default="k,s")
+    parser.add_argument("--bitmap", action="store_true", help="run the bitmap bench")
+    parser.add_argument("--cardinality", type=int, default=1000)
+    parser.add_argument("--in-values", type=int, default=10)
     parser.add_argument("--work-dir", default=None)
     parser.add_argument("--results", action="store_true", help=f"write {RESULTS.name}")
     parser.add_argument("--pypaimon-python", default=os.path.join(
         os.environ.get("PAIMON_ROWID_ORACLE_VENV", "/work/main/.venv-oracle"), "bin", "python"))
     args = parser.parse_args()
     work = args.work_dir or tempfile.mkdtemp(prefix="paimon-rowid-gindex-")
+    started = time.time()
+    if args.bitmap:
+        result = run_bitmap(args, work)
+        print(json.dumps(result), flush=True)
+        header = (f"`python -m bench.global_index --bitmap --rows {args.rows} --cardinality "
+                  f"{args.cardinality} --in-values {args.in_values} --rounds {args.rounds}`: "
+                  f"commit {_commit()}, {platform.machine()}, {os.cpu_count()} shared cores, "
+                  f"load average {[round(v, 2) for v in os.getloadavg()]} at the end, "
+                  f"{time.time() - started:.0f} s in all. Table `(k BIGINT, g BIGINT)`, `g` "
+                  f"uniform over {args.cardinality:,} values, written by ours in one commit; "
+                  "each engine builds on its own copy. Latencies: medians over "
+                  f"{args.singles} probes (distinct values), both engines in a warm process; "
+                  "every probe's rows are the same for both.")
+        print(_bitmap_markdown(result, args, header))
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     base = os.path.join(work, "base")
     shutil.rmtree(base, ignore_errors=True)
-    started = time.time()
     data = _write_table(base, args.rows, seed=48)
     rng = np.random.default_rng(7)
     picks = rng.choice(args.rows, size=args.keys + args.singles, replace=False)
@@ -270,10 +432,8 @@ def main() -> None:
                             args.rounds, args.pypaimon_python)
         print(json.dumps(result), flush=True)
         results.append(result)
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
     header = (f"`python -m bench.global_index --rows {args.rows} --keys {args.keys} --rounds "
-              f"{args.rounds}`: commit {commit}, {platform.machine()}, {os.cpu_count()} shared "
+              f"{args.rounds}`: commit {_commit()}, {platform.machine()}, {os.cpu_count()} shared "
               f"cores, load average {[round(v, 2) for v in os.getloadavg()]} at the end, "
               f"{time.time() - started:.0f} s in all. Table `(k BIGINT, s STRING, x DOUBLE)`, "
               f"{args.rows:,} distinct random keys, written by ours in one commit; each engine "
