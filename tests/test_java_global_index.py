@@ -71,17 +71,20 @@ def _spec_ids(table, spec: list) -> list:
         "_ROW_ID").to_pylist())
 
 
+# The rows of _ours (names n0..n39), then 600 rows with null ids and names, so a build sees
+# two files and null keys.
+FIRST = pa.table({"id": pa.array([(i * 7919) % N for i in range(N)], pa.int64()),
+                  "name": [f"n{i % 40}" for i in range(N)]}, schema=SCHEMA)
+SECOND = pa.table({
+    "id": pa.array([None if i % 9 == 0 else i % 500 for i in range(600)], pa.int64()),
+    "name": [None if i % 11 == 0 else f"n{i % 40}" for i in range(600)]}, schema=SCHEMA)
+
+
 def _ours_two_commits(warehouse: str) -> None:
-    """The rows of _ours (names n0..n39, no index), plus a second commit of 600 rows with null
-    ids and names, so a build sees two files and null keys."""
     import ours
     catalog = _create(warehouse)
-    ours.write(catalog.get_table("db.t"), pa.table({
-        "id": pa.array([(i * 7919) % N for i in range(N)], pa.int64()),
-        "name": [f"n{i % 40}" for i in range(N)]}, schema=SCHEMA))
-    ours.write(catalog.get_table("db.t"), pa.table({
-        "id": pa.array([None if i % 9 == 0 else i % 500 for i in range(600)], pa.int64()),
-        "name": [None if i % 11 == 0 else f"n{i % 40}" for i in range(600)]}, schema=SCHEMA))
+    ours.write(catalog.get_table("db.t"), FIRST)
+    ours.write(catalog.get_table("db.t"), SECOND)
 
 
 def _java_indexed(java, tmp_path, index_type: str, options=None):
@@ -159,3 +162,33 @@ def test_java_built_bitmap_index_is_scanned_not_misread(native, java, tmp_path):
     assert found.covered == [] and found.row_ids == []
     located = paimon_rowid.lookup_row_ids("db.t", keys, "id", {"warehouse": warehouse})
     assert sorted(located.column("_ROW_ID").to_pylist()) == expected and expected
+
+
+def test_java_bitmap_beside_ours_leaves_our_part_indexed(native, java, tmp_path):
+    """Java's bitmap file covers the first commit's rows, ours (BGIX, built after the second
+    commit) only the second's: a lookup answers the second part from our file and reports the
+    first part uncovered (scanned), planned reads equal unindexed ones."""
+    import ours
+    import paimon_rowid
+    import paimon_rowid.global_index as gi
+    warehouse = str(tmp_path / "warehouse")
+    catalog = _create(warehouse)
+    ours.write(catalog.get_table("db.t"), FIRST)
+    java.run({"cmd": "create_global_index", "warehouse": warehouse, "identifier": "db.t",
+              "column": "id", "index_type": "bitmap"})
+    ours.write(catalog.get_table("db.t"), SECOND)
+    assert catalog.get_table("db.t").create_global_index("id", "bitmap") == 1
+    table = catalog.get_table("db.t")
+    assert sorted(e["row_range"] for e in gi.list_global_indexes(table)) == [
+        (0, N - 1), (N, N + 599)]
+    plain = table.copy({"global-index.enabled": "false"})
+    keys = [17, 77, 499, 2999, 4000]
+    expected = _spec_ids(plain, ["is_in", "id", [keys]])
+    assert any(r < N for r in expected) and any(r >= N for r in expected)
+    found = gi.lookup_global_index(table, "id", keys)
+    assert found.covered == [(N, N + 599)]
+    assert found.row_ids == [r for r in expected if r >= N]
+    located = paimon_rowid.lookup_row_ids("db.t", keys, "id", {"warehouse": warehouse})
+    assert sorted(located.column("_ROW_ID").to_pylist()) == expected
+    for spec in SPECS:
+        assert _spec_ids(table, spec) == _spec_ids(plain, spec), spec
