@@ -165,6 +165,40 @@ def test_reads_and_writes_use_the_tables_token(world, oracle):
     assert _read(catalog.get_table(identifier)).equals(_data(0, 15))
 
 
+def test_dlf_oss_endpoint_over_the_tokens(world):
+    """pypaimon's ``dlf.oss-endpoint``: the OSS endpoint a table's files are reached by (a VPC
+    endpoint, say) replaces the one the server's token names, in our process and in one that
+    unpickles the table; the option changes nothing for an S3 table's reads and writes."""
+    vpc = "oss-cn-hangzhou-internal.aliyuncs.com"
+    plain = world.catalog()
+    catalog = _catalog_with(world.rest.catalog_options(**{"dlf.oss-endpoint": vpc}))
+    identifier = _identifier()
+    _create(catalog, identifier)
+    key = world.new_key()
+    world.rest.set_data_token(identifier, int(time.time() * 1000) + 2 * HOUR_MS,
+                              {"fs.s3.accessKeyId": key[0], "fs.s3.accessKeySecret": key[1],
+                               "fs.oss.endpoint": "oss-cn-hangzhou.aliyuncs.com"})
+    assert plain.get_table(identifier).file_io_options["fs.oss.endpoint"] == \
+        "oss-cn-hangzhou.aliyuncs.com"
+    table = catalog.get_table(identifier)
+    assert table.file_io_options["fs.oss.endpoint"] == vpc
+    _write(table, _data(0, 4))
+    copy = pickle.loads(pickle.dumps(table))
+    assert copy.file_io_options["fs.oss.endpoint"] == vpc
+    _write(copy, _data(4, 2))
+    assert _read(catalog.get_table(identifier)).equals(_data(0, 6))
+    # Blank is unset, as pypaimon's strip() test.
+    blank = _catalog_with(world.rest.catalog_options(**{"dlf.oss-endpoint": "  "}))
+    assert blank.get_table(identifier).file_io_options["fs.oss.endpoint"] == \
+        "oss-cn-hangzhou.aliyuncs.com"
+
+
+def _catalog_with(options: dict):
+    from paimon_rowid import CatalogFactory
+
+    return CatalogFactory.create(options)
+
+
 def test_a_token_near_its_expiry_is_refreshed_mid_job(world):
     catalog = world.catalog()
     identifier = _identifier()

@@ -16,12 +16,14 @@ using rest_internal::IdentifierJson;
 using rest_internal::StringField;
 using rest_internal::TablePath;
 
-// The keys of `options` a FileIO is made from (object-store settings), without the
-// catalog's connection and bearer token.
+// The keys of `options` a FileIO is made from (object-store settings, and dlf.oss-endpoint,
+// which RestTokenFileIO puts over a data token's OSS endpoint), without the catalog's
+// connection and bearer token.
 std::map<std::string, std::string> FilesystemOptions(
     const std::map<std::string, std::string>& options) {
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : options) {
+    if (k == "dlf.oss-endpoint") out[k] = v;
     for (const char* prefix : {"fs.", "s3.", "s3a.", "s3n.", "oss."}) {
       if (k.rfind(prefix, 0) == 0) {
         out[k] = v;

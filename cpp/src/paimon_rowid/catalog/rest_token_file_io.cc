@@ -67,6 +67,12 @@ Status RestTokenFileIO::Install(RestDataToken token) const {
     merged[k] = v;
     keys += (keys.empty() ? "" : ",") + k;
   }
+  // pypaimon's dlf.oss-endpoint: the OSS endpoint to reach the files by (a DLF user's VPC
+  // endpoint, say) over whichever the server's token names.
+  auto dlf_oss = base_.find("dlf.oss-endpoint");
+  if (dlf_oss != base_.end() && dlf_oss->second.find_first_not_of(" \t\r\n") != std::string::npos) {
+    merged["fs.oss.endpoint"] = dlf_oss->second;
+  }
   ARROW_ASSIGN_OR_RAISE(io_, FileIO::Make(path_, merged));
   merged[kExpiresAtKey] = std::to_string(token.expires_at_millis);
   merged[kTokenKeysKey] = keys;

@@ -69,6 +69,33 @@ TEST(RestTokenFileIO, ShipsItsTokenInItsOptions) {
   EXPECT_FALSE(RestTokenFileIO::ShippedToken(base, nullptr).has_value());
 }
 
+TEST(RestTokenFileIO, DlfOssEndpointOverTheTokens) {
+  testing::TempDir dir;
+  auto loader = [&]() -> Result<RestDataToken> {
+    return RestDataToken{
+        {{"fs.oss.endpoint", "oss-cn-hangzhou.aliyuncs.com"}, {"fs.oss.accessKeyId", "id"}},
+        NowMillis() + 2 * RestTokenFileIO::kSafeTimeMillis};
+  };
+  ASSERT_OK_AND_ASSIGN(auto io, RestTokenFileIO::Make(dir.path(), {}, loader, std::nullopt));
+  EXPECT_EQ(io->options().at("fs.oss.endpoint"), "oss-cn-hangzhou.aliyuncs.com");
+  ASSERT_OK_AND_ASSIGN(
+      io, RestTokenFileIO::Make(dir.path(),
+                                {{"dlf.oss-endpoint", "oss-cn-hangzhou-internal.aliyuncs.com"}},
+                                loader, std::nullopt));
+  EXPECT_EQ(io->options().at("fs.oss.endpoint"), "oss-cn-hangzhou-internal.aliyuncs.com");
+  EXPECT_EQ(io->options().at("fs.oss.accessKeyId"), "id");
+  // A process given the table (a Ray worker) reaches the files by the same endpoint.
+  std::map<std::string, std::string> base;
+  auto shipped = RestTokenFileIO::ShippedToken(io->options(), &base);
+  ASSERT_TRUE(shipped.has_value());
+  ASSERT_OK_AND_ASSIGN(auto copy, RestTokenFileIO::Make(dir.path(), base, loader, shipped));
+  EXPECT_EQ(copy->refreshes(), 0);
+  EXPECT_EQ(copy->options().at("fs.oss.endpoint"), "oss-cn-hangzhou-internal.aliyuncs.com");
+  ASSERT_OK_AND_ASSIGN(
+      io, RestTokenFileIO::Make(dir.path(), {{"dlf.oss-endpoint", " "}}, loader, std::nullopt));
+  EXPECT_EQ(io->options().at("fs.oss.endpoint"), "oss-cn-hangzhou.aliyuncs.com");
+}
+
 TEST(RestTokenFileIO, ALoaderErrorIsTheCallsError) {
   testing::TempDir dir;
   auto loader = []() -> Result<RestDataToken> { return Status::IOError("no token for you"); };
