@@ -10,6 +10,7 @@ only the keys the test lets it accept (tests/rest_server.py, ``dlf-add-key`` /
 (b) ECS: the role is asked once, the credentials are kept while fresh, and refreshed from the
     service within the hour before their expiry (the service rotated them; the old key is
     revoked on the catalog server before it expires); pypaimon's ECS loader on the same service.
+    Explicit loaders (``local_file``; ``ecs`` with the role name given) win over fixed keys.
 (c) Errors with pypaimon's types: a missing or malformed token file and a metadata service that
     is down or refuses are RuntimeError; credentials past their expiry are
     NotAuthorizedException (nothing sent, nothing committed). No secret is in any message,
@@ -336,6 +337,50 @@ def test_ecs_credentials_refreshed_before_expiry(dlf_server, metadata_service, o
     # pypaimon's ECS loader on the same service and server.
     pypaimon = oracle.with_catalog_options(options)
     assert pypaimon.read(dlf_server.warehouse, identifier)["id"].to_pylist() == [1, 2, 3]
+
+
+def test_explicit_loaders_win_over_fixed_keys(dlf_server, metadata_service, tmp_path, oracle):
+    """``dlf.token-loader=local_file`` (the file at ``dlf.token-path``) and ``ecs`` with
+    ``dlf.token-ecs-role-name`` given (the role is never asked) sign with what they load, not
+    with fixed keys also present (which the server does not know); pypaimon alike."""
+    from paimon_rowid import CatalogFactory
+
+    unknown = {"dlf.access-key-id": "AKIDnobody", "dlf.access-key-secret": _secret("nobody")}
+    file_key, ecs_key = ("AKIDlocal", _secret("l")), ("AKIDrole", _secret("r"))
+    dlf_server.command(f"dlf-add-key {file_key[0]} {file_key[1]}")
+    dlf_server.command(f"dlf-add-key {ecs_key[0]} {ecs_key[1]}")
+    path = tmp_path / "token.json"
+    path.write_text(_document(*file_key, "sts-l", _expiration(6 * 3600)))
+    local = _base(dlf_server, **unknown, **{"dlf.token-loader": "local_file",
+                                             "dlf.token-path": str(path)})
+    catalog = CatalogFactory.create(local)
+    identifier = _new_table(catalog)
+    builder = catalog.get_table(identifier).new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(_rows([1]))
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+
+    metadata_service.serve(_document(*ecs_key, "sts-r", _expiration(6 * 3600)))
+    ecs = _base(dlf_server, **unknown, **{
+        "dlf.token-loader": "ecs", "dlf.token-ecs-metadata-url": metadata_service.url,
+        "dlf.token-ecs-role-name": metadata_service.role})
+    assert _read_ids(CatalogFactory.create(ecs), identifier) == [1]
+    assert (metadata_service.role_requests, metadata_service.credential_requests) == (0, 1)
+    for options in (local, ecs):
+        pypaimon = oracle.with_catalog_options(options)
+        assert pypaimon.read(dlf_server.warehouse, identifier)["id"].to_pylist() == [1]
+
+    # Fixed keys alone, unknown to the server: refused (so the loaders' keys did the work).
+    from paimon_rowid.exceptions import NotAuthorizedException
+
+    with pytest.raises(NotAuthorizedException):
+        CatalogFactory.create(_base(dlf_server, **unknown)).list_databases()
+    # local_file without a path: ValueError at once (pypaimon: RuntimeError at the first
+    # request, "Failed to read token file: None").
+    with pytest.raises(ValueError, match="local_file.*needs dlf.token-path"):
+        CatalogFactory.create(_base(dlf_server, **{"dlf.token-loader": "local_file"}))
 
 
 def test_ecs_errors(dlf_server, metadata_service, caplog, capfd):
