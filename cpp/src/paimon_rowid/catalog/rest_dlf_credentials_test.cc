@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "paimon_rowid/testing/gtest_util.h"
 
@@ -114,6 +118,47 @@ TEST_F(TokenFile, ProviderReloadsOnRewriteAndBeforeExpiry) {
   Write(Document("AK4", "2025-01-02T08:04:05Z"));  // renewed
   ASSERT_OK_AND_ASSIGN(c, provider.Current(kNow + 2 * kHour));
   EXPECT_EQ(c.access_key_id, "AK4");
+}
+
+// A loader that takes a while and counts its loads; the n-th load's credentials expire n + 1
+// hours after kNow.
+class SlowCountingLoader : public DlfCredentialsLoader {
+ public:
+  explicit SlowCountingLoader(std::atomic<int>* loads) : loads_(loads) {}
+  Result<DlfCredentials> Load() override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const int n = ++*loads_;
+    return DlfCredentials{"AK" + std::to_string(n), "secret", std::nullopt, kNow + (n + 1) * kHour};
+  }
+  std::string description() const override { return "slow"; }
+
+ private:
+  std::atomic<int>* loads_;
+};
+
+TEST(DlfCredentials, OneRefreshServesEveryThread) {
+  std::atomic<int> loads{0};
+  DlfCredentialsProvider provider(std::make_unique<SlowCountingLoader>(&loads));
+  auto all_at = [&](int64_t now) {
+    std::vector<std::string> seen(8);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < seen.size(); ++i) {
+      threads.emplace_back([&, i] {
+        auto c = provider.Current(now);
+        seen[i] = c.ok() ? c->access_key_id : c.status().ToString();
+      });
+    }
+    for (auto& t : threads) t.join();
+    return seen;
+  };
+  EXPECT_EQ(all_at(kNow), std::vector<std::string>(8, "AK1"));
+  EXPECT_EQ(loads.load(), 1);
+  EXPECT_EQ(all_at(kNow + kHour - 1), std::vector<std::string>(8, "AK1"));  // still fresh
+  EXPECT_EQ(loads.load(), 1);
+  // Within the hour before expiry one thread reloads; the others wait for it and take its
+  // credentials (fresh for two more hours) without loading again.
+  EXPECT_EQ(all_at(kNow + kHour + 1), std::vector<std::string>(8, "AK2"));
+  EXPECT_EQ(loads.load(), 2);
 }
 
 TEST(DlfCredentials, ProviderFromOptions) {
