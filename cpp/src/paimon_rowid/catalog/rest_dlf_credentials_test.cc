@@ -55,6 +55,17 @@ TEST(DlfCredentials, ParsesTheDocument) {
   ASSERT_OK_AND_ASSIGN(c, ParseDlfCredentials(R"({"AccessKeyId":"a","AccessKeySecret":"b"})"));
   EXPECT_FALSE(c.security_token.has_value());
   EXPECT_FALSE(c.expiration_millis.has_value());
+  // The ECS metadata service's answer carries more fields; nulls are absent values.
+  ASSERT_OK_AND_ASSIGN(c, ParseDlfCredentials(R"({"AccessKeyId": "STS.a", "AccessKeySecret": "b",
+      "Expiration": "2025-01-02T03:04:05Z", "SecurityToken": "t", "LastUpdated":
+      "2025-01-01T21:04:05Z", "Code": "Success"})"));
+  EXPECT_EQ(c.access_key_id, "STS.a");
+  EXPECT_EQ(c.expiration_millis, kNow);
+  ASSERT_OK_AND_ASSIGN(c, ParseDlfCredentials(
+                              R"({"AccessKeyId":"a","AccessKeySecret":"b","SecurityToken":null,
+                                  "Expiration":null})"));
+  EXPECT_FALSE(c.security_token.has_value());
+  EXPECT_FALSE(c.expiration_millis.has_value());
   for (const char* bad : {"", "{", "[]", R"({"AccessKeyId":"a"})",
                           R"({"AccessKeyId":"a","AccessKeySecret":"hidden","Expiration":"soon"})",
                           R"({"AccessKeyId":"a","AccessKeySecret":"hidden",
