@@ -37,6 +37,12 @@ from ._internal.exceptions import (
     ForbiddenException as ForbiddenException,
 )
 from ._internal.exceptions import (
+    IllegalArgumentError as IllegalArgumentError,
+)
+from ._internal.exceptions import (
+    IllegalStateError as IllegalStateError,
+)
+from ._internal.exceptions import (
     NoSuchResourceException as NoSuchResourceException,
 )
 from ._internal.exceptions import (

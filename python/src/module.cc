@@ -179,7 +179,7 @@ NB_MODULE(_native, m) {
                                   opt(times.time_retained_nanos));
           },
           nb::arg("name"))
-      .def("list_tags", [](const Table& t) { return Unwrap(t.ListTags()); })
+      .def("list_tags", [](const Table& t) { return WithoutGil([&] { return ListTagNames(t); }); })
       // The latest snapshot's partitions with their statistics (scan/partition_stats.h).
       .def("partition_stats",
            [](const Table& t) {

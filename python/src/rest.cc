@@ -84,6 +84,15 @@ void RegisterRest(nb::module_& m) {
            [](const RestCatalog& c, const std::string& id, const std::string& tag) {
              WithoutGil([&] { return c.DeleteTag(id, tag); });
            })
+      .def("create_partitions",
+           [](const RestCatalog& c, const std::string& id,
+              const std::vector<std::map<std::string, std::string>>& specs,
+              bool ignore) { WithoutGil([&] { return c.CreatePartitions(id, specs, ignore); }); })
+      .def("mark_done_partitions",
+           [](const RestCatalog& c, const std::string& id,
+              const std::vector<std::map<std::string, std::string>>& specs) {
+             WithoutGil([&] { return c.MarkDonePartitions(id, specs); });
+           })
       // One dict per partition, with the catalog_objects.Partition field names.
       .def("list_partitions", [](const RestCatalog& c, const std::string& id) {
         auto parts = WithoutGil([&] { return c.ListPartitions(id); });

@@ -212,6 +212,20 @@ def cmd_tag_op(cmd):
     return {}
 
 
+def cmd_partition_op(cmd):
+    """pypaimon's catalog partition calls: ``op`` create (partitions, ignore_if_exists) or
+    drop (partitions)."""
+    catalog = _catalog(cmd)
+    if cmd["op"] == "create":
+        catalog.create_partitions(cmd["identifier"], cmd["partitions"],
+                                  bool(cmd.get("ignore_if_exists", True)))
+    elif cmd["op"] == "drop":
+        catalog.drop_partitions(cmd["identifier"], cmd["partitions"])
+    else:
+        raise ValueError(f"unknown partition op {cmd['op']!r}")
+    return {}
+
+
 def cmd_list_partitions(cmd):
     """pypaimon's catalog.list_partitions_paged: the page's partitions and token."""
     page = _catalog(cmd).list_partitions_paged(
@@ -220,7 +234,8 @@ def cmd_list_partitions(cmd):
     return {"partitions": [{"spec": p.spec, "record_count": p.record_count,
                             "file_size_in_bytes": p.file_size_in_bytes,
                             "file_count": p.file_count, "total_buckets": p.total_buckets,
-                            "last_file_creation_time": p.last_file_creation_time}
+                            "last_file_creation_time": p.last_file_creation_time,
+                            "done": p.done}
                            for p in page.elements],
             "next_page_token": page.next_page_token}
 
@@ -616,6 +631,7 @@ COMMANDS = {
     "create_table": cmd_create_table, "write": cmd_write,
     "update_by_row_id": cmd_update_by_row_id, "create_tag": cmd_create_tag,
     "tag_op": cmd_tag_op, "list_partitions": cmd_list_partitions,
+    "partition_op": cmd_partition_op,
     "read": cmd_read, "snapshot": cmd_snapshot, "schema": cmd_schema, "files": cmd_files,
     "batch": cmd_batch,
     "entries": cmd_entries, "truncate_partitions": cmd_truncate_partitions,

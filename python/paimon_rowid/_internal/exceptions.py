@@ -23,6 +23,8 @@ __all__ = [
     "BaseSnapshotExpiredException",
     "TagNotExistException",
     "TagAlreadyExistException",
+    "IllegalArgumentError",
+    "IllegalStateError",
     "DatabaseNoPermissionException",
     "TableNoPermissionException",
     "RESTException",
@@ -80,6 +82,16 @@ class TagAlreadyExistException(CatalogException):
     def __init__(self, tag: str) -> None:
         self.tag = tag
         super().__init__(f"Tag {tag} already exists")
+
+
+class IllegalArgumentError(CatalogException):
+    """A catalog call's argument the server refused (pypaimon's name; REST 400 on
+    ``create_partitions``)."""
+
+
+class IllegalStateError(CatalogException):
+    """A catalog call the server refused in the state it is in (pypaimon's name;
+    ``create_partitions`` of partitions that exist, ``ignore_if_exists=False``)."""
 
 
 class DatabaseNoPermissionException(CatalogException):

@@ -1,10 +1,13 @@
 """The catalog's partition calls (pypaimon's filesystem catalog): ``list_partitions_paged``
 over the native partition statistics of the latest snapshot, ``drop_partitions`` as one
-truncate commit. Used by ``catalog.Catalog``; docs/tags.md ("The catalog's calls")."""
+truncate commit (on a REST table a commit through the server, which then drops the emptied
+partitions from its list); ``specs`` checks the partition specs the REST catalog sends.
+Used by ``catalog.Catalog`` and ``catalog.RESTCatalog``; docs/tags.md ("The catalog's
+calls"), docs/rest-catalog.md."""
 from __future__ import annotations
 
 import re
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .catalog_objects import PagedList, Partition
 
@@ -40,6 +43,24 @@ def page(partitions: List[Partition], max_results: Optional[int], page_token: Op
         end = min(start + max_results, len(partitions))
     token = str(end) if max_results is not None and end < len(partitions) else None
     return PagedList(elements=partitions[start:end], next_page_token=token)
+
+
+def specs(partitions: Any) -> List[Dict[str, str]]:
+    """``partitions`` (a list of ``{key: value}`` dicts) as the JSON-ready list the REST
+    calls send: keys and values as strings (a None value as pypaimon sends it: refused here,
+    the protocol's specs are string maps). TypeError for anything else."""
+    if isinstance(partitions, Mapping) or not isinstance(partitions, Sequence) or isinstance(
+            partitions, (str, bytes)):
+        raise TypeError(f"partitions must be a list of dicts, got {type(partitions).__name__}")
+    out: List[Dict[str, str]] = []
+    for spec in partitions:
+        if not isinstance(spec, Mapping):
+            raise TypeError(f"each partition must be a dict, got {type(spec).__name__}")
+        if any(v is None for v in spec.values()):
+            raise ValueError(f"partition {dict(spec)} has a None value: the REST protocol's "
+                             "partition specs are strings")
+        out.append({str(k): str(v) for k, v in spec.items()})
+    return out
 
 
 def drop_partitions(table: Any, partitions: Sequence[Mapping[str, Any]]) -> None:

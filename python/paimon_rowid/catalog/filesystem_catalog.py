@@ -148,6 +148,20 @@ class Catalog:
         key; nothing is committed then."""
         partitions_.drop_partitions(self.get_table(identifier), partitions)
 
+    def create_partitions(self, identifier: Any, partitions: Sequence[Mapping[str, Any]],
+                          ignore_if_exists: bool = True) -> None:
+        """Refused, as pypaimon's filesystem catalog refuses it: partitions exist by their
+        files (write rows into one to make it); a REST catalog registers them."""
+        raise NotImplementedError("create_partitions is not supported by this catalog. "
+                                  "Use REST catalog for partition creation.")
+
+    def mark_done_partitions(self, identifier: Any,
+                             partitions: Sequence[Mapping[str, Any]]) -> None:
+        """Java's ``Catalog.markDonePartitions``: the filesystem catalog keeps no partition
+        state, so nothing is recorded (as Java's filesystem catalog); TableNotExistException
+        for a missing table. A REST catalog tells its server."""
+        self.get_table(identifier)
+
     def load_snapshot(self, identifier: Any) -> Any:
         """Refused, as pypaimon's filesystem catalog refuses it (a REST catalog call); use
         ``get_table(...).latest_snapshot()``."""

@@ -7,9 +7,10 @@ Databases and tables live on the server; a table's files live where the server s
 commits go through the server (the server creates each snapshot or answers that a concurrent
 commit took the id; the engine then rebuilds on the new latest). Every catalog call is one
 HTTP request (listings one per page); reading and writing data make none, and a commit one.
-Tags go through the server's tag endpoints, partitions through its partitions endpoint
-(fed by the statistics each commit sends); a table whose server vends data tokens reads and
-writes its files with them (refreshed before expiry).
+Tags go through the server's tag endpoints (the catalog's calls and the table's), partitions
+through its partitions endpoints (listed from the statistics each commit sends, created and
+marked done there; dropped by a truncate commit through the server); a table whose server
+vends data tokens reads and writes its files with them (refreshed before expiry).
 The server's errors are raised as pypaimon raises them: a named database or table that is
 missing, present or forbidden as ``DatabaseNotExistException``, ``TableNotExistException``,
 ``DatabaseAlreadyExistException``, ``TableAlreadyExistException``,
@@ -24,7 +25,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .._internal.exceptions import (
     AlreadyExistsException,
+    BadRequestException,
     CatalogException,
+    IllegalArgumentError,
+    IllegalStateError,
     NoSuchResourceException,
     NotImplementedException,
     RESTException,
@@ -156,6 +160,35 @@ class RESTCatalog(Catalog):
                                                  partition_name_pattern)
         return partitions_.page([Partition(**p) for p in raw], max_results, page_token,
                                 partition_name_pattern)
+
+    def create_partitions(self, identifier: Any, partitions: Sequence[Mapping[str, Any]],
+                          ignore_if_exists: bool = True) -> None:
+        """Registers the partitions on the server (its createPartitions call, one request; no
+        table data is touched), as pypaimon's REST catalog. TableNotExistException,
+        TableNoPermissionException; ``IllegalStateError("Some partitions of table db.t already
+        exist: ...")`` when some exist and not ``ignore_if_exists`` (the server then creates
+        none); ``IllegalArgumentError`` for a spec the server refuses; NotImplementedException
+        from a server without the call (Java 1.4.2's test server answers 501, or 404 for a
+        table whose partitions it keeps: pypaimon reports that 404 as
+        TableNotExistException, we as NotImplementedException since the table exists)."""
+        table_id = _identifier(identifier)
+        payload = partitions_.specs(partitions)
+        try:
+            self._native.create_partitions(table_id, payload, bool(ignore_if_exists))
+        except AlreadyExistsException as e:
+            raise IllegalStateError(
+                f"Some partitions of table {table_id} already exist: {e}") from e
+        except BadRequestException as e:
+            raise IllegalArgumentError(str(e)) from e
+
+    def mark_done_partitions(self, identifier: Any,
+                             partitions: Sequence[Mapping[str, Any]]) -> None:
+        """Tells the server the partitions are complete (its markDonePartitions call, one
+        request), as Java's ``RESTCatalog.markDonePartitions``: a server that does not keep
+        the table's partitions (501) is not an error. TableNotExistException,
+        TableNoPermissionException. pypaimon 2.1.0 has no such call."""
+        self._native.mark_done_partitions(_identifier(identifier),
+                                          partitions_.specs(partitions))
 
     def load_snapshot(self, identifier: Any) -> Any:
         """The latest snapshot of the table (read from its files, as the server names them)."""

@@ -125,6 +125,19 @@ class RestCatalog : public std::enable_shared_from_this<RestCatalog> {
   Status DeleteTag(const std::string& identifier, const std::string& tag) const;
   /// The server's partitions of the table (all pages), as it keeps them.
   Result<std::vector<RestPartition>> ListPartitions(const std::string& identifier) const;
+  /// Registers partitions on the server (POST .../partitions, the OpenAPI spec's
+  /// createPartitions; a catalog call, no table data is touched). kTableNotExist,
+  /// kTableNoPermission; kRestAlreadyExists (409: some exist and !ignore_if_exists; the
+  /// server rejects the whole batch); kRestBadRequest (400); kRestNotImplemented (501, or a
+  /// 404 about a table that exists: a server without the call, as Java 1.4.2's test server).
+  Status CreatePartitions(const std::string& identifier,
+                          const std::vector<std::map<std::string, std::string>>& specs,
+                          bool ignore_if_exists) const;
+  /// Marks partitions done on the server (POST .../partitions/mark). A 501 (the table's
+  /// partitions are not kept by the server) is OK, as Java's RESTCatalog ignores it;
+  /// kTableNotExist, kTableNoPermission.
+  Status MarkDonePartitions(const std::string& identifier,
+                            const std::vector<std::map<std::string, std::string>>& specs) const;
 
   /// The table's data token (GET .../tables/{t}/token): filesystem options and their expiry.
   Result<RestDataToken> LoadDataToken(const Identifier& identifier) const;

@@ -2,21 +2,24 @@
 
 #include "paimon_rowid/catalog/rest_catalog.h"
 #include "paimon_rowid/catalog/rest_catalog_internal.h"
+#include "paimon_rowid/catalog/tags.h"
 #include "paimon_rowid/fs/file_io.h"
 
-// Commits and rollbacks of REST tables through the server (RestSnapshotCommit), and the
-// state a pickled table carries to rebuild its commit seam and its FileIO on a Ray worker.
+// Commits, rollbacks and the table's tag calls of REST tables through the server
+// (RestSnapshotCommit), and the state a pickled table carries to rebuild its commit seam and
+// its FileIO on a Ray worker.
 namespace paimon_rowid {
 namespace {
 
 using nlohmann::json;
 using rest_internal::ForTable;
+using rest_internal::HasKind;
 using rest_internal::TablePath;
 
 constexpr const char* kStateTableId = "__rest.table-id";
 constexpr const char* kStateIdentifier = "__rest.identifier";
 
-class RestSnapshotCommit final : public SnapshotCommit {
+class RestSnapshotCommit final : public SnapshotCommit, public CatalogTags {
  public:
   RestSnapshotCommit(std::shared_ptr<const RestCatalog> catalog, Identifier identifier,
                      std::string table_id)
@@ -52,11 +55,46 @@ class RestSnapshotCommit final : public SnapshotCommit {
     return state;
   }
 
+  const CatalogTags* catalog_tags() const override { return this; }
+
+  // CatalogTags: the server's tag endpoints (RestCatalog's tag calls).
+  Status Create(const std::string& name, int64_t snapshot_id,
+                const std::optional<std::string>& time_retained) const override {
+    Status st = catalog_->CreateTag(identifier_.FullName(), name, snapshot_id, time_retained);
+    if (HasKind(st, ErrorKind::kRestAlreadyExists)) {
+      return Status::AlreadyExists("Tag '", name, "' already exists.");
+    }
+    return st;
+  }
+
+  Result<std::optional<CatalogTag>> Get(const std::string& name) const override {
+    auto found = catalog_->GetTag(identifier_.FullName(), name);
+    if (!found.ok()) {
+      if (HasKind(found.status(), ErrorKind::kRestNoSuchResource)) {
+        return std::optional<CatalogTag>();
+      }
+      return found.status();
+    }
+    return std::optional<CatalogTag>(CatalogTag{found->snapshot.id, found->time_retained});
+  }
+
+  Result<bool> Delete(const std::string& name) const override {
+    Status st = catalog_->DeleteTag(identifier_.FullName(), name);
+    if (HasKind(st, ErrorKind::kRestNoSuchResource)) return false;
+    ARROW_RETURN_NOT_OK(st);
+    return true;
+  }
+
+  Result<std::vector<std::string>> List() const override {
+    return catalog_->ListTags(identifier_.FullName(), "");
+  }
+
  private:
   std::shared_ptr<const RestCatalog> catalog_;
   Identifier identifier_;
   std::string table_id_;
 };
+
 }  // namespace
 
 Result<std::shared_ptr<FileIO>> RestCatalog::FileIOFromState(

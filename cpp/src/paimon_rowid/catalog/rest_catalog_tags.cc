@@ -113,4 +113,39 @@ Result<std::vector<RestPartition>> RestCatalog::ListPartitions(
   }
   return out;
 }
+Status RestCatalog::CreatePartitions(const std::string& identifier,
+                                     const std::vector<std::map<std::string, std::string>>& specs,
+                                     bool ignore_if_exists) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  json body{{"partitionSpecs", specs}, {"ignoreIfExists", ignore_if_exists}};
+  auto answer = Call("POST", TablePath(id) + "/partitions", body.dump());
+  if (answer.ok()) return Status::OK();
+  const Status& st = answer.status();
+  if (HasKind(st, ErrorKind::kRestNoSuchResource)) {
+    auto table = Call("GET", TablePath(id));
+    if (!table.ok()) return ForTable(table.status(), id.FullName());
+    return MakeKindError(arrow::StatusCode::NotImplemented, ErrorKind::kRestNotImplemented,
+                         "the REST catalog server does not implement create_partitions (it "
+                         "answered 404 for the existing table " +
+                             id.FullName() + ")");
+  }
+  if (HasKind(st, ErrorKind::kRestAlreadyExists) || HasKind(st, ErrorKind::kRestBadRequest) ||
+      HasKind(st, ErrorKind::kRestNotImplemented)) {
+    return st;
+  }
+  return ForTable(st, id.FullName());
+}
+
+Status RestCatalog::MarkDonePartitions(
+    const std::string& identifier,
+    const std::vector<std::map<std::string, std::string>>& specs) const {
+  ARROW_ASSIGN_OR_RAISE(Identifier id, Identifier::Parse(identifier));
+  json body{{"specs", specs}};
+  auto answer = Call("POST", TablePath(id) + "/partitions/mark", body.dump());
+  if (answer.ok() || HasKind(answer.status(), ErrorKind::kRestNotImplemented)) {
+    return Status::OK();
+  }
+  return ForTable(answer.status(), id.FullName());
+}
+
 }  // namespace paimon_rowid

@@ -17,6 +17,8 @@
 
 namespace paimon_rowid {
 
+class CatalogTags;  // catalog/tags.h
+
 class SnapshotCommit {
  public:
   virtual ~SnapshotCommit() = default;
@@ -40,6 +42,11 @@ class SnapshotCommit {
   /// the catalog's options and the table's identity. Secrets (a token) are included: the
   /// worker needs them; they are never logged.
   virtual std::map<std::string, std::string> State() const = 0;
+
+  /// The catalog server's tag calls when the server keeps the table's tags (REST), else null:
+  /// the table's tag calls (catalog/tags.h) then go to the server instead of the tag files.
+  /// Owned by this seam.
+  virtual const CatalogTags* catalog_tags() const { return nullptr; }
 };
 
 }  // namespace paimon_rowid

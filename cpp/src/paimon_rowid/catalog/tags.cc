@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "paimon_rowid/catalog/snapshot_commit.h"
 #include "paimon_rowid/common/identifier.h"
 
 namespace paimon_rowid {
@@ -23,6 +24,18 @@ bool IsBlank(std::string_view s) {
 Status CheckTagName(const std::string& name, const char* blank_message) {
   if (IsBlank(name)) return Status::Invalid(blank_message);
   return ValidateName(name, "tag");
+}
+
+// The catalog server keeping the table's tags, or null (catalog/snapshot_commit.h).
+const CatalogTags* ServerTags(const Table& table) {
+  return table.snapshot_commit() ? table.snapshot_commit()->catalog_tags() : nullptr;
+}
+
+// A retention the server answered (Duration text) in the grammar it takes back.
+Result<std::optional<std::string>> RetentionToSend(const std::optional<std::string>& retained) {
+  if (!retained) return std::optional<std::string>();
+  ARROW_ASSIGN_OR_RAISE(int64_t nanos, IsoDurationNanos(*retained));
+  return std::optional<std::string>(std::to_string(nanos) + " ns");
 }
 
 // Java's LocalDateTime as Jackson writes it: [y, mo, d, h, mi], then the second when the
@@ -69,6 +82,54 @@ Result<bool> TagExists(const Table& table, const std::string& name) {
 }
 
 }  // namespace
+
+Result<int64_t> IsoDurationNanos(std::string_view text) {
+  auto invalid = [&]() { return Status::Invalid("not a java.time.Duration: ", text); };
+  size_t i = 0;
+  bool negative_all = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative_all = text[i++] == '-';
+  if (i >= text.size() || (text[i] != 'P' && text[i] != 'p')) return invalid();
+  ++i;
+  bool in_time = false;
+  bool any = false;
+  long double total = 0;
+  while (i < text.size()) {
+    if (text[i] == 'T' || text[i] == 't') {
+      if (in_time) return invalid();
+      in_time = true;
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    if (text[i] == '-' || text[i] == '+') ++i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) ||
+                               text[i] == '.' || text[i] == ',')) {
+      ++i;
+    }
+    if (i == start || i >= text.size()) return invalid();
+    std::string number(text.substr(start, i - start));
+    for (char& c : number) {
+      if (c == ',') c = '.';
+    }
+    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++])));
+    long double value = std::strtold(number.c_str(), nullptr);
+    long double per = 0;
+    if (!in_time && unit == 'D') per = 86400e9L;
+    if (in_time && unit == 'H') per = 3600e9L;
+    if (in_time && unit == 'M') per = 60e9L;
+    if (in_time && unit == 'S') per = 1e9L;
+    if (per == 0) return invalid();
+    total += value * per;
+    any = true;
+  }
+  if (!any) return invalid();
+  if (negative_all) total = -total;
+  if (total > static_cast<long double>(std::numeric_limits<int64_t>::max()) ||
+      total < static_cast<long double>(std::numeric_limits<int64_t>::min())) {
+    return invalid();
+  }
+  return static_cast<int64_t>(total + (total < 0 ? -0.5L : 0.5L));
+}
 
 Result<int64_t> ParseDurationNanos(std::string_view text) {
   size_t b = 0, e = text.size();
@@ -213,7 +274,9 @@ Status CreateTag(const Table& table, const std::string& name, std::optional<int6
   }
   ARROW_RETURN_NOT_OK(CheckTagName(name, "Tag name shouldn't be blank."));
   if (time_retained) ARROW_RETURN_NOT_OK(ParseDurationNanos(*time_retained).status());
-  Status st = WriteTag(table, name, std::move(snapshot), time_retained, /*replace=*/false);
+  const CatalogTags* server = ServerTags(table);
+  Status st = server ? server->Create(name, snapshot.id, time_retained)
+                     : WriteTag(table, name, std::move(snapshot), time_retained, /*replace=*/false);
   if (st.IsAlreadyExists()) {
     return ignore_if_exists ? Status::OK() : Status::Invalid("Tag '", name, "' already exists.");
   }
@@ -237,6 +300,13 @@ Status ReplaceTag(const Table& table, const std::string& name, std::optional<int
     snapshot = std::move(*latest);
   }
   ARROW_RETURN_NOT_OK(CheckTagName(name, "Tag name shouldn't be blank."));
+  if (const CatalogTags* server = ServerTags(table)) {
+    ARROW_ASSIGN_OR_RAISE(auto found, server->Get(name));
+    if (!found) return Status::Invalid("Tag '", name, "' doesn't exist.");
+    if (time_retained) ARROW_RETURN_NOT_OK(ParseDurationNanos(*time_retained).status());
+    ARROW_RETURN_NOT_OK(server->Delete(name).status());
+    return server->Create(name, snapshot.id, time_retained);
+  }
   ARROW_ASSIGN_OR_RAISE(bool exists, TagExists(table, name));
   if (!exists) return Status::Invalid("Tag '", name, "' doesn't exist.");
   if (time_retained) ARROW_RETURN_NOT_OK(ParseDurationNanos(*time_retained).status());
@@ -246,6 +316,15 @@ Status ReplaceTag(const Table& table, const std::string& name, std::optional<int
 Status RenameTag(const Table& table, const std::string& from, const std::string& to) {
   ARROW_RETURN_NOT_OK(CheckTagName(from, "Old tag name shouldn't be blank."));
   ARROW_RETURN_NOT_OK(CheckTagName(to, "New tag name shouldn't be blank."));
+  if (const CatalogTags* server = ServerTags(table)) {
+    ARROW_ASSIGN_OR_RAISE(auto found, server->Get(from));
+    if (!found) return Status::Invalid("Tag '", from, "' doesn't exist.");
+    ARROW_ASSIGN_OR_RAISE(auto retained, RetentionToSend(found->time_retained));
+    Status st = server->Create(to, found->snapshot_id, retained);
+    if (st.IsAlreadyExists()) return Status::Invalid("Tag '", to, "' already exists.");
+    ARROW_RETURN_NOT_OK(st);
+    return server->Delete(from).status();
+  }
   ARROW_ASSIGN_OR_RAISE(bool exists, TagExists(table, from));
   if (!exists) return Status::Invalid("Tag '", from, "' doesn't exist.");
   ARROW_ASSIGN_OR_RAISE(bool taken, TagExists(table, to));
@@ -261,10 +340,16 @@ Status RenameTag(const Table& table, const std::string& from, const std::string&
 
 Result<bool> DeleteTag(const Table& table, const std::string& name) {
   ARROW_RETURN_NOT_OK(CheckTagName(name, "Tag name shouldn't be blank."));
+  if (const CatalogTags* server = ServerTags(table)) return server->Delete(name);
   ARROW_ASSIGN_OR_RAISE(bool exists, TagExists(table, name));
   if (!exists) return false;
   ARROW_RETURN_NOT_OK(table.file_io()->DeleteFile(table.TagPath(name)));
   return true;
+}
+
+Result<std::vector<std::string>> ListTagNames(const Table& table) {
+  if (const CatalogTags* server = ServerTags(table)) return server->List();
+  return table.ListTags();
 }
 
 }  // namespace paimon_rowid

@@ -50,6 +50,21 @@ void ExpectInvalid(const Status& st, const std::string& message) {
   EXPECT_EQ(st.message(), message);
 }
 
+// java.time.Duration's toString, as a REST server answers a tag's retention.
+TEST(IsoDurationTest, JavaDurationTextAndErrors) {
+  EXPECT_EQ(IsoDurationNanos("PT24H").ValueOrDie(), 86400000000000LL);
+  EXPECT_EQ(IsoDurationNanos("PT1H30M").ValueOrDie(), 5400000000000LL);
+  EXPECT_EQ(IsoDurationNanos("PT0.5S").ValueOrDie(), 500000000LL);
+  EXPECT_EQ(IsoDurationNanos("PT0.000000007S").ValueOrDie(), 7);
+  EXPECT_EQ(IsoDurationNanos("P2DT3H").ValueOrDie(), (48 + 3) * 3600000000000LL);
+  EXPECT_EQ(IsoDurationNanos("PT-1S").ValueOrDie(), -1000000000LL);
+  EXPECT_EQ(IsoDurationNanos("-PT1M").ValueOrDie(), -60000000000LL);
+  for (const char* bad :
+       {"", "P", "PT", "24H", "PT1D", "P1H", "PTT1H", "PT1X", "PT1", "1 d", "P999999999999D"}) {
+    EXPECT_TRUE(IsoDurationNanos(bad).status().IsInvalid()) << bad;
+  }
+}
+
 TEST(ParseDurationTest, JavaUnitsAndErrors) {
   EXPECT_EQ(ParseDurationNanos("1d").ValueOrDie(), 86400000000000LL);
   EXPECT_EQ(ParseDurationNanos(" 12 H ").ValueOrDie(), 12 * 3600000000000LL);
