@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -91,23 +91,46 @@ if args.get("build"):
     out["build_s"] = time.perf_counter() - t0
     table = CatalogFactory.create({"warehouse": args["warehouse"]}).get_table("db.v")
 pb = table.new_read_builder().new_predicate_builder()
-found = []
-t0 = time.perf_counter()
-for q in args.get("queries", []):
+
+
+def vector(q):
     b = (table.new_vector_search_builder().with_vector_column("emb").with_query_vector(q)
          .with_limit(10).with_options(args.get("search_options") or {}))
     if args.get("filter"):
         b = b.with_filter(pb.equal(args["filter"], 0))
     r = b.execute_local()
     g = r.score_getter()
-    found.append(sorted(r.results(), key=lambda i: (-g(i), i)))
-for text in args.get("texts", []):
-    r = (table.new_full_text_search_builder().with_query("body", text).with_limit(10)
+    return sorted(r.results(), key=lambda i: (-g(i), i))
+
+
+def text(t):
+    r = (table.new_full_text_search_builder().with_query("body", t).with_limit(10)
          .execute_local())
     g = r.score_getter()
-    found.append(sorted(r.results(), key=lambda i: (-g(i), i)))
+    return sorted(r.results(), key=lambda i: (-g(i), i))
+
+
+calls = ([(vector, q) for q in args.get("queries", [])]
+         + [(text, t) for t in args.get("texts", [])])
+if calls and args.get("warm"):
+    calls[0][0](calls[0][1])  # opens the index reader (pypaimon opens one per query anyway)
+found, latencies = [], []
+t0 = time.perf_counter()
+for fn, arg in calls:
+    s = time.perf_counter()
+    found.append(fn(arg))
+    latencies.append(time.perf_counter() - s)
 out["search_s"] = time.perf_counter() - t0
+out["latencies"] = latencies
 out["found"] = [[int(i) for i in f] for f in found]
+threads = int(args.get("threads") or 1)
+if threads > 1 and calls:
+    from concurrent.futures import ThreadPoolExecutor
+    parts = [calls[i::threads] for i in range(threads)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda part: [fn(arg) for fn, arg in part], parts))
+    out["threads_s"] = time.perf_counter() - t0
 print(json.dumps(out))
 '''
 
@@ -187,6 +210,10 @@ def main() -> None:
     parser.add_argument("--lance-python", default=None, help="a Python with lancedb (LanceDB "
                         "IVF_PQ / IVF_FLAT with our nlist and sub-vectors)")
     parser.add_argument("--skip-full-text", action="store_true")
+    parser.add_argument("--reuse", action="store_true", help="search the index a previous run "
+                        "left in --work-dir (ours-<type>) instead of building both sides; "
+                        "pypaimon searches a copy of its files; query figures only")
+    parser.add_argument("--skip-filters", action="store_true")
     args = parser.parse_args()
     from paimon_rowid import CatalogFactory
 
@@ -203,12 +230,18 @@ def main() -> None:
     for kind in args.types.split(","):
         options: Dict[str, str] = {}  # every side at its defaults (ours: refine factor 20)
         ours_wh, their_wh = work / f"ours-{kind}", work / f"theirs-{kind}"
-        for wh in (ours_wh, their_wh):
-            shutil.rmtree(wh, ignore_errors=True)
-            shutil.copytree(base, wh)
+        reuse = args.reuse and (ours_wh / "db.db" / "v" / "index").is_dir()
+        if reuse:  # the index a previous run built; pypaimon searches a copy of its files
+            shutil.rmtree(their_wh, ignore_errors=True)
+            shutil.copytree(ours_wh, their_wh)
+        else:
+            for wh in (ours_wh, their_wh):
+                shutil.rmtree(wh, ignore_errors=True)
+                shutil.copytree(base, wh)
         table = CatalogFactory.create({"warehouse": str(ours_wh)}).get_table("db.v")
         t0 = time.perf_counter()
-        table.create_global_index("emb", index_type=kind, options=options)
+        if not reuse:
+            table.create_global_index("emb", index_type=kind, options=options)
         build = time.perf_counter() - t0
         table = CatalogFactory.create({"warehouse": str(ours_wh)}).get_table("db.v")
         ours_search(table, queries[:5])  # loads (and caches) the index file
@@ -217,9 +250,11 @@ def main() -> None:
         from paimon_rowid.table._search_exec import index_files, vector_reader
         f0 = index_files(table, "emb", [kind], table.latest_snapshot().id, None)[0]
         meta = vector_reader(table, f0["path"]).metadata()
-        got = theirs(warehouse=str(their_wh), build=True, column="emb", index_type=kind,
-                     options=options, queries=queries[:nq].tolist())
-        row = {"type": kind, "ours_build_s": build, "their_build_s": got["build_s"],
+        got = theirs(warehouse=str(their_wh), build=not reuse, column="emb", index_type=kind,
+                     options=options, queries=queries[:nq].tolist(), threads=args.threads,
+                     warm=True)
+        row = {"type": kind, "ours_build_s": None if reuse else build,
+               "their_build_s": got.get("build_s"),
                "ours_bytes": index_bytes(ours_wh, "vector"),
                "their_bytes": index_bytes(their_wh, "vector"),
                "ours_recall": recall(found, want, 10), "ours_qps": len(queries) / took,
@@ -228,6 +263,8 @@ def main() -> None:
                    a == b for a, b in zip(found[:nq], got["found"])) / nq,
                **percentiles(latencies), "threads": args.threads,
                "ours_qps_threads": threaded_qps(table, queries, args.threads),
+               "their_qps_threads": nq / got["threads_s"] if "threads_s" in got else None,
+               **{"their_" + k: v for k, v in percentiles(got["latencies"]).items()},
                "nlist": meta.nlist, "pq_m": meta.pq_m}
         if kind in ("ivf-pq", "ivf-flat"):
             lance_kind = kind.upper().replace("-", "_")
@@ -252,16 +289,20 @@ def main() -> None:
                         search_options={"refine-factor": "10"})
             row["their_recall_refine10"] = recall(g2["found"], want[:nq], 10)
             row["their_qps_refine10"] = nq / g2["search_s"]
-        if kind == "ivf-flat":
+        if kind == "ivf-flat" and not args.skip_filters:
             pb = table.new_read_builder().new_predicate_builder()
             for column, share in (("sel10", 10), ("sel100", 100)):
                 mask = ids % share == 0
                 fwant = truth(vectors, queries, 10, mask)
                 f3, t3 = ours_search(table, queries[:nq], pb.equal(column, 0))
                 g3 = theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(),
-                            filter=column)
+                            filter=column, warm=True)
+                fl: List[float] = []
+                ours_search(table, queries[:nq], pb.equal(column, 0), latencies=fl)
                 row[f"filter{share}"] = {
                     "ours_recall": recall(f3, fwant[:nq], 10), "ours_qps": nq / t3,
+                    "ours_p50_ms": percentiles(fl)["p50_ms"],
+                    "their_p50_ms": percentiles(g3["latencies"])["p50_ms"],
                     "their_recall": recall(g3["found"], fwant[:nq], 10),
                     "their_rows": float(np.mean([len(f) for f in g3["found"]])),
                     "their_qps": nq / g3["search_s"]}
@@ -270,9 +311,10 @@ def main() -> None:
         shutil.rmtree(their_wh, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
-    if args.skip_full_text:
-        print("\n".join(extra_lines(args, rows)))
-        return
+    if args.skip_full_text or args.reuse:
+        print("\n".join(query_lines(args, rows) + extra_lines(args, rows)))
+        if args.skip_full_text:
+            return
     # full text
     ours_wh, their_wh = work / "ours-ft", work / "theirs-ft"
     for wh in (ours_wh, their_wh):
@@ -290,18 +332,95 @@ def main() -> None:
     ft_found = [table.new_full_text_search_builder().with_query("body", t).with_limit(10)
                 .execute_local().row_ids for t in texts]
     ft_took = time.perf_counter() - t0
+    def text_run(handle: Any) -> tuple:
+        found, lat = [], []
+        t0 = time.perf_counter()
+        for t in texts:
+            s = time.perf_counter()
+            found.append(handle.new_full_text_search_builder().with_query("body", t)
+                         .with_limit(10).execute_local().row_ids)
+            lat.append(time.perf_counter() - s)
+        return found, time.perf_counter() - t0, lat
+
+    ft_found, took2, ft_lat = text_run(table)
+    ft_took = min(ft_took, took2)
+    # IGNORE: no index trusted; the temporary index over every row is built by the first
+    # query of the snapshot and kept (docs/search.md)
+    ignoring = table.copy({"global-index.column-update-action": "IGNORE"})
     t0 = time.perf_counter()
-    ft_found = [table.new_full_text_search_builder().with_query("body", t).with_limit(10)
-                .execute_local().row_ids for t in texts]
-    ft_took = min(ft_took, time.perf_counter() - t0)
+    ig_first = ignoring.new_full_text_search_builder().with_query("body", texts[0]) \
+        .with_limit(10).execute_local().row_ids
+    ig_first_s = time.perf_counter() - t0
+    ig_found, ig_took, ig_lat = text_run(ignoring)
     shutil.copytree(ours_wh / "db.db" / "v", their_wh / "db.db" / "v", dirs_exist_ok=True)
-    g = theirs(warehouse=str(their_wh), texts=texts)
+    g = theirs(warehouse=str(their_wh), texts=texts, warm=True)
     full_text = {"build_s": ft_build, "queries": nq, "ours_qps": nq / ft_took,
                  "their_qps": nq / g["search_s"],
+                 "ours_p50_ms": percentiles(ft_lat)["p50_ms"],
+                 "their_p50_ms": percentiles(g["latencies"])["p50_ms"],
                  "equal_top10": sum(a == b for a, b in zip(ft_found, g["found"])) / nq,
+                 "ignore_first_s": ig_first_s, "ignore_qps": nq / ig_took,
+                 "ignore_p50_ms": percentiles(ig_lat)["p50_ms"],
+                 "ignore_equal_top10": sum(a == b for a, b in zip(ig_found, ft_found)) / nq
+                 if ig_first == ft_found[0] else 0.0,
                  "bytes": index_bytes(ours_wh, "full-text")}
     print(json.dumps(full_text), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows,
+                                               "full_text": full_text}, indent=1))
+    if args.reuse:
+        print("\n".join(full_text_lines(full_text)))
+        return
     report(args, rows, full_text)
+
+
+def ratio(a: Optional[float], b: Optional[float]) -> str:
+    return f"{a / b:.1f}x" if a and b else "–"
+
+
+def query_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
+    """The query side, ours against pypaimon on the same index files, at defaults."""
+    t = args.threads
+    lines = [f"| index | recall@10 ours / pypaimon | QPS 1 thread ours / pypaimon (ratio) | "
+             f"QPS {t} threads ours / pypaimon (ratio) | p50 ours / pypaimon | "
+             "p99 ours / pypaimon |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['type']} | {r['ours_recall']:.3f} / {r['their_recall']:.3f} | "
+            f"{r['ours_qps']:.0f} / {r['their_qps']:.0f} ({ratio(r['ours_qps'], r['their_qps'])})"
+            f" | {r['ours_qps_threads']:.0f} / {r.get('their_qps_threads') or 0:.0f} "
+            f"({ratio(r['ours_qps_threads'], r.get('their_qps_threads'))}) | "
+            f"{r['p50_ms']:.2f} / {r.get('their_p50_ms', 0):.2f} ms | "
+            f"{r['p99_ms']:.2f} / {r.get('their_p99_ms', 0):.2f} ms |")
+    for r in rows:
+        if r.get("ours_recall_refine10") is not None:
+            lines.append(f"| {r['type']} refine 10 | {r['ours_recall_refine10']:.3f} / "
+                         f"{r['their_recall_refine10']:.3f} | {r['ours_qps_refine10']:.0f} / "
+                         f"{r['their_qps_refine10']:.1f} "
+                         f"({ratio(r['ours_qps_refine10'], r['their_qps_refine10'])}) | – | – "
+                         "| – |")
+    filtered = [(r, s) for r in rows for s in (10, 100) if r.get(f"filter{s}")]
+    if filtered:
+        lines += ["", "| filter (ivf-flat) | recall@10 ours / pypaimon | rows returned pypaimon "
+                  "| QPS ours / pypaimon | p50 ours / pypaimon |", "|---|---|---|---|---|"]
+        for r, share in filtered:
+            f = r[f"filter{share}"]
+            lines.append(f"| {100 / share:g}% kept | {f['ours_recall']:.3f} / "
+                         f"{f['their_recall']:.3f} | {f['their_rows']:.1f} | "
+                         f"{f['ours_qps']:.0f} / {f['their_qps']:.0f} | "
+                         f"{f.get('ours_p50_ms', 0):.2f} / {f.get('their_p50_ms', 0):.2f} ms |")
+    return lines + [""]
+
+
+def full_text_lines(ft: Dict[str, Any]) -> List[str]:
+    return ["| full text | QPS ours / pypaimon (ratio) | p50 ours / pypaimon | equal top-10 |",
+            "|---|---|---|---|",
+            f"| index searched | {ft['ours_qps']:.0f} / {ft['their_qps']:.1f} "
+            f"({ratio(ft['ours_qps'], ft['their_qps'])}) | {ft['ours_p50_ms']:.2f} / "
+            f"{ft['their_p50_ms']:.2f} ms | {ft['equal_top10']:.2f} |",
+            f"| IGNORE (temporary index per snapshot; first query {ft['ignore_first_s']:.2f} s) "
+            f"| {ft['ignore_qps']:.0f} / – | {ft['ignore_p50_ms']:.2f} ms / – | "
+            f"{ft['ignore_equal_top10']:.2f} (against ours with the index) |", ""]
 
 
 def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:

@@ -417,3 +417,47 @@ def test_refine_vectors_cached_per_index_file(warehouse, monkeypatch):
     assert [r.row_ids for r in cached] == [r.row_ids for r in uncached]
     assert [s for r in cached for s in r.scores] == \
         pytest.approx([s for r in uncached for s in r.scores], rel=1e-6)
+
+
+@pytest.mark.parametrize("index_type", ["ivf-flat", "ivf-pq", "diskann"])
+def test_native_reader_equals_paimon_vindex_reader(warehouse, index_type):
+    """_search_io's NativeVectorReader (paimon-vindex's C ABI with our C read callback) answers
+    what paimon-vindex's own VectorIndexReader answers over the same bytes, with and without
+    a filter, from several threads at once; a truncated file fails to open (RuntimeError)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import paimon_vindex
+
+    from paimon_rowid._internal._lib import native
+    from paimon_rowid.table import _search_io as io
+    table, _ = _table(warehouse, n=2000)
+    table.create_global_index("emb", index_type=index_type)
+    table = catalog(warehouse).get_table("db.t")
+    f = io.index_files(table, "emb", [index_type], table.latest_snapshot().id, None)[0]
+    data = native().read_index_file(table._native, f["path"])
+    theirs = paimon_vindex.VectorIndexReader(io.MemoryInput(data))
+    ours = io.NativeVectorReader(data)
+    assert ours.metadata() == theirs.metadata()
+    queries = _vectors(8, seed=31)
+    params = paimon_vindex.SearchParams.ivf(top_k=10, nprobe=8) if index_type != "diskann" \
+        else paimon_vindex.SearchParams.diskann(top_k=10, l_search=40)
+    kept = native().encode_roaring64(np.arange(0, 2000, 7, dtype="<i8").tobytes())
+    for filter_bytes in (None, kept):
+        want_ids, want_d = theirs.search_batch(queries, params, filter_bytes)
+        ids, d = ours.search_batch(queries, params, filter_bytes)
+        assert ids.tolist() == want_ids.tolist() and d.tolist() == want_d.tolist()
+        if filter_bytes is not None:
+            assert all(i % 7 == 0 for i in ids.ravel() if i >= 0)
+    readers = io.VectorReaders(data)
+
+    def one(q):
+        with readers.lease() as reader:
+            return reader.search_batch(queries[q:q + 1], params)[0].tolist()
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(one, [q % 8 for q in range(64)]))
+    want_ids = theirs.search_batch(queries, params)[0].tolist()
+    assert got == [[want_ids[q % 8]] for q in range(64)]
+    for cut in (64, len(data) // 2, len(data) - 1):  # reads past the end fail, at open or search
+        with pytest.raises(RuntimeError):
+            io.NativeVectorReader(data[:cut]).search_batch(queries, params)

@@ -103,6 +103,87 @@ class MemoryInput:
         return bytes(self._view[offset:offset + length])
 
 
+class _MemoryFile(ctypes.Structure):
+    """python/src/search.cc's MemoryFile: the context of its read callback."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+
+class NativeVectorReader:
+    """A paimon-vindex 0.5 reader opened through its C ABI with our C read callback over the
+    file's bytes (``native().vindex_memory_read_ranges``): the per-query reads of the probed
+    lists are one ``memcpy`` each, without the GIL. paimon-vindex's own ``VectorIndexReader``
+    reads through a Python callback that takes the GIL and copies each range twice (~40% of
+    a query's CPU once the malloc thresholds are fixed, ``tune_malloc``). Same library, same
+    file, same results. Not thread-safe: one search at a time (``VectorReaders.lease``)."""
+
+    def __init__(self, data: bytes) -> None:
+        from paimon_vindex import _ffi
+        self._ffi, self._data = _ffi, data
+        self._file = _MemoryFile(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
+        source = _ffi.PaimonVindexInputFile()
+        source.ctx = ctypes.cast(ctypes.pointer(self._file), ctypes.c_void_p)
+        source.read_ranges_fn = ctypes.cast(native().vindex_memory_read_ranges(),
+                                            _ffi.READ_RANGES_FN)
+        source.estimated_random_read_latency_nanos = 0
+        source.preferred_window_bytes = 0
+        source.max_ranges_per_read = 0
+        self._source = source
+        self._handle = _ffi.lib.paimon_vindex_reader_open_with_options(
+            source, _ffi.PaimonVindexReaderOptions(4 << 30))
+        if not self._handle:
+            self._raise("failed to open reader")
+        if _ffi.lib.paimon_vindex_reader_optimize_for_search(self._handle) != 0:
+            self._raise("optimize_for_search failed")
+        raw = _ffi.PaimonVindexMetadata()
+        if _ffi.lib.paimon_vindex_reader_metadata(self._handle, ctypes.byref(raw)) != 0:
+            self._raise("metadata failed")
+        import paimon_vindex
+        self._metadata = paimon_vindex._metadata_from_ffi(raw)
+
+    def _raise(self, message: str) -> None:
+        error = self._ffi.lib.paimon_vindex_last_error()
+        raise RuntimeError(error.decode("utf-8", errors="replace") if error else message)
+
+    def metadata(self) -> Any:
+        return self._metadata
+
+    def search_batch(self, queries: np.ndarray, params: Any,
+                     filter_bytes: Optional[bytes] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """paimon-vindex's ``search_batch``: ([q, top_k] ids, -1 where none; distances)."""
+        lib = self._ffi.lib
+        queries = np.ascontiguousarray(queries, dtype=np.float32)
+        if queries.ndim != 2 or queries.shape[1] != self._metadata.dimension:
+            raise RuntimeError(f"queries of shape {queries.shape} do not match index dimension "
+                               f"{self._metadata.dimension}")
+        n, k = queries.shape[0], params.top_k
+        ids = np.empty((n, k), dtype=np.int64)
+        distances = np.empty((n, k), dtype=np.float32)
+        q_ptr = queries.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        id_ptr = ids.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
+        d_ptr = distances.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        if filter_bytes is None:
+            rc = lib.paimon_vindex_reader_search_batch_v2(self._handle, q_ptr, n,
+                                                          params.to_ffi_v2(), id_ptr, d_ptr,
+                                                          n * k)
+        else:
+            bitmap = ctypes.cast(ctypes.c_char_p(filter_bytes), ctypes.POINTER(ctypes.c_uint8))
+            rc = lib.paimon_vindex_reader_search_batch_with_roaring_filter_v2(
+                self._handle, q_ptr, n, params.to_ffi_v2(), bitmap, len(filter_bytes), id_ptr,
+                d_ptr, n * k)
+        if rc != 0:
+            self._raise("batch search failed")
+        return ids, distances
+
+    def close(self) -> None:
+        if self._handle:
+            self._ffi.lib.paimon_vindex_reader_free(self._handle)
+            self._handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class VectorReaders:
     """The opened readers of one vector index file over its bytes: ``first`` answers metadata;
     ``lease()`` lends a reader to one search (a new one when all are busy)."""
@@ -114,12 +195,7 @@ class VectorReaders:
         self._idle = [self.first]
 
     def _open(self) -> Any:
-        import paimon_vindex
-        source = MemoryInput(self._data)
-        reader = paimon_vindex.VectorIndexReader(source)
-        reader.optimize_for_search()
-        reader._paimon_rowid_input = source  # keep the bytes alive with the reader
-        return reader
+        return NativeVectorReader(self._data)
 
     @contextmanager
     def lease(self) -> Iterator[Any]:

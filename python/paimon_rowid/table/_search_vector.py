@@ -244,12 +244,16 @@ def _offer_hits(at: AtSnapshot, column: str, f: Dict[str, Any], ids: np.ndarray,
         f, int(queries.shape[1]), union,
         lambda: io.read_vectors(at.handle, column, [(f["from"], f["to"])]),
         lambda wanted: io.read_vectors(at.handle, column, ids_to_ranges(wanted), only=wanted))
-    position = {int(r): j for j, r in enumerate(found_ids)}
+    order = np.argsort(found_ids, kind="stable")
+    ordered = found_ids[order]
     for i, q in enumerate(rows):
-        mine = [position[int(r)] for r in hits[i] if int(r) in position]
-        if mine:
+        at_ = np.minimum(np.searchsorted(ordered, hits[i]), ordered.size - 1)
+        mine = order[at_[ordered[at_] == hits[i]]]
+        if mine.size:
             scores = scores_of(vectors[mine], queries[q:q + 1], metric)[0]
-            top.offer(q, found_ids[mine], scores)
+            mine_ids = found_ids[mine]
+            best = np.lexsort((mine_ids, -scores))[:top.k]  # exact scores: only k can win
+            top.offer(q, mine_ids[best], scores[best])
     return counts
 
 
