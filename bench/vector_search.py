@@ -66,11 +66,23 @@ def write_table(warehouse: Path, vectors: np.ndarray, body: List[str]) -> None:
 
 
 def truth(vectors: np.ndarray, queries: np.ndarray, k: int, mask=None) -> List[List[int]]:
-    scores = queries @ vectors.T
-    if mask is not None:
-        scores[:, ~mask] = -np.inf
-    top = np.argpartition(-scores, k, axis=1)[:, :k]
-    return [sorted(row.tolist(), key=lambda i, q=q: -scores[q, i]) for q, row in enumerate(top)]
+    out: List[List[int]] = []
+    step = max(1, 50_000_000 // max(1, vectors.shape[0]))  # <= 200 MB of scores at a time
+    for lo in range(0, queries.shape[0], step):
+        scores = queries[lo:lo + step] @ vectors.T
+        if mask is not None:
+            scores[:, ~mask] = -np.inf
+        top = np.argpartition(-scores, k, axis=1)[:, :k]
+        out += [sorted(row.tolist(), key=lambda i, q=q: -scores[q, i])
+                for q, row in enumerate(top)]
+    return out
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process, every thread (paimon-vindex trains on its own)."""
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def recall(found: List[List[int]], want: List[List[int]], k: int) -> float:
@@ -78,17 +90,18 @@ def recall(found: List[List[int]], want: List[List[int]], k: int) -> float:
 
 
 THEIR_SCRIPT = r'''
-import json, sys, time
+import json, resource, sys, time
 import numpy as np
 from pypaimon import CatalogFactory
 args = json.loads(sys.stdin.read())
 table = CatalogFactory.create({"warehouse": args["warehouse"]}).get_table("db.v")
 out = {}
 if args.get("build"):
-    t0 = time.perf_counter()
+    cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+    t0, c0 = time.perf_counter(), cpu()
     table.create_global_index(args["column"], index_type=args["index_type"],
                               options=args.get("options") or {})
-    out["build_s"] = time.perf_counter() - t0
+    out["build_s"], out["build_cpu_s"] = time.perf_counter() - t0, cpu() - c0
     table = CatalogFactory.create({"warehouse": args["warehouse"]}).get_table("db.v")
 pb = table.new_read_builder().new_predicate_builder()
 
@@ -239,10 +252,11 @@ def main() -> None:
                 shutil.rmtree(wh, ignore_errors=True)
                 shutil.copytree(base, wh)
         table = CatalogFactory.create({"warehouse": str(ours_wh)}).get_table("db.v")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         if not reuse:
             table.create_global_index("emb", index_type=kind, options=options)
-        build = time.perf_counter() - t0
+        build, build_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        build_load = float(open("/proc/loadavg").read().split()[0])
         table = CatalogFactory.create({"warehouse": str(ours_wh)}).get_table("db.v")
         ours_search(table, queries[:5])  # loads (and caches) the index file
         latencies: List[float] = []
@@ -255,6 +269,9 @@ def main() -> None:
                      warm=True)
         row = {"type": kind, "ours_build_s": None if reuse else build,
                "their_build_s": got.get("build_s"),
+               "ours_build_cpu_s": None if reuse else build_cpu,
+               "their_build_cpu_s": got.get("build_cpu_s"), "build_load": build_load,
+               "files": len(index_files(table, "emb", [kind], table.latest_snapshot().id, None)),
                "ours_bytes": index_bytes(ours_wh, "vector"),
                "their_bytes": index_bytes(their_wh, "vector"),
                "ours_recall": recall(found, want, 10), "ours_qps": len(queries) / took,
@@ -312,7 +329,8 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
     if args.skip_full_text or args.reuse:
-        print("\n".join(query_lines(args, rows) + extra_lines(args, rows)))
+        print("\n".join(query_lines(args, rows) + extra_lines(args, rows)
+                        + build_lines(args, rows)))
         if args.skip_full_text:
             return
     # full text
@@ -487,7 +505,29 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
               "search with an include bitmap, or score the kept rows directly when they are "
               "few (docs/search.md).",
               ""]
-    Path(args.markdown).write_text("\n".join(lines + extra_lines(args, rows)))
+    Path(args.markdown).write_text("\n".join(lines + extra_lines(args, rows)
+                                             + build_lines(args, rows)))
+
+
+def build_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
+    """Builds: wall and CPU seconds of both sides (CPU: every thread of the building process,
+    the steadier figure on a loaded box), their ratios, recall at defaults, files."""
+    lines = [f"## Builds ({args.rows:,} x {args.dim})", "",
+             "| index | files | build ours | build pypaimon | wall ratio | CPU ours | CPU "
+             "pypaimon | CPU ratio | recall@10 ours (defaults) | load avg at build |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.get("ours_build_s") is None or r.get("their_build_s") is None:
+            continue  # --reuse: nothing built
+        cpu_theirs = r.get("their_build_cpu_s")
+        lines.append(
+            f"| {r['type']} | {r.get('files', '–')} | {r['ours_build_s']:.2f} s | "
+            f"{r['their_build_s']:.2f} s | {r['their_build_s'] / r['ours_build_s']:.1f}x | "
+            f"{r['ours_build_cpu_s']:.2f} s | "
+            + (f"{cpu_theirs:.2f} s | {cpu_theirs / r['ours_build_cpu_s']:.1f}x | "
+               if cpu_theirs else "– | – | ")
+            + f"{r['ours_recall']:.3f} | {r.get('build_load', 0):.1f} |")
+    return lines + [""]
 
 
 def extra_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:

@@ -164,7 +164,7 @@ def train(native_options: Mapping[str, str], sample: np.ndarray, vector_count: i
 def write_vector_file(training: Any, ids: np.ndarray, data: np.ndarray) -> bytes:
     """The index file of one shard: its vectors assigned with ``training`` (consumed)."""
     vindex = _vindex()
-    out = io.BytesIO()
+    out = _Chunks()
     try:
         with vindex.VectorIndexWriter(training) as writer:
             for lo in range(0, ids.shape[0], opts.ADD_BATCH_ROWS):
@@ -173,7 +173,18 @@ def write_vector_file(training: Any, ids: np.ndarray, data: np.ndarray) -> bytes
             writer.write(out)
     finally:
         training.close()
-    return out.getvalue()
+    return b"".join(out.chunks)
+
+
+class _Chunks:
+    """The writer's output as the chunks it hands over (bytes already copied out of the
+    library), joined once: a BytesIO would copy each chunk again as it grows."""
+
+    def __init__(self) -> None:
+        self.chunks: List[bytes] = []
+
+    def write(self, payload: bytes) -> None:
+        self.chunks.append(payload)
 
 
 def write_full_text_file(native_options: Mapping[str, str], texts: pa.ChunkedArray,
