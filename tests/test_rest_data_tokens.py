@@ -15,6 +15,11 @@ through the server's token store (``set_data_token``), and takes it away by dele
     workers get) carries the token and refreshes on its own.
 (c) A revoked token fails the job with OSError, leaves no snapshot and no file, and neither
     the exception nor the logs show the secret.
+(c2) A token revoked between a job's data files and its commit: the commit fails with
+    ``CommitIOError`` (a RuntimeError, as pypaimon's "Failed to prepare snapshot", which
+    pypaimon raises in the same place), no snapshot is made, and the data files it wrote
+    (which the revoked key cannot delete) are orphans ``remove_orphan_files`` deletes with
+    a new token; pypaimon's commit leaves its files the same way.
 (d) Row-id jobs on Ray: the tasks open the table through the server and use its token.
 (e) A refresh the server refuses (the table no longer allowed) fails the job with
     TableNoPermissionException, nothing of it written.
@@ -251,6 +256,61 @@ def test_a_revoked_token_fails_the_job_cleanly(world, caplog, capfd):
     for text in (*chain, ours, out, err):
         assert key[1] not in text
         assert world.rest.token not in text
+
+
+def test_a_token_revoked_before_the_commit(world, oracle, tmp_path):
+    from paimon_rowid import remove_orphan_files
+    from paimon_rowid.exceptions import CommitIOError
+
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    key = world.new_key()
+    world.give(identifier, key, 2 * HOUR_MS)
+    table = catalog.get_table(identifier)
+    _write(table, _data(0, 5))
+    before = world.files(identifier)
+    builder = table.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(_data(5, 5))
+    messages = writer.prepare_commit()
+    ours = sorted(set(world.files(identifier)) - set(before))
+    assert len(ours) == 1 and ours[0].startswith("bucket-0/data-")
+    world.revoke(key)  # the server still hands it out; the store refuses it
+    with pytest.raises(RuntimeError, match="Failed to commit: .*ACCESS_DENIED") as failure:
+        committer.commit(messages)
+    assert isinstance(failure.value, (CommitIOError, OSError))
+    assert key[1] not in str(failure.value)
+    # No snapshot, no manifest: only the data file the job wrote.
+    assert sorted(set(world.files(identifier)) - set(before)) == ours
+
+    # pypaimon's commit in the same place: RuntimeError, its data file left behind too.
+    theirs_key = world.new_key()
+    world.give(identifier, theirs_key, 2 * HOUR_MS)
+    pypaimon = oracle.with_catalog_options(world.rest.catalog_options())
+    cmd = pypaimon.write_cmd(world.rest.warehouse, identifier, _data(10, 5))
+    cmd["messages_out"] = str(tmp_path / "messages.pkl")
+    pypaimon.run(cmd)
+    theirs = sorted(set(world.files(identifier)) - set(before) - set(ours))
+    assert len(theirs) == 1
+    world.revoke(theirs_key)
+    with pytest.raises(Exception) as their_failure:
+        pypaimon.run({"cmd": "commit_messages", "warehouse": world.rest.warehouse,
+                      "identifier": identifier, "messages_in": cmd["messages_out"]})
+    assert their_failure.value.error_type == "RuntimeError"
+    assert sorted(set(world.files(identifier)) - set(before)) == sorted(ours + theirs)
+
+    # With a new token: still snapshot 1, and the two data files are orphans.
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    fresh = world.catalog().get_table(identifier)
+    assert fresh.latest_snapshot().id == 1
+    assert _read(fresh).equals(_data(0, 5))
+    removed = remove_orphan_files(identifier, world.rest.catalog_options(),
+                                  older_than_ms=int(time.time() * 1000) + 60_000)
+    assert sorted(p.rsplit("/t/", 1)[1] for p in removed["paths"]) == sorted(ours + theirs)
+    # (Arrow's S3 delete leaves a directory marker, "bucket-0/": not a file.)
+    assert [f for f in world.files(identifier) if not f.endswith("/")] == before
+    assert _read(world.catalog().get_table(identifier)).equals(_data(0, 5))
 
 
 def test_ray_jobs_on_a_token_table(ray_session, world):

@@ -25,6 +25,9 @@ from ._internal.exceptions import (
     CommitConflictException as CommitConflictException,
 )
 from ._internal.exceptions import (
+    CommitIOError as CommitIOError,
+)
+from ._internal.exceptions import (
     DatabaseAlreadyExistException as DatabaseAlreadyExistException,
 )
 from ._internal.exceptions import (

@@ -14,6 +14,8 @@ Commands:
                  ignore_if_exists=false         -> {}
   write          data_ipc, conform=true (cast the data to the table schema first; false hands
                  it to write_arrow as is)     -> {"snapshot_id": int|None}  (one commit)
+                 messages_out=None: the data files only, the messages pickled there (for
+                 commit_messages), no commit       -> {}
   update_by_row_id  data_ipc (with _ROW_ID), columns
                                                 -> {"snapshot_id": int|None}  (one commit)
   create_tag     tag, snapshot_id=None          -> {}
@@ -141,6 +143,11 @@ def cmd_write(cmd):
     try:
         if data.num_rows or "overwrite" not in cmd:
             write.write_arrow(data)
+        if cmd.get("messages_out"):  # the data files only: the messages pickled, no commit
+            import pickle
+            with open(cmd["messages_out"], "wb") as sink:
+                pickle.dump(write.prepare_commit(), sink)
+            return {}
         commit.commit(write.prepare_commit())
     finally:
         write.close()

@@ -18,6 +18,7 @@ __all__ = [
     "TableNotExistException",
     "TableAlreadyExistException",
     "CommitConflictException",
+    "CommitIOError",
     "ColumnNotExistException",
     "ColumnAlreadyExistException",
     "BaseSnapshotExpiredException",
@@ -142,6 +143,14 @@ class ServiceUnavailableException(RESTException):
 class CommitConflictException(RuntimeError):
     """A commit lost against a concurrent commit it conflicts with (same rows and columns,
     or files rewritten under it). Nothing of the failed commit stays visible; re-run it."""
+
+
+class CommitIOError(OSError, RuntimeError):
+    """A commit the file system or object store refused (a revoked or expired key, say): no
+    snapshot was made. A ``RuntimeError`` as pypaimon raises it ("Failed to prepare
+    snapshot: ...") and an ``OSError`` as every other failed file request here; the message is
+    "Failed to commit: " and the store's. The files the messages name stay where they are
+    (the refused key cannot delete them): orphans for ``remove_orphan_files``."""
 
 
 class BaseSnapshotExpiredException(CommitConflictException):

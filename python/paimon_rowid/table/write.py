@@ -30,6 +30,7 @@ import pyarrow as pa
 from .._internal._arrow import UserStream, capsule_schema
 from .._internal._lib import native
 from .._internal._ray_door import WRITE_DATASET, ray_function
+from .._internal.exceptions import CommitIOError
 from ._partition_spec import truncate_arguments
 
 __all__ = ["BatchTableWrite", "BatchTableCommit", "CommitMessage",
@@ -290,15 +291,24 @@ class BatchTableCommit:
         partitions' files, with no message too. None when nothing is committed (no snapshot).
         Only once. Raises CommitConflictException on a data-evolution conflict or when retries
         run out, RuntimeError for an overwrite whose rows lie outside its static partition;
-        the messages' files are then deleted. ``snapshot_properties`` (str to str, as in
-        pypaimon) go into the snapshot's ``properties``."""
+        the messages' files are then deleted. A store that refuses the commit's requests (a
+        revoked data token) raises ``CommitIOError`` (a RuntimeError, as pypaimon's, and an
+        OSError); no snapshot is made and the files stay, orphans for
+        ``remove_orphan_files``. ``snapshot_properties`` (str to str, as in pypaimon) go into
+        the snapshot's ``properties``."""
         properties = _properties(snapshot_properties)
         self._check_committed()
         messages = _native_messages(commit_messages)
         if not messages and not self._overwrite:
             return None
-        return self._native_committer(int(commit_identifier), properties=properties,
-                                      **(self._overwrite or {})).commit(messages)
+        committer = self._native_committer(int(commit_identifier), properties=properties,
+                                           **(self._overwrite or {}))
+        try:
+            return committer.commit(messages)
+        except OSError as e:
+            if type(e) is not OSError:  # a typed error (CommitIOError, FileNotFoundError...)
+                raise
+            raise CommitIOError(f"Failed to commit: {e}") from e
 
     def truncate_table(self) -> Optional[int]:
         """Deletes every row as one OVERWRITE snapshot and returns its id; None (no snapshot)

@@ -163,6 +163,10 @@ Status CheckMessages(const Table& table, const std::vector<CommitMessage>& messa
       }
       auto size = table.file_io()->FileSize(path);
       if (!size.ok()) {
+        // A store that refuses the request (a revoked key) is its error, not a missing file.
+        auto exists = table.file_io()->Exists(path);
+        if (!exists.ok()) return exists.status();
+        if (*exists) return size.status();
         return Status::Invalid("data file '", path, "' named by a commit message does not exist (",
                                size.status().message(),
                                "): the message was aborted, or prepared for another table");
