@@ -171,6 +171,27 @@ def test_filtered_search_is_exact_top_k(warehouse, index_type, selectivity):
             assert got == want
 
 
+def test_direct_scoring_cache_bounded_by_bytes(warehouse, monkeypatch):
+    """The allowed rows' vectors kept for direct scoring are bounded in bytes across filters
+    (_search_vector._DIRECT_CACHE_BYTES): a second filter evicts the first's vectors when both
+    do not fit; answers stay exact before, after and again after eviction."""
+    from paimon_rowid.table import _search_vector as sv
+    table, vectors = _table(warehouse)
+    table.create_global_index("emb", index_type="ivf-flat")
+    table = catalog(warehouse).get_table("db.t")
+    pb = table.new_read_builder().new_predicate_builder()
+    halves = [np.arange(0, 3000, 2), np.arange(1, 3000, 2)]
+    one_filter = halves[0].size * DIM * 4
+    monkeypatch.setattr(sv, "_DIRECT_CACHE_BYTES", one_filter + one_filter // 2)
+    sv._prepared_files.clear()
+    q = _vectors(1, seed=5)[0]
+    for rows in halves + halves[:1]:
+        flt = pb.is_in("id", rows.tolist())
+        assert _search(table, q, 10, flt).row_ids == _exact(vectors, rows, q, 10)
+        kept = [p for p in sv._prepared_files.values() if p.direct is not None]
+        assert len(kept) == 1 and kept[0].direct[0].tolist() == rows.tolist()
+
+
 def test_refine_factor_rescoring_quantized_hits(warehouse):
     """pypaimon's refine factor: k x factor index hits rescored with the rows' own vectors."""
     table, vectors = _table(warehouse, n=3000)
