@@ -110,3 +110,20 @@ def test_null_vectors_take_no_memory(tmp_path):
     assert grown < placeholders // 4, (grown, placeholders)
     flat = column.chunk(0).values
     assert flat.null_count == len(flat) and pa.compute.sum(flat.fill_null(0)).as_py() == 0
+
+
+@pytest.mark.parametrize("start", [8, 13])
+def test_sliced_vectors_keep_their_null_rows(tmp_path, start):
+    """A VECTOR array that is a slice (offset 8: whole bitmap bytes, 13: not) written with
+    NULL rows: each NULL stays on its row, read back by us and by pyarrow (the list's validity
+    once started at the slice's parent row 0, moving every NULL and failing our read)."""
+    wh = str(tmp_path / "wh")
+    t = ours.create_table(wh, "t", SCHEMA, {"row-tracking.enabled": "true",
+                                            "data-evolution.enabled": "true"})
+    vectors = pa.array([_vector(i) for i in range(200)], VECTOR)
+    ours.write(t, pa.table({"id": pa.array(range(start, 200), pa.int64()),
+                            "v": vectors.slice(start)}, schema=SCHEMA))
+    want = _expected(range(start, 200))
+    assert _read(t).column("v").to_pylist() == want
+    files = glob.glob(os.path.join(wh, "**", "*.parquet"), recursive=True)
+    assert pq.read_table(files[0]).column("v").to_pylist() == want

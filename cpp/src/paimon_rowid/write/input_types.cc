@@ -84,6 +84,17 @@ bool NoNullElementsInValidVectors(const arrow::FixedSizeListArray& vectors,
   return true;
 }
 
+// The vectors' validity bitmap starting at their first row (the list built from them starts at
+// offset 0): nullptr without NULLs, the bitmap itself when the vectors are not a slice, else
+// a copy from the slice's first bit.
+Result<std::shared_ptr<arrow::Buffer>> ValidityFromFirstRow(
+    const arrow::FixedSizeListArray& vectors, arrow::MemoryPool* pool) {
+  if (vectors.null_count() == 0) return nullptr;
+  if (vectors.offset() == 0) return vectors.null_bitmap();
+  return arrow::internal::CopyBitmap(pool, vectors.null_bitmap_data(), vectors.offset(),
+                                     vectors.length());
+}
+
 Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
                                                    arrow::MemoryPool* pool) {
   const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(array);
@@ -96,6 +107,7 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
   // are the child's slice when no vector is null, else the non-null vectors' runs copied.
   const int64_t first = vectors.data()->offset * static_cast<int64_t>(size);
   const auto elements = child.Slice(first, vectors.length() * static_cast<int64_t>(size));
+  ARROW_ASSIGN_OR_RAISE(auto validity, ValidityFromFirstRow(vectors, pool));
   if (byte_width > 0 && arrow::is_fixed_width(child.type_id()) &&
       child.data()->buffers.size() == 2 && NoNullElementsInValidVectors(vectors, *elements) &&
       vectors.length() * static_cast<int64_t>(size) <= std::numeric_limits<int32_t>::max()) {
@@ -125,10 +137,10 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
       values = arrow::MakeArray(arrow::ArrayData::Make(
           child.type(), at, std::vector<std::shared_ptr<arrow::Buffer>>{nullptr, data}, 0));
     }
-    return std::make_shared<arrow::ListArray>(
-        list_type, n, std::move(offsets_buffer), std::move(values),
-        vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
-        /*offset=*/0);
+    return std::make_shared<arrow::ListArray>(list_type, n, std::move(offsets_buffer),
+                                              std::move(values), std::move(validity),
+                                              vectors.null_count(),
+                                              /*offset=*/0);
   }
   arrow::Int32Builder offsets(pool);
   ARROW_RETURN_NOT_OK(offsets.Reserve(vectors.length() + 1));
@@ -150,10 +162,10 @@ Result<std::shared_ptr<arrow::Array>> VectorAsList(const arrow::Array& array,
                         arrow::compute::Take(*vectors.values(), *indices,
                                              arrow::compute::TakeOptions::Defaults(), &ctx));
   ARROW_ASSIGN_OR_RAISE(auto offset_array, offsets.Finish());
-  return std::make_shared<arrow::ListArray>(
-      list_type, vectors.length(), offset_array->data()->buffers[1], values,
-      vectors.null_count() > 0 ? vectors.null_bitmap() : nullptr, vectors.null_count(),
-      /*offset=*/0);
+  return std::make_shared<arrow::ListArray>(list_type, vectors.length(),
+                                            offset_array->data()->buffers[1], values,
+                                            std::move(validity), vectors.null_count(),
+                                            /*offset=*/0);
 }
 
 }  // namespace
