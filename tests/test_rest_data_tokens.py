@@ -23,6 +23,10 @@ through the server's token store (``set_data_token``), and takes it away by dele
 (d) Row-id jobs on Ray: the tasks open the table through the server and use its token.
 (e) A refresh the server refuses (the table no longer allowed) fails the job with
     TableNoPermissionException, nothing of it written.
+(f) BLOB payloads: descriptors resolved with the Table (BlobDescriptor.read, resolve_blobs,
+    map_with_blobs in process and on Ray over read_paimon / read_by_row_id Datasets) and
+    read_by_row_id of a BLOB column go through the table's token, and keep working when the
+    token in hand expires and its key is deleted (each refreshes from the server).
 """
 from __future__ import annotations
 
@@ -353,3 +357,115 @@ def test_a_refresh_the_server_refuses_fails_the_job_cleanly(world):
         _write(table, _data(5, 5))
     assert key[1] not in str(failure.value)
     assert world.files(identifier) == before  # no snapshot, no data or manifest file
+
+
+BLOB_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("pic", pa.large_binary())])
+DESCRIPTORS = {"blob-as-descriptor": "true"}
+
+
+def _blob_rows(start: int, n: int) -> pa.Table:
+    ids = list(range(start, start + n))
+    pics = [None if i % 5 == 3 else bytes([i % 251]) * (100 + 997 * i) for i in ids]
+    return pa.table({"id": ids, "pic": pa.array(pics, pa.large_binary())}, schema=BLOB_SCHEMA)
+
+
+def _blob_table(world, n: int = 40):
+    """A REST table with a BLOB column on the token store, ``_blob_rows(0, n)`` written with
+    a key of its own (row ids 0..n-1 in id order), and its identifier."""
+    from paimon_rowid import Schema
+
+    catalog = world.catalog()
+    identifier = _identifier()
+    catalog.create_database(identifier.split(".")[0], True)
+    catalog.create_table(identifier, Schema.from_pyarrow_schema(BLOB_SCHEMA, options=DE), False)
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    _write(catalog.get_table(identifier), _blob_rows(0, n))
+    return catalog, identifier
+
+
+def _expiring_key(world, identifier: str):
+    """Serves the table a new key whose token is fresh for 3 more seconds."""
+    key = world.new_key()
+    world.give(identifier, key, HOUR_MS + 3000)
+    return key
+
+
+def _rotate(world, identifier: str, first) -> None:
+    """The server serves a new key; the token of ``first`` expires and the store refuses it."""
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    time.sleep(3.5)
+    world.revoke(first)
+
+
+def _descriptors(table) -> pa.Table:
+    builder = table.copy(DESCRIPTORS).new_read_builder().with_projection(["id", "pic"])
+    return builder.new_read().to_arrow(builder.new_scan().plan().splits()).sort_by("id")
+
+
+def test_blob_payloads_through_the_tables_token(world):
+    from paimon_rowid import BlobDescriptor, read_by_row_id
+    from paimon_rowid.blob import map_with_blobs, resolve_blobs
+
+    catalog, identifier = _blob_table(world)
+    expected = _blob_rows(0, 40)
+    first = _expiring_key(world, identifier)
+    table = catalog.get_table(identifier)
+    descriptors = _descriptors(table)  # read with the first key
+    stale = table.file_io_options  # the first key, as a plain dict
+    _rotate(world, identifier, first)
+    cells = descriptors["pic"].to_pylist()
+    one = next(c for c in cells if c is not None)
+    with pytest.raises(OSError, match="ACCESS_DENIED"):  # the first key is refused now
+        BlobDescriptor.deserialize(one).read(catalog_options=stale)
+    # Each resolves through the table's FileIO, which asks the server for the new token.
+    assert [None if c is None else BlobDescriptor.deserialize(c).read(catalog_options=table)
+            for c in cells] == expected["pic"].to_pylist()
+    assert resolve_blobs(descriptors, ["pic"], parallelism=4, catalog_options=table) == \
+        {"pic": expected["pic"].to_pylist()}
+    mapped = map_with_blobs(descriptors, ["pic"], lambda scalar, blobs: (
+        scalar["id"].to_pylist(), blobs["pic"]), batch_size=16, catalog_options=table)
+    assert [p for _, pics in mapped for p in pics] == expected["pic"].to_pylist()
+    assert [i for ids, _ in mapped for i in ids] == list(range(40))
+    # Payload reads of the BLOB column: the table's own read (same handle) and read_by_row_id.
+    assert _read(table).equals(expected)
+    rows = read_by_row_id(identifier, [3, 17, 30], world.rest.catalog_options(),
+                          projection=["id", "pic"])
+    assert rows.select(["id", "pic"]).sort_by("id").equals(
+        expected.take([3, 17, 30]))
+
+
+def _ids_and_payloads_fn():
+    """fn for Ray's map_with_blobs (built here so that Ray pickles it by value)."""
+
+    def fn(scalar: pa.Table, blobs) -> pa.Table:
+        return pa.table({"id": scalar["id"], "pic": pa.array(blobs["pic"], pa.large_binary())})
+
+    return fn
+
+
+def test_ray_map_with_blobs_through_the_tables_token(ray_session, world):
+    import ray
+
+    from paimon_rowid import ray as pr
+
+    catalog, identifier = _blob_table(world)
+    expected = _blob_rows(0, 40)
+    first = _expiring_key(world, identifier)
+    options = world.rest.catalog_options()
+    # Datasets made while the first key is served; their tasks run after it is refused.
+    scanned = pr.read_paimon(identifier, options, dynamic_options=DESCRIPTORS,
+                             projection=["id", "pic"])
+    by_id = pr.read_by_row_id(identifier, pa.table({"_ROW_ID": pa.array([30, 3, 17], pa.int64())}),
+                              options, projection=["id", "pic"], dynamic_options=DESCRIPTORS,
+                              driver_max_bytes=0, driver_routing_max_bytes=0)
+    table = catalog.get_table(identifier)
+    local = ray.data.from_arrow(_descriptors(table))
+    _rotate(world, identifier, first)
+    fn = _ids_and_payloads_fn()
+    cases = ((scanned, {}, list(range(40))),
+             (by_id, {"all_blob_columns": ["pic"]}, [3, 17, 30]),
+             (local, {"all_blob_columns": ["pic"], "catalog_options": table}, list(range(40))))
+    for dataset, kwargs, ids in cases:
+        out = pr.map_with_blobs(dataset, ["pic"], fn, batch_size=8, **kwargs)
+        got = pa.concat_tables([b for b in ray.get(out.to_arrow_refs()) if b.num_rows])
+        assert got.sort_by("id").to_pylist() == expected.take(ids).to_pylist(), kwargs

@@ -214,6 +214,19 @@ def read_blob_ranges(ranges: Sequence[Tuple[str, int, int]],
     uri is checked first (NotImplementedError for a uri the filesystem cannot read, before
     any read). The GIL is released while reading."""
 
+class BlobFiles:
+    """A table's files for payload reads: its own FileIO (a REST table's data token,
+    refreshed from the server within an hour of its expiry). Pickles with the table's
+    directory, filesystem options (the current token) and REST catalog options, without
+    opening the table; the copy asks the server for a token only when the shipped one is
+    stale. Thread-safe."""
+    def __init__(self, table: Table) -> None: ...
+    @property
+    def path(self) -> str: ...
+    def read(self, ranges: Sequence[Tuple[str, int, int]]) -> List[bytes]:
+        """``read_blob_ranges`` through the table's FileIO (ranges into local files are read
+        locally); the GIL is released while reading."""
+
 # ---------------------------------------------------------------------------- row-id jobs
 
 class CommitMessage:

@@ -2,6 +2,12 @@
 // and decoded by codec/blob_file.h, and payloads are read by read/blob_reader.h, which checks
 // each one against its .blob entry's CRC, so descriptors resolved in Python are checked
 // exactly like payloads read by a table read. Python only holds the values.
+//
+// BlobFiles reads ranges through a table's own FileIO: a REST table's data token is refreshed
+// from the server as for any other file of the table (catalog/rest_token_file_io.h). It
+// pickles as a table does (directory, filesystem options with the current token, the REST
+// catalog's state), without opening the table on the other side, so Ray tasks that fetch
+// payloads get the table's credentials and their refresh, not a frozen copy of its keys.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
@@ -10,6 +16,9 @@
 
 #include "arrow/array.h"
 #include "common.h"
+#include "paimon_rowid/catalog/rest_catalog.h"
+#include "paimon_rowid/catalog/snapshot_commit.h"
+#include "paimon_rowid/catalog/table.h"
 #include "paimon_rowid/codec/blob_file.h"
 #include "paimon_rowid/fs/file_io.h"
 #include "paimon_rowid/read/blob_reader.h"
@@ -64,6 +73,28 @@ bool IsBytesLike(nb::handle obj) {
 }
 
 BlobDescriptor Parse(std::string_view bytes) { return Unwrap(BlobDescriptor::Deserialize(bytes)); }
+
+using RangeList = std::vector<std::tuple<std::string, int64_t, int64_t>>;
+
+// The payloads of `ranges` through `io` (checked against their CRCs), as Python bytes.
+nb::list ReadRanges(const FileIO& io, const RangeList& ranges) {
+  std::vector<BlobRange> in;
+  in.reserve(ranges.size());
+  for (const auto& [uri, offset, length] : ranges) in.push_back({uri, offset, length});
+  auto buffers = WithoutGil([&] { return ReadBlobRanges(io, in); });
+  nb::list out;
+  for (const auto& b : buffers) {
+    out.append(nb::bytes(reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())));
+  }
+  return out;
+}
+
+// A table's files, for payload reads (see the top of this file). Thread-safe: the FileIO is.
+struct BlobFiles {
+  std::string path;
+  std::shared_ptr<FileIO> io;
+  std::map<std::string, std::string> commit_state;  // a REST table's catalog state, else empty
+};
 
 }  // namespace
 
@@ -139,24 +170,52 @@ void RegisterBlob(nb::module_& m) {
 
   m.def(
       "read_blob_ranges",
-      [](const std::vector<std::tuple<std::string, int64_t, int64_t>>& ranges,
-         const std::map<std::string, std::string>& options) {
-        std::vector<BlobRange> in;
-        in.reserve(ranges.size());
-        for (const auto& [uri, offset, length] : ranges) in.push_back({uri, offset, length});
+      [](const RangeList& ranges, const std::map<std::string, std::string>& options) {
         // The filesystem of the first uri, configured by the catalog options (an object
         // store's endpoint and keys); without options, the local one.
         std::shared_ptr<FileIO> io = FileIO::Local();
-        if (!options.empty() && !in.empty()) io = Unwrap(FileIO::Make(in[0].uri, options));
-        auto buffers = WithoutGil([&] { return ReadBlobRanges(*io, in); });
-        nb::list out;
-        for (const auto& b : buffers) {
-          out.append(
-              nb::bytes(reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size())));
+        if (!options.empty() && !ranges.empty()) {
+          io = Unwrap(FileIO::Make(std::get<0>(ranges.front()), options));
         }
-        return out;
+        return ReadRanges(*io, ranges);
       },
       nb::arg("ranges"), nb::arg("options") = std::map<std::string, std::string>());
+
+  nb::class_<BlobFiles>(m, "BlobFiles")
+      .def(
+          "__init__",
+          [](BlobFiles* self, const Table& table) {
+            std::map<std::string, std::string> state;
+            if (table.snapshot_commit()) state = table.snapshot_commit()->State();
+            new (self) BlobFiles{table.path(), table.file_io(), std::move(state)};
+          },
+          nb::arg("table"))
+      .def_ro("path", &BlobFiles::path)
+      .def(
+          "read",
+          [](const BlobFiles& self, const RangeList& ranges) {
+            // Descriptors into local files are read locally whatever the table's filesystem
+            // (as read_blob_ranges with the table's options did).
+            if (!ranges.empty() && !self.io->CheckUri(std::get<0>(ranges.front())).ok() &&
+                FileIO::Local()->CheckUri(std::get<0>(ranges.front())).ok()) {
+              return ReadRanges(*FileIO::Local(), ranges);
+            }
+            return ReadRanges(*self.io, ranges);
+          },
+          nb::arg("ranges"))
+      .def("__getstate__",
+           [](const BlobFiles& self) {
+             return std::make_tuple(self.path, self.io->options(), self.commit_state);
+           })
+      .def("__setstate__",
+           [](BlobFiles& self, const std::tuple<std::string, std::map<std::string, std::string>,
+                                                std::map<std::string, std::string>>& state) {
+             const auto& [path, io_options, commit_state] = state;
+             // A shipped data token is used while fresh; then the server is asked for one.
+             auto io = WithoutGil(
+                 [&] { return RestCatalog::FileIOFromState(path, io_options, commit_state); });
+             new (&self) BlobFiles{path, std::move(io), commit_state};
+           });
 }
 
 }  // namespace paimon_rowid::python

@@ -9,7 +9,8 @@ ever held one batch at a time, on the worker that needs them.
 
 Same signature, validations and exception types as ``pypaimon.ray.map_with_blobs``. Differences:
 ``file_io`` may be omitted (the Dataset of ``read_paimon`` / ``read_by_row_id`` records its
-table's filesystem options; ``file_io`` may also be a ``Table`` or catalog options, and
+table's files: the tasks read through the table's FileIO, a REST table's data token
+refreshed from the server; ``file_io`` may also be a ``Table`` or catalog options, and
 ``catalog_options=`` names them explicitly), ``blob_uri_affinity`` / ``prefetch_bytes`` are
 validated hints that are not used, and values of the BLOB columns must be descriptors
 (pypaimon passes inline payload bytes through). ARRAY<BLOB> / MAP<K, BLOB> columns
@@ -24,7 +25,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 import pyarrow as pa
 
 from .._internal._lib import native
-from ..table.blob import filesystem_options, resolve_blobs
+from ..table.blob import blob_files, resolve_blobs
 
 __all__ = ["map_with_blobs"]
 
@@ -34,10 +35,11 @@ BLOB_COLUMNS_ATTR = "_paimon_blob_columns"
 #: The ARRAY<BLOB> / MAP<K, BLOB> columns among them (pypaimon's names).
 ARRAY_BLOB_COLUMNS_ATTR = "_paimon_array_blob_columns"
 MAP_BLOB_COLUMNS_ATTR = "_paimon_map_blob_columns"
-#: The filesystem options (``{str: str}``) the payloads are read with: those of the table the
-#: Dataset was read from (empty for a local warehouse). Ours; pypaimon keeps a FileIO object
-#: under ``_paimon_blob_file_io``.
-BLOB_FS_OPTIONS_ATTR = "_paimon_rowid_blob_fs_options"
+#: The files the payloads are read from: ``_native.BlobFiles`` of the table the Dataset was
+#: read from (its FileIO; pickled into the tasks with the table's filesystem options, a REST
+#: table's current data token and catalog options, so each task refreshes the token). Ours;
+#: pypaimon keeps a FileIO object under ``_paimon_blob_file_io``.
+BLOB_FILES_ATTR = "_paimon_rowid_blob_files"
 
 
 def _binary_holds_descriptor(array: pa.Array) -> bool:
@@ -73,7 +75,7 @@ def _column_chunks(column: Union[pa.Array, pa.ChunkedArray]) -> Iterable[pa.Arra
 def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: List[str],
                     map_blob_columns: List[str], array_blob_columns: List[str],
                     parallelism: int, fn: Callable[..., Any],
-                    fn_kwargs: Dict[str, Any], fs_options: Dict[str, str]) -> Any:
+                    fn_kwargs: Dict[str, Any], files: Any) -> Any:
     """One map_batches call: validate the batch, fetch its payloads, call ``fn``."""
     names = batch.schema.names
     missing = [c for c in columns if c not in names]
@@ -90,7 +92,7 @@ def _map_blob_batch(batch: pa.Table, *, columns: List[str], all_blob_columns: Li
     bodies = resolve_blobs(batch, columns, parallelism=parallelism,
                            map_blob_columns=map_blob_columns,
                            array_blob_columns=array_blob_columns,
-                           catalog_options=fs_options)
+                           catalog_options=files)
     result = fn(batch.select(scalar_columns), bodies, **fn_kwargs)
     if result is None:
         raise ValueError(
@@ -120,9 +122,12 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     ``map_batches`` (``batch_format`` must be ``"pyarrow"``).
 
     The payloads are read through the filesystem of the warehouse: ``catalog_options`` (the
-    catalog options, e.g. an ``s3://`` warehouse's endpoint and keys), else ``file_io`` when
-    it is a paimon_rowid ``Table`` or a dict of catalog options, else the options recorded on
-    the Dataset by ``read_paimon`` / ``read_by_row_id``, else the local filesystem.
+    catalog options, e.g. an ``s3://`` warehouse's endpoint and keys, or a ``Table``), else
+    ``file_io`` when it is a paimon_rowid ``Table`` or a dict of catalog options, else the
+    table's files recorded on the Dataset by ``read_paimon`` / ``read_by_row_id``, else the
+    local filesystem. A ``Table`` (given or recorded) is read through its own FileIO in each
+    task: a REST table's data token goes with it and is refreshed from the server when it
+    nears expiry; plain catalog options of a REST catalog carry no data token.
 
     Raises ValueError (before running anything) when ``fn`` is not callable, ``columns`` is
     empty or names a non-BLOB column, ``parallelism`` / ``batch_size`` is below 1,
@@ -151,12 +156,12 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     # compatibility and not used. file_io is used when it names the filesystem (a Table or
     # catalog options); another object (pypaimon's FileIO) is ignored.
     if catalog_options is not None:
-        fs_options = filesystem_options(catalog_options)
+        files = blob_files(catalog_options)
     elif file_io is not None and (hasattr(file_io, "file_io_options")
                                   or isinstance(file_io, dict)):
-        fs_options = filesystem_options(file_io)
+        files = blob_files(file_io)
     else:
-        fs_options = dict(getattr(dataset, BLOB_FS_OPTIONS_ATTR, None) or {})
+        files = blob_files(getattr(dataset, BLOB_FILES_ATTR, None))
     batch_format = map_args.pop("batch_format", "pyarrow")
     if batch_format != "pyarrow":
         raise ValueError("map_with_blobs requires batch_format='pyarrow'")
@@ -194,5 +199,5 @@ def map_with_blobs(dataset: Any, columns: Union[str, Sequence[str]], fn: Callabl
     mapper_kwargs = {"columns": blob_columns, "all_blob_columns": all_blob_columns,
                      "map_blob_columns": sorted(maps), "array_blob_columns": sorted(arrays),
                      "parallelism": parallelism, "fn": fn, "fn_kwargs": dict(fn_kwargs or {}),
-                     "fs_options": fs_options}
+                     "files": files}
     return dataset.map_batches(_map_blob_batch, fn_kwargs=mapper_kwargs, **kwargs)

@@ -26,6 +26,7 @@ from ..catalog.catalog import CatalogFactory
 from ..jobs._backfill_core import _positive_int
 from ..schema import DataType
 from ..table._partition_spec import overwrite_arguments
+from ..table.blob import blob_files
 from ..table.write import BatchTableCommit, CommitMessage
 from . import _task_hooks
 from ._job_files import new_job_id, with_file_stem
@@ -34,7 +35,7 @@ from ._task_hooks import TaskHooks
 from .blobs import (
     ARRAY_BLOB_COLUMNS_ATTR,
     BLOB_COLUMNS_ATTR,
-    BLOB_FS_OPTIONS_ATTR,
+    BLOB_FILES_ATTR,
     MAP_BLOB_COLUMNS_ATTR,
 )
 
@@ -134,9 +135,10 @@ def read_paimon(table_identifier: str, catalog_options: Dict[str, str], *, filte
                     [name for name, kind in kinds.items() if kind == "ARRAY"])
             setattr(ds, MAP_BLOB_COLUMNS_ATTR,
                     [name for name, kind in kinds.items() if kind == "MAP"])
-            # map_with_blobs reads the payloads through the same filesystem (an object
-            # store's endpoint and keys), on whichever node its tasks run.
-            setattr(ds, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
+            # map_with_blobs reads the payloads through the table's FileIO (an object
+            # store's keys, a REST table's refreshing data token) on whichever node its
+            # tasks run.
+            setattr(ds, BLOB_FILES_ATTR, blob_files(table))
     return ds
 
 

@@ -19,6 +19,7 @@ from .._internal._arrow import int64_row_ids, whole_table
 from .._internal._lib import native
 from .._internal._time_travel import READ_SCHEMA_ID
 from ..jobs import _job_checks as jobs
+from ..table.blob import blob_files
 from ._compat import read_datasource
 from ._row_id_routing import (
     _READ_STALE,
@@ -32,7 +33,7 @@ from ._row_id_routing import (
     _task_options,
 )
 from ._runtime import cluster_cpus, require_ray
-from .blobs import BLOB_FS_OPTIONS_ATTR
+from .blobs import BLOB_FILES_ATTR
 
 
 def _route_ids(block: pa.Table, index_bytes: bytes, row_id_col: str, buckets: int):
@@ -272,7 +273,7 @@ def _read_on_driver(ray, reader: _ReadBucket, ids: pa.Array, table):
         return read_datasource(_make_local_read_source([], refused, None, reader.out_schema),
                                override_num_blocks=1)
     dataset = ray.data.from_arrow(result)
-    setattr(dataset, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
+    setattr(dataset, BLOB_FILES_ATTR, blob_files(table))
     return dataset
 
 
@@ -362,6 +363,6 @@ def read_by_row_id(target: str, row_ids: Any, catalog_options: Dict[str, str], *
     result = read_datasource(source, ray_remote_args=remote_args, **kwargs)
     if src.local is None:
         source.arm()
-    # For map_with_blobs over descriptors read here: the payloads live on the same filesystem.
-    setattr(result, BLOB_FS_OPTIONS_ATTR, table.file_io_options)
+    # For map_with_blobs over descriptors read here: the payloads are the table's files.
+    setattr(result, BLOB_FILES_ATTR, blob_files(table))
     return result

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 
@@ -35,6 +35,30 @@ def filesystem_options(catalog_options: Any = None) -> Dict[str, str]:
         raise TypeError("catalog_options must be a dict of catalog options or a Table, got "
                         f"{type(catalog_options).__name__}")
     return {str(k): str(v) for k, v in catalog_options.items() if v is not None}
+
+
+_Range = Tuple[str, int, int]
+_RangeReader = Callable[[List[_Range]], List[bytes]]
+
+
+def blob_files(source: Any = None) -> Any:
+    """What payload reads go through, picklable for Ray tasks: for a paimon_rowid ``Table``
+    its files (``_native.BlobFiles``: the table's own FileIO, so a REST table's data token
+    is refreshed from the server as for its other files, in this process or a task's); a
+    ``BlobFiles`` as it is; else the filesystem options of ``filesystem_options``."""
+    if isinstance(source, native().BlobFiles):
+        return source
+    if hasattr(source, "file_io_options") and hasattr(source, "_native"):  # a Table
+        return native().BlobFiles(source._native)
+    return filesystem_options(source)
+
+
+def _range_reader(source: Any) -> _RangeReader:
+    """``read(ranges) -> [bytes]`` for ``blob_files(source)``; safe to call from threads."""
+    files = blob_files(source)
+    if isinstance(files, dict):
+        return partial(native().read_blob_ranges, options=files)
+    return files.read
 
 
 class BlobDescriptor:
@@ -93,13 +117,13 @@ class BlobDescriptor:
         """The referenced bytes. ``catalog_options`` (the catalog options of the warehouse, or
         its ``Table``) configure the filesystem of an object-store uri (``s3://...``: endpoint,
         region, keys); without them only local files (plain paths and ``file:`` URIs) are
-        read (NotImplementedError for another uri, before any request). A range in a
-        ``.blob`` file is verified against its entry's CRC (usually one positioned read of
-        ``length + 16`` bytes; an ARRAY/MAP element also reads the file's index and its whole
-        row); OSError when the bytes are damaged, or the range
+        read (NotImplementedError for another uri, before any request). A ``Table`` is read
+        through its own FileIO: a REST table's data token, refreshed when it nears expiry.
+        A range in a ``.blob`` file is verified against its entry's CRC (usually one
+        positioned read of ``length + 16`` bytes; an ARRAY/MAP element also reads the file's
+        index and its whole row); OSError when the bytes are damaged, or the range
         lies outside every payload of the ``.blob`` file or past the end of another file."""
-        return native().read_blob_ranges([(self._uri, self._offset, self._length)],
-                                         filesystem_options(catalog_options))[0]
+        return _range_reader(catalog_options)([(self._uri, self._offset, self._length)])[0]
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, BlobDescriptor) and self._uri == other._uri
@@ -113,7 +137,7 @@ class BlobDescriptor:
 
 
 def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor,
-               fs_options: Dict[str, str]) -> List[Optional[bytes]]:
+               read: _RangeReader) -> List[Optional[bytes]]:
     """The payloads of serialized descriptors (None stays None), in order. Every value is
     checked and decoded first (ValueError for raw bytes, before any read); then consecutive
     ranges go to the native reader in one call per worker thread, which keeps the elements
@@ -126,7 +150,6 @@ def _fetch_all(values: List[Optional[bytes]], pool: ThreadPoolExecutor,
     workers = max(1, getattr(pool, "_max_workers", 1))
     step = max(1, -(-len(ranges) // workers))
     chunks = [ranges[i:i + step] for i in range(0, len(ranges), step)]
-    read = partial(native().read_blob_ranges, options=fs_options)
     fetched = [b for part in pool.map(read, chunks) for b in part]
     for i, data in zip(present, fetched):
         out[i] = data
@@ -144,15 +167,13 @@ def _kind_of(arrow_type: pa.DataType, name: str, map_columns, array_columns) -> 
 
 
 def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolExecutor,
-                    kind: str = "scalar",
-                    fs_options: Optional[Dict[str, str]] = None) -> List[Any]:
+                    kind: str, read: _RangeReader) -> List[Any]:
     """Payloads of one descriptor column, row-aligned. ARRAY<BLOB> cells become lists of
     payloads, MAP<K, BLOB> cells lists of (key, payload) pairs (pypaimon's shapes); null
     cells, elements and values stay None. All values of the column are fetched at once."""
     values = column.to_pylist()
-    fs_options = fs_options or {}
     if kind == "scalar":
-        return _fetch_all(values, pool, fs_options)
+        return _fetch_all(values, pool, read)
     flat: List[Optional[bytes]] = []
     for cell in values:
         if cell is None:
@@ -162,7 +183,7 @@ def _resolve_column(column: Union[pa.Array, pa.ChunkedArray], pool: ThreadPoolEx
             flat.extend(v for _, v in entries)
         else:
             flat.extend(cell)
-    fetched = iter(_fetch_all(flat, pool, fs_options))
+    fetched = iter(_fetch_all(flat, pool, read))
     out: List[Any] = []
     for cell in values:
         if cell is None:
@@ -185,14 +206,15 @@ def resolve_blobs(batch: Union[pa.RecordBatch, pa.Table], columns: Sequence[str]
     None. Nested columns are recognised by their Arrow type (list / map) or named in
     ``map_blob_columns`` / ``array_blob_columns``. Every payload is verified against its
     ``.blob`` entry's CRC (:meth:`BlobDescriptor.read`). ``catalog_options`` (or the
-    ``Table``) configure the filesystem of a warehouse on an object store; without them the
-    payloads are read from local files."""
+    ``Table``, read through its own FileIO: a REST table's refreshing data token) configure
+    the filesystem of a warehouse on an object store; without them the payloads are read
+    from local files."""
     maps, arrays = set(map_blob_columns), set(array_blob_columns)
-    fs_options = filesystem_options(catalog_options)
+    read = _range_reader(catalog_options)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
         return {name: _resolve_column(
                     batch.column(name), pool,
-                    _kind_of(batch.schema.field(name).type, name, maps, arrays), fs_options)
+                    _kind_of(batch.schema.field(name).type, name, maps, arrays), read)
                 for name in columns}
 
 
@@ -209,10 +231,11 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
     ``(key, bytes)`` for MAP<K, BLOB>, or None), where ``scalar_batch`` is the pyarrow batch
     without ``columns``. Returns the list of ``fn``'s results (ValueError if ``fn`` returns
     None). ``catalog_options`` (the warehouse's catalog options, or the ``Table`` the data was
-    read from) configure the filesystem of an object-store warehouse; without them the
-    payloads are read from local files. Memory: one batch of payloads at a time."""
+    read from, whose own FileIO then reads: a REST table's refreshing data token) configure
+    the filesystem of an object-store warehouse; without them the payloads are read from
+    local files. Memory: one batch of payloads at a time."""
     columns = list(columns)
-    fs_options = filesystem_options(catalog_options)
+    read = _range_reader(catalog_options)
     if not columns:
         raise ValueError("columns must name at least one BLOB descriptor column")
     if batch_size <= 0:
@@ -234,7 +257,7 @@ def map_with_blobs(data: Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader,
                     raise ValueError(f"columns {missing} are not in the data {batch.schema.names}")
                 blobs = {name: _resolve_column(batch.column(name), pool,
                                                _kind_of(batch.schema.field(name).type, name,
-                                                        (), ()), fs_options)
+                                                        (), ()), read)
                          for name in columns}
                 scalar = batch.select([n for n in batch.schema.names if n not in columns])
                 result = fn(scalar, blobs, **kwargs)
