@@ -227,6 +227,9 @@ def main() -> None:
                         "left in --work-dir (ours-<type>) instead of building both sides; "
                         "pypaimon searches a copy of its files; query figures only")
     parser.add_argument("--skip-filters", action="store_true")
+    parser.add_argument("--build-only", action="store_true", help="builds only: both sides "
+                        "build each type, ours is searched for recall@10; prints the Builds "
+                        "table (no QPS, filters, LanceDB or full text)")
     args = parser.parse_args()
     from paimon_rowid import CatalogFactory
 
@@ -264,6 +267,11 @@ def main() -> None:
         from paimon_rowid.table._search_exec import index_files, vector_reader
         f0 = index_files(table, "emb", [kind], table.latest_snapshot().id, None)[0]
         meta = vector_reader(table, f0["path"]).metadata()
+        if args.build_only:
+            rows.append(build_only_row(args, kind, table, build, build_cpu, build_load,
+                                       recall(found, want, 10), ours_wh, their_wh))
+            print(json.dumps(rows[-1]), flush=True)
+            continue
         got = theirs(warehouse=str(their_wh), build=not reuse, column="emb", index_type=kind,
                      options=options, queries=queries[:nq].tolist(), threads=args.threads,
                      warm=True)
@@ -328,6 +336,9 @@ def main() -> None:
         shutil.rmtree(their_wh, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
+    if args.build_only:
+        print("\n".join(build_lines(args, rows)))
+        return
     if args.skip_full_text or args.reuse:
         print("\n".join(query_lines(args, rows) + extra_lines(args, rows)
                         + build_lines(args, rows)))
@@ -390,6 +401,25 @@ def main() -> None:
         print("\n".join(full_text_lines(full_text)))
         return
     report(args, rows, full_text)
+
+
+def build_only_row(args: Any, kind: str, table: Any, build: float, build_cpu: float,
+                   build_load: float, ours_recall: float, ours_wh: Path,
+                   their_wh: Path) -> Dict[str, Any]:
+    """--build-only: pypaimon builds the same type on its copy (no query); both sides' wall,
+    CPU and the load average after each build."""
+    from paimon_rowid.table._search_exec import index_files
+    got = theirs(warehouse=str(their_wh), build=True, column="emb", index_type=kind,
+                 options={})
+    row = {"type": kind, "ours_build_s": build, "their_build_s": got["build_s"],
+           "ours_build_cpu_s": build_cpu, "their_build_cpu_s": got["build_cpu_s"],
+           "build_load": build_load,
+           "their_build_load": float(open("/proc/loadavg").read().split()[0]),
+           "files": len(index_files(table, "emb", [kind], table.latest_snapshot().id, None)),
+           "ours_bytes": index_bytes(ours_wh, "vector"),
+           "their_bytes": index_bytes(their_wh, "vector"), "ours_recall": ours_recall}
+    shutil.rmtree(their_wh, ignore_errors=True)
+    return row
 
 
 def ratio(a: Optional[float], b: Optional[float]) -> str:
@@ -514,7 +544,8 @@ def build_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
     the steadier figure on a loaded box), their ratios, recall at defaults, files."""
     lines = [f"## Builds ({args.rows:,} x {args.dim})", "",
              "| index | files | build ours | build pypaimon | wall ratio | CPU ours | CPU "
-             "pypaimon | CPU ratio | recall@10 ours (defaults) | load avg at build |",
+             "pypaimon | CPU ratio | recall@10 ours (defaults) | load avg after build (ours "
+             "/ pypaimon) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.get("ours_build_s") is None or r.get("their_build_s") is None:
@@ -526,7 +557,8 @@ def build_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
             f"{r['ours_build_cpu_s']:.2f} s | "
             + (f"{cpu_theirs:.2f} s | {cpu_theirs / r['ours_build_cpu_s']:.1f}x | "
                if cpu_theirs else "– | – | ")
-            + f"{r['ours_recall']:.3f} | {r.get('build_load', 0):.1f} |")
+            + f"{r['ours_recall']:.3f} | {r.get('build_load', 0):.1f}"
+            + (f" / {r['their_build_load']:.1f} |" if "their_build_load" in r else " |"))
     return lines + [""]
 
 

@@ -104,3 +104,98 @@ def test_vectors_of_checks_every_element():
         broken[3, 1] = bad
         with pytest.raises(ValueError, match=r"rowId=3, index=1 is"):
             vectors_of(column(broken), ids, 3, 10)
+
+
+def test_read_parts_cut_the_range_in_row_order():
+    from paimon_rowid.table.search_index import MIN_PART_ROWS, read_parts
+    assert MIN_PART_ROWS == 10_000
+    for start, rows, parts in ((0, 100_000, 2), (7, 30_001, 4), (5, 19_999, 8), (0, 20_000, 8),
+                               (3, 1, 2), (100_000, 99_999, 16), (0, 50_000, 1)):
+        got = read_parts(start, start + rows - 1, parts)
+        sizes = [hi - lo + 1 for lo, hi in got]
+        assert got[0][0] == start and got[-1][1] == start + rows - 1, got
+        assert all(a[1] + 1 == b[0] for a, b in zip(got, got[1:])), got  # contiguous, in order
+        assert len(got) == max(1, min(parts, rows // MIN_PART_ROWS)), got
+        assert max(sizes) - min(sizes) <= 1, got
+        assert len(got) == 1 or min(sizes) >= MIN_PART_ROWS, got
+    assert read_parts(7, 30_007, 4) == [(7, 10_007), (10_008, 20_007), (20_008, 30_007)]
+
+
+ROWS = 30_001  # an odd count: parts of 10,001 / 10,000 / 10,000 rows
+
+
+@pytest.fixture(scope="module")
+def two_commit_table(tmp_path_factory):
+    """ROWS vectors in two commits (two data files, the boundary inside the second part), one
+    in 97 NULL."""
+    wh = tmp_path_factory.mktemp("parts")
+    vectors = _clustered(ROWS, seed=3)
+    table = create_table(wh, "t", SCHEMA, DE)
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), DIM,
+                                            mask=pa.array(np.arange(ROWS) % 97 == 5))
+    for lo, hi in ((0, 12_345), (12_345, ROWS)):
+        write(table, pa.table({"id": np.arange(lo, hi), "emb": emb[lo:hi]}, schema=SCHEMA))
+    return wh, vectors
+
+
+def test_parallel_read_equals_the_serial_read(two_commit_table):
+    """The shard read in parts (the native reader's threads) holds the serial read's rows in
+    the same order, whole range and an odd sub-range; the vector blocks equal the vectors of
+    one concatenated read."""
+    from paimon_rowid.table.search_index import Shard, read_shard, vector_blocks, vectors_of
+    wh, vectors = two_commit_table
+    table = catalog(wh).get_table("db.t")
+    for shard in (Shard(b"", 0, ROWS - 1), Shard(b"", 3, 27_004)):
+        serial = read_shard(table, "emb", shard, parts=1)
+        parallel = read_shard(table, "emb", shard, parts=3)
+        assert parallel.num_rows == shard.end - shard.start + 1
+        assert parallel.column(0).num_chunks > serial.column(0).num_chunks  # read in parts
+        assert parallel.equals(serial)
+        ids, data = vectors_of(serial.column(0), serial.column(1), DIM, shard.start)
+        blocks = vector_blocks(parallel, DIM, shard.start)
+        assert len(blocks) >= 3
+        assert np.array_equal(np.concatenate([b[0] for b in blocks]), ids)
+        assert np.array_equal(np.concatenate([b[1] for b in blocks]), data)
+        keep = np.arange(shard.start, shard.end + 1)
+        keep = keep[keep % 97 != 5]
+        assert np.array_equal(ids + shard.start, keep)
+        assert np.array_equal(data, vectors[keep])
+
+
+def test_training_sample_of_blocks_equals_the_whole_arrays():
+    from paimon_rowid.table.search_index import training_sample
+    data = np.arange(1003 * 2, dtype=np.float32).reshape(1003, 2)
+    ids = np.arange(1003, dtype=np.int64)
+    cuts = [0, 1, 400, 401, 1003]
+    blocks = [(ids[a:b], data[a:b]) for a, b in zip(cuts, cuts[1:])]
+    for ratio in (1.0, 0.5, 0.3, 0.001):
+        count = max(1, int(np.ceil(1003 * ratio)))
+        want = data[np.arange(count) * 1003 // count]
+        assert np.array_equal(np.concatenate(training_sample(blocks, ratio)), want)
+        assert np.array_equal(np.concatenate(training_sample([(ids, data)], ratio)), want)
+
+
+@pytest.mark.parametrize("index_type,options", [
+    ("ivf-flat", {}), ("ivf-sq", {"ivf-sq.train.sample-ratio": "0.3"})])
+def test_parallel_build_writes_the_serial_build_file(two_commit_table, tmp_path, monkeypatch,
+                                                     index_type, options):
+    """A build whose shard is read in 3 parts writes the file, byte for byte, of one read
+    in one part (the training sample gathered across the parts included)."""
+    import shutil
+
+    from paimon_rowid.table import search_index
+    src, _ = two_commit_table
+    cut = search_index.read_parts
+    files, seen = {}, {}
+    for parts in (1, 3):
+        monkeypatch.setattr(search_index, "default_read_parts", lambda parts=parts: parts)
+        seen[parts] = []
+        monkeypatch.setattr(search_index, "read_parts",
+                            lambda *a, seen=seen[parts]: seen.append(cut(*a)) or seen[-1])
+        wh = tmp_path / str(parts)
+        shutil.copytree(src, wh)
+        table = catalog(wh).get_table("db.t")
+        assert table.create_global_index("emb", index_type=index_type, options=options) == 1
+        files[parts] = [f.read_bytes() for f in (wh / "db.db" / "t" / "index").glob("vector-*")]
+    assert [len(p) for p in seen[1]] == [1] and [len(p) for p in seen[3]] == [3]
+    assert len(files[1]) == 1 and files[3] == files[1]

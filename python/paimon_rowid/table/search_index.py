@@ -5,7 +5,8 @@ indexes with paimon-ftindex (``full-text``), as pypaimon 2.1.0 builds them: the 
 partition), the same native options, the same training sample, so equal inputs give
 byte-identical index files and index-manifest entries.
 
-What differs: the rows are read by our C++ reader, shards are built on
+What differs: the rows are read by our C++ reader (a shard's row range in one part per core,
+read at once on its threads, ``read_shard``), shards are built on
 ``global-index.build.parallelism`` threads (default: the machine's cores; paimon-vindex
 releases the GIL while it trains and assigns), and the build is planned and committed by the
 C++ core (``external_index_plan`` / ``commit_external_index_files``), whose commit checks
@@ -79,28 +80,77 @@ def plan_shards(table: Any, column: str, index_type: str, partition_filter: Opti
     return int(plan["snapshot_id"]), int(plan["field_id"]), shards
 
 
-def read_shard(pinned: Any, column: str, shard: Shard) -> pa.Table:
+MIN_PART_ROWS = 10_000  # below this a part's fixed costs (plan, file footers) outweigh it
+
+
+def read_parts(start: int, end: int, parts: int) -> List[Tuple[int, int]]:
+    """The inclusive row range [start, end] cut into at most ``parts`` contiguous ranges in
+    row order, each of at least ``MIN_PART_ROWS`` rows, their sizes differing by at most one
+    (one range when the rows are fewer than two parts' minimum)."""
+    rows = end - start + 1
+    count = max(1, min(parts, rows // MIN_PART_ROWS))
+    size, longer = divmod(rows, count)
+    out: List[Tuple[int, int]] = []
+    lo = start
+    for i in range(count):
+        hi = lo + size + (1 if i < longer else 0) - 1
+        out.append((lo, hi))
+        lo = hi + 1
+    return out
+
+
+def default_read_parts() -> int:
+    """The row ranges a shard is read in when the job sets none: one per core."""
+    return os.cpu_count() or 1
+
+
+def read_shard(pinned: Any, column: str, shard: Shard, parts: Optional[int] = None) -> pa.Table:
     """``column`` and ``_ROW_ID`` of the shard's rows at the pinned snapshot, ordered by row
-    id."""
+    id. The range is read in ``parts`` row ranges (default: one per core; ``read_parts``) by
+    the native reader, which reads them on its threads at once with the GIL released and
+    returns them in row order (one chunk per file group of each part): the same rows as one
+    read of the whole range, the file read in ``parts`` pieces on otherwise idle cores."""
     builder = pinned.new_read_builder().with_projection([column, "_ROW_ID"])
-    plan = builder.new_scan().with_row_ranges([(shard.start, shard.end)]).plan()
-    table = builder.new_read().to_arrow(plan.splits())
+    splits: List[Any] = []
+    for lo, hi in read_parts(shard.start, shard.end, parts or default_read_parts()):
+        splits += builder.new_scan().with_row_ranges([(lo, hi)]).plan().splits()
+    table = builder.new_read().to_arrow(splits)
     if table.num_rows and table.column("_ROW_ID").null_count:
         raise ValueError("Cannot build global index because _ROW_ID is null.")
     if table.num_rows > 1:
-        ids = table.column("_ROW_ID")
-        ids = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
-        if (np.diff(ids.to_numpy(zero_copy_only=False)) < 0).any():  # sorting copies the rows
+        ids = np.concatenate([c.to_numpy(zero_copy_only=False)
+                              for c in table.column("_ROW_ID").chunks])
+        if (np.diff(ids) < 0).any():  # sorting copies the rows
             table = table.sort_by("_ROW_ID")
     return table
 
 
-def vectors_of(column: pa.ChunkedArray, row_ids: pa.ChunkedArray, dimension: int,
+VectorBlocks = List[Tuple[np.ndarray, np.ndarray]]
+
+
+def vector_blocks(rows: pa.Table, dimension: int, start: int) -> VectorBlocks:
+    """The non-null vectors of ``rows`` (column 0 the vectors, column 1 ``_ROW_ID``) as
+    (relative row ids int64, vectors float32 [n, dimension]) blocks in row order, one per
+    record batch read: the vectors are views of the arrays read (no concatenation, no copy;
+    a copy only where nulls are dropped). ValueError as ``vectors_of``."""
+    out: VectorBlocks = []
+    for batch in rows.to_batches():
+        ids, data = vectors_of(batch.column(0), batch.column(1), dimension, start)
+        if ids.shape[0]:
+            out.append((ids, data))
+    return out
+
+
+def vectors_of(column: Any, row_ids: Any, dimension: int,
                start: int) -> Tuple[np.ndarray, np.ndarray]:
-    """(relative row ids int64, vectors float32 [n, dimension]) of the non-null vectors;
+    """(relative row ids int64, vectors float32 [n, dimension]) of the non-null vectors of an
+    Array or ChunkedArray (several chunks are concatenated: ``vector_blocks`` avoids that);
     ValueError for a vector of another length or with a null, NaN or infinite element."""
-    array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    ids = (row_ids.combine_chunks() if row_ids.num_chunks != 1 else row_ids.chunk(0))
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if isinstance(row_ids, pa.ChunkedArray):
+        row_ids = row_ids.combine_chunks() if row_ids.num_chunks != 1 else row_ids.chunk(0)
+    array, ids = column, row_ids
     if array.null_count:
         valid = pc.is_valid(array)
         array, ids = pc.filter(array, valid), pc.filter(ids, valid)
@@ -137,18 +187,28 @@ def vectors_of(column: pa.ChunkedArray, row_ids: pa.ChunkedArray, dimension: int
     return np.ascontiguousarray(relative), np.ascontiguousarray(data)
 
 
-def training_sample(data: np.ndarray, ratio: float) -> np.ndarray:
-    """pypaimon's evenly spaced sample: ceil(n x ratio) rows at i x n // count."""
-    n = data.shape[0]
+def training_sample(blocks: VectorBlocks, ratio: float) -> List[np.ndarray]:
+    """pypaimon's evenly spaced sample of the blocks' vectors: ceil(n x ratio) rows at
+    i x n // count, as arrays in row order (the blocks themselves when every row is kept)."""
+    sizes = np.array([data.shape[0] for _, data in blocks], np.int64)
+    n = int(sizes.sum())
     count = max(1, min(n, int(math.ceil(n * ratio))))
     if count == n:
-        return data
-    return np.ascontiguousarray(data[np.arange(count, dtype=np.int64) * n // count])
+        return [data for _, data in blocks]
+    positions = np.arange(count, dtype=np.int64) * n // count  # ascending
+    firsts = np.concatenate([[0], np.cumsum(sizes)])  # each block's first position
+    bounds = np.searchsorted(positions, firsts)  # each block's share of the sample
+    sample = np.empty((count, blocks[0][1].shape[1]), np.float32)
+    for (_, data), first, lo, hi in zip(blocks, firsts, bounds, bounds[1:]):
+        np.take(data, positions[lo:hi] - first, axis=0, out=sample[lo:hi])
+    return [sample]
 
 
-def train(native_options: Mapping[str, str], sample: np.ndarray, vector_count: int) -> Any:
-    """A paimon-vindex training of ``sample`` (``expected-vector-count`` set to the shard's
-    vector count when ``nlist`` is automatic, as pypaimon does)."""
+def train(native_options: Mapping[str, str], sample: Sequence[np.ndarray],
+          vector_count: int) -> Any:
+    """A paimon-vindex training of the ``sample`` arrays' rows, in order
+    (``expected-vector-count`` set to the shard's vector count when ``nlist`` is automatic,
+    as pypaimon does)."""
     vindex = _vindex()
     options = dict(native_options)
     if (options.get("index.type", "").startswith("ivf_")
@@ -156,20 +216,24 @@ def train(native_options: Mapping[str, str], sample: np.ndarray, vector_count: i
             and "expected-vector-count" not in options):
         options["expected-vector-count"] = str(vector_count)
     with vindex.VectorIndexTrainer.create(options) as trainer:
-        for lo in range(0, sample.shape[0], opts.ADD_BATCH_ROWS):
-            trainer.add_training_vectors(sample[lo:lo + opts.ADD_BATCH_ROWS])
+        for part in sample:
+            for lo in range(0, part.shape[0], opts.ADD_BATCH_ROWS):
+                trainer.add_training_vectors(part[lo:lo + opts.ADD_BATCH_ROWS])
         return trainer.finish_training()
 
 
-def write_vector_file(training: Any, ids: np.ndarray, data: np.ndarray) -> bytes:
-    """The index file of one shard: its vectors assigned with ``training`` (consumed)."""
+def write_vector_file(training: Any, blocks: VectorBlocks) -> bytes:
+    """The index file of one shard: its vectors (``vector_blocks``, in row order) assigned
+    with ``training`` (consumed). The file does not depend on how the rows are cut into
+    blocks (tests/test_search_build.py)."""
     vindex = _vindex()
     out = _Chunks()
     try:
         with vindex.VectorIndexWriter(training) as writer:
-            for lo in range(0, ids.shape[0], opts.ADD_BATCH_ROWS):
-                writer.add_vectors(ids[lo:lo + opts.ADD_BATCH_ROWS],
-                                   data[lo:lo + opts.ADD_BATCH_ROWS])
+            for ids, data in blocks:
+                for lo in range(0, ids.shape[0], opts.ADD_BATCH_ROWS):
+                    writer.add_vectors(ids[lo:lo + opts.ADD_BATCH_ROWS],
+                                       data[lo:lo + opts.ADD_BATCH_ROWS])
             writer.write(out)
     finally:
         training.close()
@@ -316,8 +380,10 @@ class ShardJob:
     snapshot_id: int = 0
     schema_id: int = 0  # the schema the pinned table reads with (the caller's)
 
+    read_parts: Optional[int] = None  # row ranges a shard is read in (None: one per core)
+
     def read(self, shard: Shard) -> pa.Table:
-        return read_shard(self.table, self.column, shard)
+        return read_shard(self.table, self.column, shard, self.read_parts)
 
     def build(self, shard: Shard, training: Any = None) -> Optional[Dict[str, Any]]:
         """Writes the shard's index file (with ``training`` when given, else trained on the
@@ -334,15 +400,15 @@ class ShardJob:
             meta = opts.full_text_meta(self.native_options)
         else:
             dimension = int(self.native_options["dimension"])
-            ids, vectors = vectors_of(rows.column(0), rows.column(1), dimension, shard.start)
-            if ids.shape[0] == 0:
+            blocks = vector_blocks(rows, dimension, shard.start)
+            if not blocks:
                 data = None
             else:
                 if training is None:
                     training = train(self.native_options,
-                                     training_sample(vectors, self.sample_ratio),
-                                     ids.shape[0])
-                data = write_vector_file(training, ids, vectors)
+                                     training_sample(blocks, self.sample_ratio),
+                                     sum(ids.shape[0] for ids, _ in blocks))
+                data = write_vector_file(training, blocks)
                 training = None
         if training is not None:
             training.close()

@@ -82,6 +82,25 @@ Result<std::shared_ptr<arrow::Array>> TakeRows(const ListArray& list,
   return flat;
 }
 
+// Whether every row is non-NULL and `size` long, the rows lie back to back in the values
+// (offset i = offset 0 + i x size: a decoded Parquet list column's usual shape) and fill at
+// least half of the values' buffer, so that a slice keeps at most as many bytes alive again
+// (a few rows sliced out of a whole decoded chunk are copied instead). One pass over the
+// offsets.
+template <typename ListArray>
+bool BackToBack(const ListArray& list, int32_t size) {
+  if (list.null_count() != 0 || list.length() == 0) return false;
+  const auto& data = *list.values()->data()->buffers[1];
+  const int64_t bytes = list.length() * size * list.values()->type()->byte_width();
+  if (2 * bytes < data.size()) return false;
+  const auto* offsets = list.raw_value_offsets();
+  const int64_t first = offsets[0];
+  for (int64_t i = 1; i <= list.length(); ++i) {
+    if (offsets[i] - first != i * int64_t{size}) return false;
+  }
+  return true;
+}
+
 template <typename ListArray>
 Result<std::shared_ptr<arrow::Array>> Convert(const ListArray& list,
                                               const arrow::FixedSizeListType& type,
@@ -92,7 +111,11 @@ Result<std::shared_ptr<arrow::Array>> Convert(const ListArray& list,
                         values.type()->Equals(*type.value_type()) &&
                         values.data()->buffers.size() == 2;
   std::shared_ptr<arrow::Array> flat;
-  if (copyable) {
+  if (copyable && BackToBack(list, type.list_size())) {
+    // The values already are the fixed-size layout: a slice of them, no copy (a 100,000 x
+    // 768 column is 307 MB the search index build would otherwise copy once more).
+    flat = list.values()->Slice(list.value_offset(0), list.length() * type.list_size());
+  } else if (copyable) {
     ARROW_ASSIGN_OR_RAISE(flat, CopyRows(list, type.list_size(), column, ctx->memory_pool()));
   } else {
     ARROW_ASSIGN_OR_RAISE(flat, TakeRows(list, type, column, ctx));

@@ -107,6 +107,48 @@ TEST(VectorColumnTest, SlicedInputAndNoNullRows) {
   EXPECT_EQ(flat.Value(299 * kDim + kDim - 1), 399.0f * 100 + kDim - 1);
 }
 
+// The values' address of row 0 of a FixedSizeListArray.
+const uint8_t* FirstValue(const arrow::FixedSizeListArray& vectors) {
+  const auto& flat = *vectors.values();
+  return flat.data()->buffers[1]->data() + flat.offset() * sizeof(float);
+}
+
+TEST(VectorColumnTest, BackToBackRowsAreSlicedNotCopied) {
+  auto none = [](int64_t) { return false; };
+  auto lists = Lists<arrow::ListBuilder>(500, none, arrow::list(arrow::float32()));
+  const uint8_t* source =
+      static_cast<const arrow::ListArray&>(*lists).values()->data()->buffers[1]->data();
+  arrow::compute::ExecContext ctx;
+  // all rows, and 300 of 500 (more than half of the values): the values themselves
+  for (auto [offset, length] : {std::pair<int64_t, int64_t>{0, 500}, {100, 300}}) {
+    ASSERT_OK_AND_ASSIGN(auto out,
+                         ListToFixedSize(lists->Slice(offset, length), VectorType(), "v", &ctx));
+    const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*out);
+    EXPECT_EQ(FirstValue(vectors), source + offset * kDim * sizeof(float)) << offset;
+    ASSERT_OK(vectors.ValidateFull());
+    const auto& flat = static_cast<const arrow::FloatArray&>(*vectors.values());
+    ASSERT_EQ(flat.length(), length * kDim);
+    EXPECT_EQ(flat.Value(0), static_cast<float>(offset * 100));
+    EXPECT_EQ(flat.Value(length * kDim - 1),
+              static_cast<float>((offset + length - 1) * 100 + kDim - 1));
+  }
+  // 10 rows of 500 would keep 50 times their bytes alive: copied out
+  ASSERT_OK_AND_ASSIGN(auto few, ListToFixedSize(lists->Slice(20, 10), VectorType(), "v", &ctx));
+  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*few);
+  EXPECT_NE(FirstValue(vectors), source + 20 * kDim * sizeof(float));
+  EXPECT_EQ(static_cast<const arrow::FloatArray&>(*vectors.values()).Value(0), 2000.0f);
+  // a row of another length among them: still refused (the copying route names it)
+  arrow::ListBuilder builder(arrow::default_memory_pool(), std::make_shared<arrow::FloatBuilder>());
+  auto* values = static_cast<arrow::FloatBuilder*>(builder.value_builder());
+  for (int32_t length : {kDim, kDim + 1, kDim}) {
+    ASSERT_OK(builder.Append());
+    ASSERT_OK(values->AppendValues(std::vector<float>(length, 1.0f)));
+  }
+  ASSERT_OK_AND_ASSIGN(auto uneven, builder.Finish());
+  auto wrong = ListToFixedSize(uneven, VectorType(), "v", &ctx);
+  EXPECT_TRUE(wrong.status().IsInvalid()) << wrong.status();
+}
+
 TEST(VectorColumnTest, RowOfAnotherLengthIsInvalid) {
   arrow::ListBuilder builder(arrow::default_memory_pool(), std::make_shared<arrow::FloatBuilder>());
   auto* values = static_cast<arrow::FloatBuilder*>(builder.value_builder());
