@@ -20,6 +20,10 @@ through the server's token store (``set_data_token``), and takes it away by dele
     pypaimon raises in the same place), no snapshot is made, and the data files it wrote
     (which the revoked key cannot delete) are orphans ``remove_orphan_files`` deletes with
     a new token; pypaimon's commit leaves its files the same way.
+(c3) The same for every other commit: update_by_row_id (in process and on Ray) and compact
+    fail with ``CommitIOError`` when the key is deleted once the committer has started (a
+    fault hook at ``commit_after_choosing_latest``: every data file of the job is written);
+    only the job's data files are left, no manifest and no snapshot.
 (d) Row-id jobs on Ray: the tasks open the table through the server and use its token.
 (e) A refresh the server refuses (the table no longer allowed) fails the job with
     TableNoPermissionException, nothing of it written.
@@ -30,9 +34,11 @@ through the server's token store (``set_data_token``), and takes it away by dele
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import pickle
+import re
 import time
 import urllib.request
 import uuid
@@ -315,6 +321,71 @@ def test_a_token_revoked_before_the_commit(world, oracle, tmp_path):
     # (Arrow's S3 delete leaves a directory marker, "bucket-0/": not a file.)
     assert [f for f in world.files(identifier) if not f.endswith("/")] == before
     assert _read(world.catalog().get_table(identifier)).equals(_data(0, 5))
+
+
+@contextlib.contextmanager
+def _revoked_in_commit(world, key):
+    """Deletes ``key`` when a commit of this process has chosen the snapshot it builds on
+    (the job's data files are written by then); disarmed on the way out."""
+    from paimon_rowid._internal._lib import native
+
+    native()._arm_fault_hook("commit_after_choosing_latest", lambda: world.revoke(key))
+    try:
+        yield
+    finally:
+        native()._arm_fault_hook("", None)
+
+
+def _fails_commit_cleanly(world, identifier: str, job) -> None:
+    """``job()`` with the table's key deleted inside its commit: CommitIOError, and only data
+    files of the job are left (no manifest, no snapshot)."""
+    from paimon_rowid.exceptions import CommitIOError
+
+    key = world.new_key()
+    world.give(identifier, key, 2 * HOUR_MS)
+    before = world.files(identifier)
+    with _revoked_in_commit(world, key), pytest.raises(CommitIOError) as failure:
+        job()
+    assert isinstance(failure.value, RuntimeError)
+    assert re.match(r"Failed to commit: .*ACCESS_DENIED", str(failure.value)), failure.value
+    assert key[1] not in str(failure.value)
+    after = world.files(identifier)
+    assert set(before) <= set(after)
+    left = sorted(set(after) - set(before))
+    assert left and all(re.fullmatch(r"bucket-0/data-[^/]+\.parquet", f) for f in left), left
+
+
+def test_every_commit_fails_with_commit_io_error(ray_session, world):
+    from paimon_rowid import compact, update_by_row_id
+    from paimon_rowid import ray as pr
+
+    catalog = world.catalog()
+    identifier = _identifier()
+    _create(catalog, identifier)
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    _write(catalog.get_table(identifier), _data(0, 10))
+    options = world.rest.catalog_options()
+    # An update: the file group holds two files now, which a full compaction merges.
+    first = pa.table({"_ROW_ID": pa.array([1], pa.int64()), "name": ["u1"]})
+    assert update_by_row_id(identifier, first, options, update_cols=["name"]) == \
+        {"num_updated": 1}
+    source = pa.table({"_ROW_ID": pa.array([2, 7], pa.int64()), "name": ["u2", "u7"]})
+    _fails_commit_cleanly(world, identifier, lambda: update_by_row_id(
+        identifier, source, options, update_cols=["name"]))
+    _fails_commit_cleanly(world, identifier, lambda: pr.update_by_row_id(
+        identifier, source, options, update_cols=["name"], driver_max_bytes=0,
+        driver_routing_max_bytes=0))
+    _fails_commit_cleanly(world, identifier, lambda: compact(identifier, options, full=True))
+    # Nothing was committed: still the update's snapshot and rows.
+    world.give(identifier, world.new_key(), 2 * HOUR_MS)
+    fresh = world.catalog().get_table(identifier)
+    assert fresh.latest_snapshot().id == 2
+    expected = _data(0, 10)
+    expected = expected.set_column(1, "name", pa.array(
+        ["u1" if i == 1 else f"n{i}" for i in range(10)]))
+    assert _read(fresh).equals(expected)
+    # With a key that works, the same compaction commits (so it was due above).
+    assert compact(identifier, options, full=True)["snapshot_id"] == 3
 
 
 def test_ray_jobs_on_a_token_table(ray_session, world):

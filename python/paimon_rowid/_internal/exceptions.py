@@ -147,10 +147,12 @@ class CommitConflictException(RuntimeError):
 
 class CommitIOError(OSError, RuntimeError):
     """A commit the file system or object store refused (a revoked or expired key, say): no
-    snapshot was made. A ``RuntimeError`` as pypaimon raises it ("Failed to prepare
-    snapshot: ...") and an ``OSError`` as every other failed file request here; the message is
-    "Failed to commit: " and the store's. The files the messages name stay where they are
-    (the refused key cannot delete them): orphans for ``remove_orphan_files``."""
+    snapshot was made. Raised by every commit (batch commits, update_by_row_id, compact,
+    merge_into, the Ray jobs' commits): they share one committer. A ``RuntimeError`` as
+    pypaimon raises it ("Failed to prepare snapshot: ...") and an ``OSError`` as every other
+    failed file request here; the message is "Failed to commit: " and the store's. The files
+    the messages name stay where they are (the refused key cannot delete them): orphans for
+    ``remove_orphan_files``."""
 
 
 class BaseSnapshotExpiredException(CommitConflictException):
@@ -172,6 +174,7 @@ ERROR_CLASSES = {
     "BaseExpired": BaseSnapshotExpiredException,
     "DatabaseNoPermission": DatabaseNoPermissionException,
     "TableNoPermission": TableNoPermissionException,
+    "CommitIO": CommitIOError,
     "RestBadRequest": BadRequestException,
     "RestNotAuthorized": NotAuthorizedException,
     "RestForbidden": ForbiddenException,

@@ -35,7 +35,9 @@ def compact(target: str, catalog_options: Mapping[str, Any], *, full: bool = Fal
     Concurrent writers are safe: an update racing the compaction keeps its values (its file
     has the higher sequence number); a compaction that loses to another one re-plans.
     ValueError for a table without data evolution and row tracking; TypeError/ValueError for
-    bad arguments; nothing is left behind on failure.
+    bad arguments; nothing is left behind on failure. A store that refuses the commit's
+    requests (a revoked data token) raises ``CommitIOError`` with no snapshot made (the
+    rewritten files it cannot delete are orphans for ``remove_orphan_files``).
 
     ``progress`` / ``on_progress``: the jobs' progress interface (docs/maintenance.md,
     "Progress"); the unit is file groups, ``total`` the groups each attempt planned.

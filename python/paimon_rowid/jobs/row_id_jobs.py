@@ -55,7 +55,9 @@ def update_by_row_id(target: str, source: Any, catalog_options: Mapping[str, Any
     exactly one commit, whose snapshot carries ``snapshot_properties`` (default: the progress
     of the running ``process_row_id_ranges(resume_key=...)`` batch). Returns
     ``{"num_updated": n}`` (source rows). An empty source makes no commit. Failed updates
-    leave no files behind.
+    leave no files behind, but for a store that refuses the commit's requests (a revoked
+    data token): ``CommitIOError``, no snapshot, the job's data files left as orphans for
+    ``remove_orphan_files``.
 
     Beyond pypaimon: when the commit loses a conflict only because another writer changed the
     same columns of the same file groups on *other* rows, the update is re-planned on the new

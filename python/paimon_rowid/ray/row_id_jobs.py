@@ -122,8 +122,10 @@ def update_by_row_id(target: str, source: Any, catalog_options: Dict[str, str], 
     because another writer changed the same columns of the same file groups on *other* rows,
     the pipeline runs again on the new snapshot (its tasks first check that none of these rows
     changed) and commits again; if the other writer changed these rows,
-    ``CommitConflictException`` is raised. ``snapshot_properties`` go into the snapshot made
-    (default: the progress of the running ``process_row_id_ranges(resume_key=...)`` batch).
+    ``CommitConflictException`` is raised; a store that refuses the commit's requests (a
+    revoked data token) raises ``CommitIOError``, no snapshot made. ``snapshot_properties``
+    go into the snapshot made (default: the progress of the running
+    ``process_row_id_ranges(resume_key=...)`` batch).
 
     Routing: a source on the driver (a pyarrow Table, a pandas DataFrame) and a Dataset of at
     most ``driver_routing_max_bytes`` Arrow bytes once materialized (default

@@ -30,7 +30,6 @@ import pyarrow as pa
 from .._internal._arrow import UserStream, capsule_schema
 from .._internal._lib import native
 from .._internal._ray_door import WRITE_DATASET, ray_function
-from .._internal.exceptions import CommitIOError
 from ._partition_spec import truncate_arguments
 
 __all__ = ["BatchTableWrite", "BatchTableCommit", "CommitMessage",
@@ -303,12 +302,7 @@ class BatchTableCommit:
             return None
         committer = self._native_committer(int(commit_identifier), properties=properties,
                                            **(self._overwrite or {}))
-        try:
-            return committer.commit(messages)
-        except OSError as e:
-            if type(e) is not OSError:  # a typed error (CommitIOError, FileNotFoundError...)
-                raise
-            raise CommitIOError(f"Failed to commit: {e}") from e
+        return committer.commit(messages)  # the store's refusal: CommitIOError (native)
 
     def truncate_table(self) -> Optional[int]:
         """Deletes every row as one OVERWRITE snapshot and returns its id; None (no snapshot)

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -172,6 +174,36 @@ TEST(CommitterTest, FinalFailureRemovesEverything) {
   }
   // Only the squatters' snapshot files (and LATEST) are new: no data or manifest files.
   for (const auto& f : added) EXPECT_EQ(f.rfind("snapshot/", 0), 0u) << f;
+}
+
+TEST(CommitterTest, AFileSystemRefusingTheCommitIsACommitIOError) {
+  WriteFixture fx;
+  fx.Append(WriteFixture::Batch(0, 10));
+  auto before = WriteFixture::Files(fx.table_path());
+  auto msgs = fx.WriteMessages(WriteFixture::Batch(10, 10));
+  const std::string dir = fx.table_path() + "/snapshot";
+  CommitOptions opts;
+  opts.before_snapshot_create = [&](int, int64_t) {
+    // The snapshot directory becomes a file: creating snapshot-2 fails with an I/O error.
+    std::filesystem::rename(dir, dir + ".away");
+    std::ofstream(dir) << "x";
+  };
+  auto result = Committer::Make(fx.table(), opts).ValueOrDie()->Commit(msgs);
+  ASSERT_TRUE(result.status().IsIOError()) << result.status().ToString();
+  ASSERT_NE(GetErrorKind(result.status()), nullptr);
+  EXPECT_EQ(*GetErrorKind(result.status()), ErrorKind::kCommitIO);
+  EXPECT_EQ(result.status().message().rfind("Failed to commit: ", 0), 0u)
+      << result.status().message();
+  std::filesystem::remove(dir);
+  std::filesystem::rename(dir + ".away", dir);
+  // Nothing of the commit: snapshot 1 is the latest, no data or manifest file is left.
+  EXPECT_EQ(fx.table()->LatestSnapshot().ValueOrDie()->id, 1);
+  EXPECT_EQ(WriteFixture::Files(fx.table_path()), before);
+  // Other errors keep their kind; an IOError with a kind is left alone.
+  EXPECT_EQ(*GetErrorKind(AsCommitIOError(
+                MakeKindError(arrow::StatusCode::IOError, ErrorKind::kTableNoPermission, "no"))),
+            ErrorKind::kTableNoPermission);
+  EXPECT_EQ(GetErrorKind(AsCommitIOError(Status::Invalid("bad"))), nullptr);
 }
 
 TEST(CommitterTest, DuplicateCommitIsDetectedOnRetry) {

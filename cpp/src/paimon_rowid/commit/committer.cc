@@ -503,7 +503,21 @@ Status Committer::Abort(const std::vector<CommitMessage>& messages) const {
   return first_error;
 }
 
+Status AsCommitIOError(Status st) {
+  if (!st.IsIOError() || GetErrorKind(st) != nullptr) return st;
+  return MakeKindError(arrow::StatusCode::IOError, ErrorKind::kCommitIO,
+                       "Failed to commit: " + st.message());
+}
+
 Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage>& messages) {
+  bool maybe_landed = false;
+  auto committed = CommitOrFail(messages, &maybe_landed);
+  if (committed.ok() || maybe_landed) return committed;
+  return AsCommitIOError(committed.status());
+}
+
+Result<std::optional<int64_t>> Committer::CommitOrFail(const std::vector<CommitMessage>& messages,
+                                                       bool* maybe_landed) {
   const CommitDelta delta = DeltaOf(messages);
   if (delta.empty() && !options_.overwrite) return std::nullopt;
   // Deletes (of rows through deletion vectors, or of whole files) are OVERWRITE commits, as
@@ -534,7 +548,11 @@ Result<std::optional<int64_t>> Committer::Commit(const std::vector<CommitMessage
   attempts.overwrite = overwrite.get();
   // A final failure deletes the messages' data files, unless they belong to a snapshot.
   auto fail = [&](Status st) -> Status {
-    if (!attempts.already_committed) (void)Abort(messages);
+    if (attempts.already_committed) {
+      *maybe_landed = true;
+    } else {
+      (void)Abort(messages);
+    }
     return st;
   };
   std::mt19937_64 rng(std::random_device{}());

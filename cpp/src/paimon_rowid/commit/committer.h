@@ -81,8 +81,12 @@ class Committer {
   /// which commits its deletes with no new file too (see Overwrite). An overwrite whose new
   /// files lie outside the partitions it replaces fails (ExecutionError) before anything is
   /// written, deleting the new files. Errors:
-  /// kCommitConflict (a data-evolution conflict, or retries exhausted), I/O errors. On any error
-  /// nothing of the commit stays on disk (data files included).
+  /// kCommitConflict (a data-evolution conflict, or retries exhausted); kCommitIO (IOError
+  /// "Failed to commit: <the store's message>") when the filesystem or object store refuses a
+  /// request (a revoked data token) and no snapshot was made; a plain IOError only when the
+  /// snapshot's creation failed in a way that leaves unknown whether it landed. On any error
+  /// nothing of the commit stays on disk (data files included), but for files the store
+  /// refuses to delete (orphans for remove_orphan_files).
   Result<std::optional<int64_t>> Commit(const std::vector<CommitMessage>& messages);
 
   /// Deletes the new data files of `messages` (never committed ones; never the files they
@@ -91,10 +95,18 @@ class Committer {
 
  private:
   Committer(std::shared_ptr<const Table> table, CommitOptions options);
+  /// Commit's work; sets `*maybe_landed` when an error leaves the messages' files possibly in
+  /// a snapshot (this commit's, whose creation failed ambiguously, or an earlier one).
+  Result<std::optional<int64_t>> CommitOrFail(const std::vector<CommitMessage>& messages,
+                                              bool* maybe_landed);
   struct Attempt;
   std::shared_ptr<const Table> table_;
   CommitOptions options_;
 };
+
+/// `st` as a kCommitIO error ("Failed to commit: " and its message) when it is an IOError
+/// without a kind; any other status unchanged. For a commit's failures that made no snapshot.
+Status AsCommitIOError(Status st);
 
 /// The path of a data file of `table` in (partition, bucket): its external path if set,
 /// otherwise inside the partition's bucket directory (Java's escaped partition path).

@@ -58,6 +58,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "DatabaseNoPermission";
     case ErrorKind::kTableNoPermission:
       return "TableNoPermission";
+    case ErrorKind::kCommitIO:
+      return "CommitIO";
   }
   return "Unknown";
 }

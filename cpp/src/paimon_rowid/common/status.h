@@ -47,6 +47,10 @@ enum class ErrorKind {
   /// A REST catalog refused access to a database / table (403 on it).
   kDatabaseNoPermission,
   kTableNoPermission,
+  /// A commit the file system or object store refused (an I/O error, e.g. a revoked data
+  /// token) before anything of it was committed: no snapshot (Committer::Commit). Python:
+  /// CommitIOError, a RuntimeError as pypaimon's "Failed to prepare snapshot" and an OSError.
+  kCommitIO,
 };
 
 /// Returns the name used by the Python error map ("TableNotExist", ...).

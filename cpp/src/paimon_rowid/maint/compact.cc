@@ -247,7 +247,7 @@ Result<std::optional<int64_t>> CommitCompaction(std::shared_ptr<const Table> tab
   Status moved = MoveDeletionVectors(*table, &messages, &written);
   if (!moved.ok()) {
     for (const auto& p : written) (void)table->file_io()->DeleteFile(p);
-    return moved;
+    return AsCommitIOError(moved);  // nothing committed, as a refused Commit
   }
   CommitOptions options;
   options.commit_user = commit_user;
