@@ -127,3 +127,34 @@ def test_sliced_vectors_keep_their_null_rows(tmp_path, start):
     assert _read(t).column("v").to_pylist() == want
     files = glob.glob(os.path.join(wh, "**", "*.parquet"), recursive=True)
     assert pq.read_table(files[0]).column("v").to_pylist() == want
+
+
+def test_vectors_of_a_large_row_group_read_in_batches(tmp_path):
+    """A row group of 10,000 x 256 floats, one row in 7 NULL (2,195,605 values with the NULL
+    rows' levels) is decoded in batches of 2^21 values, 9,576 rows and 424: the rows, their
+    NULLs and row ranges across the batches' boundary read back as written."""
+    dim, rows = 256, 10_000
+    wide = pa.list_(pa.float32(), dim)
+    schema = pa.schema([("id", pa.int64()), ("v", wide)])
+    wh = str(tmp_path / "wh")
+    t = ours.create_table(wh, "t", schema, {"row-tracking.enabled": "true",
+                                            "data-evolution.enabled": "true"})
+    flat = pa.array([float(i * dim + k) for i in range(rows) for k in range(dim)], pa.float32())
+    vectors = pa.FixedSizeListArray.from_arrays(flat, dim, mask=pa.array(
+        [i % 7 == 3 for i in range(rows)]))
+    ours.write(t, pa.table({"id": pa.array(range(rows), pa.int64()), "v": vectors},
+                           schema=schema))
+    files = glob.glob(os.path.join(wh, "**", "*.parquet"), recursive=True)
+    assert len(files) == 1 and pq.ParquetFile(files[0]).metadata.num_row_groups == 1
+    want = vectors.to_pylist()
+    for ranges in (None, [(9_000, 9_800)], [(100, 9_999)], [(9_575, 9_576), (9_990, 9_999)]):
+        builder = t.new_read_builder().with_projection(["v", "id"])
+        scan = builder.new_scan()
+        if ranges is not None:
+            scan.with_row_ranges(ranges)
+        got = builder.new_read().to_arrow(scan.plan().splits())
+        ids = got.column("id").to_pylist()
+        keep = list(range(rows)) if ranges is None else \
+            [i for lo, hi in ranges for i in range(lo, hi + 1)]
+        assert ids == keep
+        assert got.column("v").to_pylist() == [want[i] for i in keep]

@@ -20,6 +20,9 @@
 //
 // The decoded rows are then mapped back to the selection and taken out with one Take per
 // row group and column, or sliced out (no copy) when the wanted rows are one run of them.
+// A list of fixed-width values (a VECTOR column) is decoded in batches of about 2^21 values,
+// one chunk each, not in one call: the decoder then reuses its value and level buffers
+// instead of doubling them to the whole chunk in memory new to the process.
 #pragma once
 
 #include <cstdint>
