@@ -11,10 +11,13 @@ from __future__ import annotations
 import copy
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
@@ -140,17 +143,129 @@ def read_ipc(path: Path) -> pa.Table:
         return pa.ipc.open_file(source).read_all()
 
 
+def _ask_once(python: Path, text: str) -> Dict[str, Any]:
+    """One command in a driver process of its own."""
+    try:
+        done = subprocess.run([str(python), str(DRIVER), "-"], input=text,
+                              capture_output=True, text=True, timeout=_TIMEOUT_S)
+    except subprocess.TimeoutExpired as error:
+        raise OracleError("Timeout", f"driver did not answer in {_TIMEOUT_S}s: {text}",
+                          str(error.stderr)) from None
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise OracleError("DriverCrash", f"exit code {done.returncode}, no reply",
+                          f"stdout:\n{done.stdout[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+                          ) from None
+
+
+class _ServedDriver:
+    """A ``driver.py --serve`` process kept across commands: pypaimon's import (about a second
+    a command, hundreds of commands a suite) is paid once. Started on first use and again after
+    a crash, a timeout, or a change of this process's environment or working directory (a
+    driver sees the environment it was started with: tests set S3 keys there)."""
+
+    _MARK = "\x1eoracle-reply "  # driver.REPLY_MARK
+
+    def __init__(self, python: Path) -> None:
+        self.python = python
+        self._lock = threading.Lock()
+        self._proc: Optional[subprocess.Popen] = None
+        self._lines: queue.Queue[Optional[str]] = queue.Queue()
+        self._stderr: Any = None
+        self._started_with: Any = None
+
+    def ask(self, text: str) -> Optional[Dict[str, Any]]:
+        """The reply to one command, or None when another thread is using the driver."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return self._ask(text)
+        finally:
+            self._lock.release()
+
+    def _ask(self, text: str) -> Dict[str, Any]:
+        if self._started_with != (dict(os.environ), os.getcwd()):
+            self._stop()
+        if self._proc is None:
+            self._start()
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(text + "\n")
+            self._proc.stdin.flush()
+        except OSError:
+            pass  # it died: reported below as a crash
+        deadline = time.monotonic() + _TIMEOUT_S
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                stderr = self._stop()
+                raise OracleError("Timeout", f"driver did not answer in {_TIMEOUT_S}s: {text}",
+                                  stderr) from None
+            if line is None:
+                code = self._proc.wait()
+                stderr = self._stop()
+                raise OracleError("DriverCrash", f"exit code {code}, no reply",
+                                  f"stderr:\n{stderr}")
+            if line.startswith(self._MARK):
+                return json.loads(line[len(self._MARK):])
+
+    def _start(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self._lines = queue.Queue()
+        self._started_with = (dict(os.environ), os.getcwd())
+        self._proc = subprocess.Popen([str(self.python), str(DRIVER), "--serve"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self._stderr, text=True, bufsize=1)
+        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines),
+                         daemon=True).start()
+
+    @staticmethod
+    def _pump(stdout: Any, lines: queue.Queue[Optional[str]]) -> None:
+        for line in stdout:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    def _stop(self) -> str:
+        """Ends the driver (if any); returns the tail of its stderr."""
+        proc, self._proc, self._started_with = self._proc, None, None
+        if proc is None:
+            return ""
+        if proc.poll() is None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-4000:].decode("utf-8", "replace")
+        self._stderr.close()
+        return tail
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
 class Oracle:
-    """Runs pypaimon commands (see driver.py) in the oracle virtualenv. Not thread-safe."""
+    """Runs pypaimon commands (see driver.py) in the oracle virtualenv: in one served driver
+    process, or a driver of its own for a command sent while another thread's is running."""
 
     def __init__(self, python: Path) -> None:
         self.python = Path(python)
         self._scratch = Path(tempfile.mkdtemp(prefix="paimon-rowid-oracle-io-"))
         self._owns_scratch = True
         self.catalog_options: Dict[str, str] = {}
+        # One served driver (pypaimon imported once) shared with the derived Oracles.
+        self._served = _ServedDriver(self.python)
 
     def close(self) -> None:
         if self._owns_scratch:
+            self._served.close()
             shutil.rmtree(self._scratch, ignore_errors=True)
 
     def with_catalog_options(self, options: Dict[str, str]) -> Oracle:
@@ -173,19 +288,9 @@ class Oracle:
             cmd = {**cmd, "catalog_options": {**self.catalog_options,
                                               **(cmd.get("catalog_options") or {})}}
         text = json.dumps(cmd)
-        try:
-            done = subprocess.run([str(self.python), str(DRIVER), "-"], input=text,
-                                  capture_output=True, text=True, timeout=_TIMEOUT_S)
-        except subprocess.TimeoutExpired as error:
-            raise OracleError("Timeout", f"driver did not answer in {_TIMEOUT_S}s: {text}",
-                              str(error.stderr)) from None
-        lines = [line for line in done.stdout.splitlines() if line.strip()]
-        try:
-            reply = json.loads(lines[-1])
-        except (IndexError, ValueError):
-            raise OracleError("DriverCrash", f"exit code {done.returncode}, no reply",
-                              f"stdout:\n{done.stdout[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
-                              ) from None
+        reply = self._served.ask(text)
+        if reply is None:  # the served driver is busy on another thread: a driver of its own
+            reply = _ask_once(self.python, text)
         if not reply["ok"]:
             raise OracleError(reply["error_type"], reply["message"], reply["traceback"])
         return reply["result"]

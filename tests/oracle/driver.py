@@ -1,6 +1,7 @@
 """pypaimon oracle driver. Runs INSIDE pypaimon's virtualenv (pypaimon 2.1.0, pyarrow 19).
 
-Usage: ``python driver.py '<json command>'`` or ``python driver.py -`` (command on stdin).
+Usage: ``python driver.py '<json command>'`` or ``python driver.py -`` (command on stdin), or
+``python driver.py --serve`` (many commands, one per line: see ``serve``; the harness's way).
 Prints exactly one JSON line on stdout: ``{"ok": true, "result": ...}`` or
 ``{"ok": false, "error_type": "...", "message": "...", "traceback": "..."}``.
 Data goes in and out as Arrow IPC *files* (paths in the command).
@@ -662,6 +663,23 @@ COMMANDS = {
 }
 
 
+def cmd_harness_info(cmd):
+    """The driver's pid, stdout-noise and an environment variable (tests of the harness)."""
+    print("a library printing on stdout")  # must not be taken for the reply
+    return {"pid": os.getpid(), "env": os.environ.get(cmd.get("env_name") or "", None)}
+
+
+def cmd_harness_exit(cmd):
+    """Ends the driver at once with ``code``, as a crash of a native library would."""
+    sys.stderr.write("harness_exit: dying\n")
+    sys.stderr.flush()
+    os._exit(int(cmd.get("code", 3)))
+
+
+COMMANDS["harness_info"] = cmd_harness_info
+COMMANDS["harness_exit"] = cmd_harness_exit
+
+
 def run(cmd):
     name = cmd.get("cmd")
     if name not in COMMANDS:
@@ -677,7 +695,48 @@ def _reply(cmd):
                 "traceback": traceback.format_exc()}
 
 
+#: Starts each reply line of ``--serve`` (anything else on stdout, from native code, is not one).
+REPLY_MARK = "\x1eoracle-reply "
+
+
+def _forget_process_state():
+    """pypaimon's process-wide state that must not outlive a command in a served driver: the
+    REST data tokens cached by table name (class attributes of RESTTokenFileIO), which another
+    test's server would otherwise be handed."""
+    try:
+        from pypaimon.catalog.rest.rest_token_file_io import RESTTokenFileIO
+    except ImportError:
+        return
+    for name in ("_TOKEN_CACHE", "_TOKEN_LOCKS"):
+        cache = getattr(RESTTokenFileIO, name, None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
+def serve():
+    """``driver.py --serve``: one JSON command per stdin line, one reply line (REPLY_MARK +
+    JSON) each on stdout, until stdin closes. Python-level prints of a command go to stderr, so
+    they cannot be taken for a reply. Saves pypaimon's import (about a second) per command."""
+    replies = sys.stdout
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            cmd = json.loads(line)
+        except ValueError as error:
+            cmd = {"cmd": "invalid-json", "error": str(error)}
+        _forget_process_state()
+        reply = _reply(cmd)
+        sys.stderr.flush()
+        replies.write(REPLY_MARK + json.dumps(reply) + "\n")
+        replies.flush()
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--serve":
+        return serve()
     text = sys.stdin.read() if len(argv) < 2 or argv[1] == "-" else argv[1]
     try:
         cmd = json.loads(text)
