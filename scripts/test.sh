@@ -43,6 +43,8 @@ xdist=()
 step "pytest (${workers} workers)" "$PY" -m pytest -q "${xdist[@]}" "$@"
 
 echo "== benchmarks, small size (checks that every workload runs and both engines agree)"
-# The peer (pypaimon + its Rust backend) and the Ray pairs are for measurement runs, not CI.
-step "bench small" "$PY" -m bench --size small --no-ray --peer off --out build/bench-small.json \
+# The peer (pypaimon + its Rust backend) and the Ray pairs are for measurement runs, not CI;
+# so are repeated rounds: the warm-up and one timed round per side, each checked.
+step "bench small" "$PY" -m bench --size small --no-ray --peer off --rounds 1 --verify all \
+  --out build/bench-small.json \
   --markdown build/bench-small.md
