@@ -336,9 +336,10 @@ def _revoked_in_commit(world, key):
         native()._arm_fault_hook("", None)
 
 
-def _fails_commit_cleanly(world, identifier: str, job) -> None:
+def _fails_commit_cleanly(world, identifier: str, job, writes_files: bool = True) -> None:
     """``job()`` with the table's key deleted inside its commit: CommitIOError, and only data
-    files of the job are left (no manifest, no snapshot)."""
+    files of the job are left (no manifest, no snapshot; none at all for a job that writes
+    none, as a truncate)."""
     from paimon_rowid.exceptions import CommitIOError
 
     key = world.new_key()
@@ -352,11 +353,12 @@ def _fails_commit_cleanly(world, identifier: str, job) -> None:
     after = world.files(identifier)
     assert set(before) <= set(after)
     left = sorted(set(after) - set(before))
-    assert left and all(re.fullmatch(r"bucket-0/data-[^/]+\.parquet", f) for f in left), left
+    assert bool(left) == writes_files, left
+    assert all(re.fullmatch(r"bucket-0/data-[^/]+\.parquet", f) for f in left), left
 
 
 def test_every_commit_fails_with_commit_io_error(ray_session, world):
-    from paimon_rowid import compact, update_by_row_id
+    from paimon_rowid import WhenMatched, WhenNotMatched, compact, merge_into, update_by_row_id
     from paimon_rowid import ray as pr
 
     catalog = world.catalog()
@@ -376,6 +378,14 @@ def test_every_commit_fails_with_commit_io_error(ray_session, world):
         identifier, source, options, update_cols=["name"], driver_max_bytes=0,
         driver_routing_max_bytes=0))
     _fails_commit_cleanly(world, identifier, lambda: compact(identifier, options, full=True))
+    incoming = pa.table({"id": pa.array([3, 50], pa.int64()), "name": ["m3", "m50"]},
+                        schema=SCHEMA)
+    _fails_commit_cleanly(world, identifier, lambda: merge_into(
+        identifier, incoming, options, on=["id"],
+        when_matched=[WhenMatched.update({"name": "s.name"})],
+        when_not_matched=[WhenNotMatched(insert="*")]))
+    _fails_commit_cleanly(world, identifier, lambda: world.catalog().get_table(
+        identifier).new_batch_write_builder().new_commit().truncate_table(), writes_files=False)
     # Nothing was committed: still the update's snapshot and rows.
     world.give(identifier, world.new_key(), 2 * HOUR_MS)
     fresh = world.catalog().get_table(identifier)
