@@ -12,7 +12,8 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
 endif()
 set(PAIMON_ROWID_SANITIZERS "address,undefined")
 add_compile_options(-fsanitize=fuzzer-no-link,${PAIMON_ROWID_SANITIZERS}
-                    -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g)
+                    -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+                    -gline-tables-only)  # file:line in reports; full -g only slows the build
 # UBSan's vptr check compares typeinfo by name, so our casts of Arrow objects (whose RTTI comes
 # from the gcc-built libraries) are checked too; Arrow's own code is not instrumented.
 add_link_options(-fsanitize=${PAIMON_ROWID_SANITIZERS})
