@@ -10,29 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict, List, Tuple
 
 COLOURS = {"ours": "tab:blue", "pypaimon": "tab:orange", "LanceDB": "tab:green"}
 MARKERS = {"ivf-flat": "o", "ivf-sq": "s", "ivf-pq": "^"}
-
-
-def points(row: Dict[str, Any]) -> List[Tuple[str, str, float, float]]:
-    """(system, setting, recall, qps) of one bench row."""
-    out = [("ours", "default", row["ours_recall"], row["ours_qps"]),
-           ("pypaimon", "default", row["their_recall"], row["their_qps"])]
-    for n in (16, 64):
-        out.append(("ours", f"nprobe {n}", row[f"ours_recall_nprobe{n}"],
-                    row[f"ours_qps_nprobe{n}"]))
-    for key, label in (("refine1", "refine 1"), ("refine10", "refine 10")):
-        if f"ours_recall_{key}" in row:
-            out.append(("ours", label, row[f"ours_recall_{key}"], row[f"ours_qps_{key}"]))
-    if "their_recall_refine10" in row:
-        out.append(("pypaimon", "refine 10", row["their_recall_refine10"],
-                    row["their_qps_refine10"]))
-    for key, label in (("lance", "nprobes 20"), ("lance_refine20", "refine 20")):
-        if row.get(key):
-            out.append(("LanceDB", label, row[key]["recall"], row[key]["qps"]))
-    return out
 
 
 def main() -> None:
@@ -42,15 +22,19 @@ def main() -> None:
     args = parser.parse_args()
     import matplotlib
     matplotlib.use("Agg")
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
+    from vector_search import search_points
     fig, axes = plt.subplots(1, len(args.inputs), figsize=(7 * len(args.inputs), 5.5),
                              squeeze=False)
     for ax, path in zip(axes[0], args.inputs):
         bench = json.load(open(path))
         a = bench["args"]
         for row in bench["rows"]:
-            for system, setting, rec, qps in points(row):
+            for system, setting, rec, qps in search_points(row):
                 ax.scatter(rec, qps, color=COLOURS[system], marker=MARKERS[row["type"]], s=60,
                            edgecolors="black", linewidths=0.5)
                 ax.annotate(setting, (rec, qps), fontsize=7, xytext=(4, 3),
@@ -59,7 +43,11 @@ def main() -> None:
         ax.set_yscale("log")
         ax.set_xlabel("recall@10")
         ax.set_ylabel("queries per second, one thread (log)")
-        ax.set_title(f"{a['rows']:,} x {a['dim']}, inner product")
+        load = bench.get("load")
+        ax.set_title(f"{a['rows']:,} x {a['dim']}, inner product"
+                     + (f"\n{bench.get('date', '')}, load average {load:.1f} on "
+                        f"{bench.get('cores')} cores at the end of the run" if load else ""),
+                     fontsize=10)
         ax.axvline(0.95, color="grey", linestyle=":", linewidth=1)
         ax.grid(True, which="both", alpha=0.3)
     handles = [Line2D([], [], color=c, marker="o", linestyle="", label=s)

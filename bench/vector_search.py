@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -199,6 +199,12 @@ def lance(args: Any, work: Path, vectors: np.ndarray, queries: np.ndarray, want:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def load_average() -> float:
+    """The 1-minute load average (the chart and tables print it beside the QPS: on a box
+    shared with other work, single-thread QPS is the scheduler's as much as ours)."""
+    return float(open("/proc/loadavg").read().split()[0])
+
+
 def percentiles(latencies: List[float]) -> Dict[str, float]:
     return {"p50_ms": float(np.percentile(latencies, 50) * 1000),
             "p99_ms": float(np.percentile(latencies, 99) * 1000)}
@@ -298,10 +304,15 @@ def main() -> None:
             if kind == "ivf-pq" and args.lance_python:
                 row["lance_refine20"] = lance(args, work, vectors, queries, want, lance_kind,
                                               meta.nlist, meta.pq_m, 20, 20)
-        for nprobe in (16, 64):
+        for nprobe in (16, 64):  # both sides at the same widths: QPS at equal recall
             f2, t2 = ours_search(table, queries, options={"ivf.nprobe": str(nprobe)})
             row[f"ours_recall_nprobe{nprobe}"] = recall(f2, want, 10)
             row[f"ours_qps_nprobe{nprobe}"] = len(queries) / t2
+            g2 = theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(), warm=True,
+                        search_options={"ivf.nprobe": str(nprobe)})
+            row[f"their_recall_nprobe{nprobe}"] = recall(g2["found"], want[:nq], 10)
+            row[f"their_qps_nprobe{nprobe}"] = nq / g2["search_s"]
+        row["load"] = load_average()
         if kind == "ivf-pq":  # without our default refine factor (k hits rescored only)
             f2, t2 = ours_search(table, queries, options={"refine-factor": "1"})
             row["ours_recall_refine1"] = recall(f2, want, 10)
@@ -335,13 +346,13 @@ def main() -> None:
         print(json.dumps(row), flush=True)
         shutil.rmtree(their_wh, ignore_errors=True)
     if args.json:
-        Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1))
+        write_json(args, rows)
     if args.build_only:
         print("\n".join(build_lines(args, rows)))
         return
     if args.skip_full_text or args.reuse:
-        print("\n".join(query_lines(args, rows) + extra_lines(args, rows)
-                        + build_lines(args, rows)))
+        print("\n".join(query_lines(args, rows) + equal_recall_lines(rows)
+                        + extra_lines(args, rows) + build_lines(args, rows)))
         if args.skip_full_text:
             return
     # full text
@@ -395,12 +406,21 @@ def main() -> None:
                  "bytes": index_bytes(ours_wh, "full-text")}
     print(json.dumps(full_text), flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps({"args": vars(args), "rows": rows,
-                                               "full_text": full_text}, indent=1))
+        write_json(args, rows, full_text)
     if args.reuse:
         print("\n".join(full_text_lines(full_text)))
         return
     report(args, rows, full_text)
+
+
+def write_json(args: Any, rows: List[Dict[str, Any]],
+               full_text: Optional[Dict[str, Any]] = None) -> None:
+    """The figures, the chart's input (bench/search_chart.py), with the machine's cores and
+    the load average at the end of the run."""
+    Path(args.json).write_text(json.dumps(
+        {"args": vars(args), "rows": rows, "full_text": full_text, "cores": os.cpu_count(),
+         "load": load_average(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+        indent=1))
 
 
 def build_only_row(args: Any, kind: str, table: Any, build: float, build_cpu: float,
@@ -460,6 +480,49 @@ def query_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
     return lines + [""]
 
 
+def equal_recall_lines(rows: List[Dict[str, Any]]) -> List[str]:
+    """For each pypaimon setting, our fastest setting whose recall@10 is at least its recall,
+    and the QPS ratio (one thread)."""
+    lines = ["| index | pypaimon setting: recall / QPS | ours at >= that recall: setting, "
+             "recall / QPS | ratio | load avg |", "|---|---|---|---|---|"]
+    for r in rows:
+        ours = [(label, rec, qps) for who, label, rec, qps in search_points(r) if who == "ours"]
+        for who, label, rec, qps in search_points(r):
+            if who != "pypaimon":
+                continue
+            better = [o for o in ours if o[1] >= rec - 1e-9]
+            if not better:
+                lines.append(f"| {r['type']} | {label}: {rec:.3f} / {qps:.0f} | none | – | "
+                             f"{r.get('load', 0):.1f} |")
+                continue
+            o = max(better, key=lambda o: o[2])
+            lines.append(f"| {r['type']} | {label}: {rec:.3f} / {qps:.0f} | {o[0]}: "
+                         f"{o[1]:.3f} / {o[2]:.0f} | {o[2] / qps:.1f}x | "
+                         f"{r.get('load', 0):.1f} |")
+    return lines + [""]
+
+
+def search_points(row: Dict[str, Any]) -> List[Tuple[str, str, float, float]]:
+    """(system, setting, recall@10, one-thread QPS) of one bench row."""
+    out = [("ours", "default", row["ours_recall"], row["ours_qps"]),
+           ("pypaimon", "default", row["their_recall"], row["their_qps"])]
+    for n in (16, 64):
+        for who, key in (("ours", "ours"), ("pypaimon", "their")):
+            if f"{key}_recall_nprobe{n}" in row:
+                out.append((who, f"nprobe {n}", row[f"{key}_recall_nprobe{n}"],
+                            row[f"{key}_qps_nprobe{n}"]))
+    for key, label in (("refine1", "refine 1"), ("refine10", "refine 10")):
+        if f"ours_recall_{key}" in row:
+            out.append(("ours", label, row[f"ours_recall_{key}"], row[f"ours_qps_{key}"]))
+    if "their_recall_refine10" in row:
+        out.append(("pypaimon", "refine 10", row["their_recall_refine10"],
+                    row["their_qps_refine10"]))
+    for key, label in (("lance", "nprobes 20"), ("lance_refine20", "refine 20")):
+        if row.get(key):
+            out.append(("LanceDB", label, row[key]["recall"], row[key]["qps"]))
+    return out
+
+
 def full_text_lines(ft: Dict[str, Any]) -> List[str]:
     return ["| full text | QPS ours / pypaimon (ratio) | p50 ours / pypaimon | equal top-10 |",
             "|---|---|---|---|",
@@ -503,6 +566,10 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
             + (f"{r['ours_recall_refine10']:.3f} / {r['ours_qps_refine10']:.0f} | "
                f"{r['their_recall_refine10']:.3f} / {r['their_qps_refine10']:.1f} |"
                if "ours_recall_refine10" in r else "– | – |"))
+    lines += ["", "## QPS at equal recall (one thread)", "",
+              "Each pypaimon setting against our fastest setting of at least its recall@10 "
+              "(same index files; both sides at paimon-vindex's automatic width and at nprobe "
+              "16 and 64).", ""] + equal_recall_lines(rows)
     lines += ["", "## Filtered search (ivf-flat, default parameters)", "",
               "The filter keeps 10% (`sel10 = 0`) or 1% (`sel100 = 0`) of the rows; no scalar "
               "index on the filter column. Recall against exact search over the kept rows.",

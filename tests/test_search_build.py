@@ -199,3 +199,74 @@ def test_parallel_build_writes_the_serial_build_file(two_commit_table, tmp_path,
         files[parts] = [f.read_bytes() for f in (wh / "db.db" / "t" / "index").glob("vector-*")]
     assert [len(p) for p in seen[1]] == [1] and [len(p) for p in seen[3]] == [3]
     assert len(files[1]) == 1 and files[3] == files[1]
+
+
+def _output_callbacks(out):
+    """IndexFileOutput's C callbacks as paimon-vindex calls them (through ctypes)."""
+    from paimon_vindex import _ffi
+    context, write, _, position = out.callbacks()
+    return context, _ffi.WRITE_FN(write), _ffi.GET_POS_FN(position)
+
+
+def test_index_file_output_writes_every_piece_in_order(tmp_path):
+    """Pieces of many sizes (across its 8 MiB buffers) land in order; position counts them;
+    finish returns the size. An existing name is refused and left as it was; abort deletes
+    the file."""
+    import ctypes
+
+    from paimon_rowid._internal._lib import native
+    table = create_table(tmp_path, "t", SCHEMA, DE)
+    path = str(tmp_path / "out.index")
+    out = native().IndexFileOutput(table._native, path)
+    context, write, position = _output_callbacks(out)
+    rng = np.random.default_rng(5)
+    payload = rng.integers(0, 256, 21 << 20, dtype=np.uint8)
+    at = 0
+    for size in [1, 7, 8 << 20, 3, (8 << 20) - 11, 0, 100_000]:
+        piece = np.ascontiguousarray(payload[at:at + size])
+        assert write(context, piece.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)), size) == 0
+        at += size
+        assert position(context) == at
+    rest = np.ascontiguousarray(payload[at:])
+    assert write(context, rest.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)), rest.size) == 0
+    assert out.finish() == payload.size
+    assert (tmp_path / "out.index").read_bytes() == payload.tobytes()
+    with pytest.raises(ValueError, match="exists"):
+        native().IndexFileOutput(table._native, path)
+    assert (tmp_path / "out.index").read_bytes() == payload.tobytes()
+    aborted = tmp_path / "aborted.index"
+    out = native().IndexFileOutput(table._native, str(aborted))
+    context, write, _ = _output_callbacks(out)
+    assert write(context, payload.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)), 9 << 20) == 0
+    out.abort()
+    assert not aborted.exists()
+
+
+def test_failed_vector_file_write_leaves_no_file(two_commit_table, tmp_path, monkeypatch):
+    """paimon-vindex failing while it writes the index (here: after the first pieces) fails
+    the build: nothing committed, no index file left; a second build then succeeds."""
+    import shutil
+
+    from paimon_rowid.table import search_index
+    src, _ = two_commit_table
+    wh = tmp_path / "wh"
+    shutil.copytree(src, wh)
+    table = catalog(wh).get_table("db.t")
+    before = table.latest_snapshot().id
+    real = search_index._write_index
+
+    def failing(writer, out):
+        import ctypes
+        context, write, _ = _output_callbacks(out)
+        piece = (ctypes.c_uint8 * 4096)()
+        assert write(context, piece, 4096) == 0
+        raise RuntimeError("injected vindex failure")
+
+    monkeypatch.setattr(search_index, "_write_index", failing)
+    with pytest.raises(RuntimeError, match="injected vindex failure"):
+        table.create_global_index("emb", index_type="ivf-flat")
+    assert catalog(wh).get_table("db.t").latest_snapshot().id == before
+    assert not list((wh / "db.db" / "t" / "index").glob("vector-*"))
+    monkeypatch.setattr(search_index, "_write_index", real)
+    assert catalog(wh).get_table("db.t").create_global_index("emb", index_type="ivf-flat") == 1
+    assert len(list((wh / "db.db" / "t" / "index").glob("vector-*"))) == 1

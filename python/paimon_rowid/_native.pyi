@@ -479,3 +479,21 @@ def write_index_file(table: Table, path: str, data: bytes) -> None:
     """Writes a new index file (no-replace) through the table's FileIO."""
 
 def read_index_file(table: Table, path: str) -> bytes: ...
+
+def vindex_memory_read_ranges() -> int:
+    """The address of a paimon-vindex read_ranges callback whose context is
+    {const uint8_t* data; size_t size} (vindex_io.cc)."""
+
+class IndexFileOutput:
+    """A new index file written from paimon-vindex's write callbacks (vindex_io.cc)."""
+
+    def __init__(self, table: Table, path: str) -> None: ...
+    def callbacks(self) -> Tuple[int, int, int, int]:
+        """(context, write, flush, position) addresses for PaimonVindexOutputFile."""
+    def finish(self) -> int:
+        """Writes what is buffered and closes the file; its size (on failure the file is
+        deleted and the error raised)."""
+    def abort(self) -> None:
+        """Stops writing and deletes the file."""
+    def check(self) -> None:
+        """Raises the error that made a write fail, if any."""

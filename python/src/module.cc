@@ -100,6 +100,8 @@ void RegisterGlobalIndex(nb::module_& m);
 void RegisterProgress(nb::module_& m);
 // search.cc: support for the vector / full-text indexes written from Python.
 void RegisterSearch(nb::module_& m);
+// vindex_io.cc: paimon-vindex's read and write callbacks in C.
+void RegisterVindexIO(nb::module_& m);
 // Defined in rest.cc: the REST catalog client.
 void RegisterRest(nb::module_& m);
 
@@ -387,6 +389,7 @@ NB_MODULE(_native, m) {
   RegisterMaint(m);
   RegisterGlobalIndex(m);
   RegisterSearch(m);
+  RegisterVindexIO(m);
 
   m.def("manifest_cache_stats", [] {
     const ManifestCache::Stats s = ManifestCache::Default()->stats();

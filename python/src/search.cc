@@ -41,40 +41,9 @@ Result<Snapshot> SnapshotOf(const Table& table, std::optional<int64_t> snapshot_
   return *latest;
 }
 
-// paimon-vindex 0.5's read request (its C ABI's PaimonVindexReadRequest) and a file held in
-// memory, as the context of MemoryReadRanges.
-struct VindexReadRequest {
-  uint64_t offset;
-  uint8_t* buf;
-  size_t len;
-};
-struct MemoryFile {
-  const uint8_t* data;
-  size_t size;
-};
-
-// paimon-vindex's read_ranges callback over a MemoryFile: copies each requested range into the
-// library's buffer. Plain C: it runs on every query without the GIL (the Python callback of
-// paimon-vindex's own reader takes the GIL and copies each range twice). Returns -1 for a
-// range outside the file.
-extern "C" int MemoryReadRanges(void* ctx, VindexReadRequest* requests, size_t count) {
-  const auto* file = static_cast<const MemoryFile*>(ctx);
-  for (size_t i = 0; i < count; ++i) {
-    const VindexReadRequest& r = requests[i];
-    if (r.offset > file->size || r.len > file->size - r.offset) return -1;
-    std::memcpy(r.buf, file->data + r.offset, r.len);
-  }
-  return 0;
-}
-
 }  // namespace
 
 void RegisterSearch(nb::module_& m) {
-  m.def(
-      "vindex_memory_read_ranges", [] { return reinterpret_cast<uintptr_t>(&MemoryReadRanges); },
-      "Address of a paimon-vindex read_ranges callback over {const uint8_t* data; size_t "
-      "size} (table/_search_io.py's NativeVectorReader).");
-
   m.def(
       "external_index_plan",
       [](std::shared_ptr<Table> table, const std::string& column, const std::string& index_type,

@@ -222,33 +222,48 @@ def train(native_options: Mapping[str, str], sample: Sequence[np.ndarray],
         return trainer.finish_training()
 
 
-def write_vector_file(training: Any, blocks: VectorBlocks) -> bytes:
-    """The index file of one shard: its vectors (``vector_blocks``, in row order) assigned
-    with ``training`` (consumed). The file does not depend on how the rows are cut into
-    blocks (tests/test_search_build.py)."""
+def write_vector_file(training: Any, blocks: VectorBlocks, table: Any, path: str) -> int:
+    """Writes the index file of one shard at ``path`` (a new file of ``table``'s FileIO): its
+    vectors (``vector_blocks``, in row order) assigned with ``training`` (consumed); returns
+    the file's size. The file does not depend on how the rows are cut into blocks
+    (tests/test_search_build.py). paimon-vindex serializes the index through C callbacks
+    (``_native.IndexFileOutput``) whose thread writes each 8 MiB piece while the next is
+    made; on failure the file is deleted."""
     vindex = _vindex()
-    out = _Chunks()
+    out = native().IndexFileOutput(table._native, path)
     try:
         with vindex.VectorIndexWriter(training) as writer:
             for ids, data in blocks:
                 for lo in range(0, ids.shape[0], opts.ADD_BATCH_ROWS):
                     writer.add_vectors(ids[lo:lo + opts.ADD_BATCH_ROWS],
                                        data[lo:lo + opts.ADD_BATCH_ROWS])
-            writer.write(out)
+            _write_index(writer, out)
+        return int(out.finish())
+    except BaseException:
+        out.abort()
+        raise
     finally:
         training.close()
-    return b"".join(out.chunks)
 
 
-class _Chunks:
-    """The writer's output as the chunks it hands over (bytes already copied out of the
-    library), joined once: a BytesIO would copy each chunk again as it grows."""
-
-    def __init__(self) -> None:
-        self.chunks: List[bytes] = []
-
-    def write(self, payload: bytes) -> None:
-        self.chunks.append(payload)
+def _write_index(writer: Any, out: Any) -> None:
+    """paimon-vindex's ``VectorIndexWriter.write`` with ``out``'s C callbacks in place of its
+    Python ones (which copy every piece into a Python bytes object under the GIL)."""
+    from paimon_vindex import _ffi
+    context, write, flush, position = out.callbacks()
+    target = _ffi.PaimonVindexOutputFile()
+    target.ctx = context
+    target.write_fn = _ffi.WRITE_FN(write)
+    target.flush_fn = _ffi.FLUSH_FN(flush)
+    target.get_pos_fn = _ffi.GET_POS_FN(position)
+    with writer._native_handle_lock:
+        writer._require_open()
+        rc = _ffi.lib.paimon_vindex_writer_write_index(writer._handle, target)
+    if rc != 0:
+        out.check()  # the file's own I/O error first
+        error = _ffi.lib.paimon_vindex_last_error()
+        raise RuntimeError(error.decode("utf-8", errors="replace") if error
+                           else "paimon-vindex failed to write the index")
 
 
 def write_full_text_file(native_options: Mapping[str, str], texts: pa.ChunkedArray,
@@ -393,34 +408,36 @@ class ShardJob:
             if training is not None:
                 training.close()
             return None
-        meta = b"{}"
-        if self.index_type == opts.FULL_TEXT_INDEX_TYPE:
-            data = write_full_text_file(self.native_options, rows.column(0),
-                                        rows.column(1), shard.start)
-            meta = opts.full_text_meta(self.native_options)
-        else:
-            dimension = int(self.native_options["dimension"])
-            blocks = vector_blocks(rows, dimension, shard.start)
-            if not blocks:
-                data = None
-            else:
-                if training is None:
-                    training = train(self.native_options,
-                                     training_sample(blocks, self.sample_ratio),
-                                     sum(ids.shape[0] for ids, _ in blocks))
-                data = write_vector_file(training, blocks)
-                training = None
-        if training is not None:
-            training.close()
-        if data is None:
-            return None
         name = file_name(self.index_type)
         path = native().index_file_path(self.table._native, name)
-        native().write_index_file(self.table._native, path, data)
+        if self.index_type == opts.FULL_TEXT_INDEX_TYPE:
+            if training is not None:
+                training.close()
+            data = write_full_text_file(self.native_options, rows.column(0),
+                                        rows.column(1), shard.start)
+            if data is None:
+                return None
+            native().write_index_file(self.table._native, path, data)
+            return self._entry(shard, name, path, len(data), rows.num_rows,
+                               opts.full_text_meta(self.native_options))
+        blocks = vector_blocks(rows, int(self.native_options["dimension"]), shard.start)
+        if not blocks:
+            if training is not None:
+                training.close()
+            return None
+        if training is None:
+            training = train(self.native_options, training_sample(blocks, self.sample_ratio),
+                             sum(ids.shape[0] for ids, _ in blocks))
+        size = write_vector_file(training, blocks, self.table, path)
+        return self._entry(shard, name, path, size, rows.num_rows, b"{}")
+
+    def _entry(self, shard: Shard, name: str, path: str, size: int, rows: int,
+               meta: bytes) -> Dict[str, Any]:
+        """The manifest dict of a shard's index file."""
         return {"partition": shard.partition, "index_type": self.index_type,
-                "file_name": name, "path": path, "file_size": len(data),
-                "row_count": rows.num_rows, "from": shard.start, "to": shard.end,
-                "field_id": self.field_id, "index_meta": meta}
+                "file_name": name, "path": path, "file_size": size, "row_count": rows,
+                "from": shard.start, "to": shard.end, "field_id": self.field_id,
+                "index_meta": meta}
 
 
 def run_local(job: ShardJob, shards: Sequence[Shard], parallelism: int,
