@@ -151,7 +151,6 @@ class NativeVectorReader:
     def search_batch(self, queries: np.ndarray, params: Any,
                      filter_bytes: Optional[bytes] = None) -> Tuple[np.ndarray, np.ndarray]:
         """paimon-vindex's ``search_batch``: ([q, top_k] ids, -1 where none; distances)."""
-        lib = self._ffi.lib
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self._metadata.dimension:
             raise RuntimeError(f"queries of shape {queries.shape} do not match index dimension "
@@ -159,18 +158,14 @@ class NativeVectorReader:
         n, k = queries.shape[0], params.top_k
         ids = np.empty((n, k), dtype=np.int64)
         distances = np.empty((n, k), dtype=np.float32)
-        q_ptr = queries.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
-        id_ptr = ids.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
-        d_ptr = distances.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        search, filtered = _search_functions()
+        ffi_params = _ffi_params(params)
         if filter_bytes is None:
-            rc = lib.paimon_vindex_reader_search_batch_v2(self._handle, q_ptr, n,
-                                                          params.to_ffi_v2(), id_ptr, d_ptr,
-                                                          n * k)
+            rc = search(self._handle, queries.ctypes.data, n, ffi_params, ids.ctypes.data,
+                        distances.ctypes.data, n * k)
         else:
-            bitmap = ctypes.cast(ctypes.c_char_p(filter_bytes), ctypes.POINTER(ctypes.c_uint8))
-            rc = lib.paimon_vindex_reader_search_batch_with_roaring_filter_v2(
-                self._handle, q_ptr, n, params.to_ffi_v2(), bitmap, len(filter_bytes), id_ptr,
-                d_ptr, n * k)
+            rc = filtered(self._handle, queries.ctypes.data, n, ffi_params, filter_bytes,
+                          len(filter_bytes), ids.ctypes.data, distances.ctypes.data, n * k)
         if rc != 0:
             self._raise("batch search failed")
         return ids, distances
@@ -182,6 +177,40 @@ class NativeVectorReader:
 
     def __del__(self) -> None:
         self.close()
+
+
+_functions: Optional[Tuple[Any, Any]] = None
+_params: Dict[Any, Any] = {}
+
+
+def _search_functions() -> Tuple[Any, Any]:
+    """paimon-vindex's batch searches (without, with a Roaring filter) with untyped pointer
+    arguments: a query passes array addresses as ints instead of building typed pointers
+    (``ctypes.data_as``: about a tenth of our per-query cost). The GIL is released during the
+    call, as for the library's own prototypes."""
+    global _functions
+    if _functions is None:
+        from paimon_vindex import _ffi
+        p, size = ctypes.c_void_p, ctypes.c_size_t
+        params = _ffi.PaimonVindexSearchParamsV2
+        plain = ctypes.CFUNCTYPE(ctypes.c_int, p, p, size, params, p, p, size)
+        filtered = ctypes.CFUNCTYPE(ctypes.c_int, p, p, size, params, ctypes.c_char_p, size, p,
+                                    p, size)
+        address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
+        _functions = (
+            plain(address(_ffi.lib.paimon_vindex_reader_search_batch_v2)),
+            filtered(address(_ffi.lib.paimon_vindex_reader_search_batch_with_roaring_filter_v2)))
+    return _functions
+
+
+def _ffi_params(params: Any) -> Any:
+    """The C struct of a (frozen, hashable) ``paimon_vindex.SearchParams``, made once."""
+    found = _params.get(params)
+    if found is None:
+        if len(_params) > 256:
+            _params.clear()
+        found = _params[params] = params.to_ffi_v2()
+    return found
 
 
 class VectorReaders:
