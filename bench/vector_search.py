@@ -284,20 +284,16 @@ def main() -> None:
                                        recall(found, want, 10), ours_wh, their_wh))
             print(json.dumps(rows[-1]), flush=True)
             continue
-        built = {} if reuse else theirs(warehouse=str(their_wh), build=True, column="emb",
-                                        index_type=kind, options=options)
-        # pypaimon searches a copy of our index files: the same bytes, so equal widths give
-        # equal recall (its own build, trained on every vector, differs from ours)
-        search_wh = work / f"theirs-search-{kind}"
-        shutil.rmtree(search_wh, ignore_errors=True)
-        shutil.copytree(ours_wh, search_wh)
-        got = {**theirs(warehouse=str(search_wh), queries=queries[:nq].tolist(),
-                        threads=args.threads, warm=True),
-               **{k: v for k, v in built.items() if k.startswith("build")}}
+        built = {} if reuse else pypaimon_builds(work, base, their_wh, kind)
+        # pypaimon's build at our parameters wrote our bytes: it searches its own files
+        got = {**theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(),
+                        threads=args.threads, warm=True), **built}
         row = {"type": kind, "ours_build_s": None if reuse else build,
-               "their_build_s": got.get("build_s"),
+               "their_build_s": got.get("their_build_s"),
                "ours_build_cpu_s": None if reuse else build_cpu,
-               "their_build_cpu_s": got.get("build_cpu_s"), "build_load": build_load,
+               "their_build_cpu_s": got.get("their_build_cpu_s"), "build_load": build_load,
+               **{k: v for k, v in got.items() if k.startswith("their_default")},
+               "same_bytes": same_files(ours_wh, their_wh),
                "files": len(index_files(table, "emb", [kind], table.latest_snapshot().id, None)),
                "ours_bytes": index_bytes(ours_wh, "vector"),
                "their_bytes": index_bytes(their_wh, "vector"),
@@ -322,7 +318,7 @@ def main() -> None:
             f2, t2 = ours_search(table, queries, options={"ivf.nprobe": str(nprobe)})
             row[f"ours_recall_nprobe{nprobe}"] = recall(f2[:nq], want[:nq], 10)
             row[f"ours_qps_nprobe{nprobe}"] = len(queries) / t2
-            g2 = theirs(warehouse=str(search_wh), queries=queries[:nq].tolist(), warm=True,
+            g2 = theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(), warm=True,
                         search_options={"ivf.nprobe": str(nprobe)})
             row[f"their_recall_nprobe{nprobe}"] = recall(g2["found"], want[:nq], 10)
             row[f"their_qps_nprobe{nprobe}"] = nq / g2["search_s"]
@@ -335,7 +331,7 @@ def main() -> None:
             f2, t2 = ours_search(table, queries, options={"refine-factor": "10"})
             row["ours_recall_refine10"] = recall(f2[:nq], want[:nq], 10)
             row["ours_qps_refine10"] = len(queries) / t2
-            g2 = theirs(warehouse=str(search_wh), queries=queries[:nq].tolist(),
+            g2 = theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(),
                         search_options={"refine-factor": "10"})
             row["their_recall_refine10"] = recall(g2["found"], want[:nq], 10)
             row["their_qps_refine10"] = nq / g2["search_s"]
@@ -345,7 +341,7 @@ def main() -> None:
                 mask = ids % share == 0
                 fwant = truth(vectors, queries, 10, mask)
                 f3, t3 = ours_search(table, queries[:nq], pb.equal(column, 0))
-                g3 = theirs(warehouse=str(search_wh), queries=queries[:nq].tolist(),
+                g3 = theirs(warehouse=str(their_wh), queries=queries[:nq].tolist(),
                             filter=column, warm=True)
                 fl: List[float] = []
                 ours_search(table, queries[:nq], pb.equal(column, 0), latencies=fl)
@@ -359,7 +355,6 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
         shutil.rmtree(their_wh, ignore_errors=True)
-        shutil.rmtree(search_wh, ignore_errors=True)
     if args.json:
         write_json(args, rows)
     if args.build_only:
@@ -438,21 +433,55 @@ def write_json(args: Any, rows: List[Dict[str, Any]],
         indent=1))
 
 
+def same_parameters(kind: str) -> Dict[str, str]:
+    """pypaimon options giving its build our default training bounds (docs/search.md,
+    "Training"): with them both engines write the same bytes (tests/test_search.py)."""
+    from paimon_rowid.table._search_options import DEFAULT_TRAIN_POINTS
+    keys = ["ivf.train.max-points-per-centroid"] + (
+        ["pq.train.max-points-per-centroid"] if kind == "ivf-pq" else [])
+    return {f"{kind}.{k}": str(DEFAULT_TRAIN_POINTS[k]) for k in keys}
+
+
+def pypaimon_builds(work: Path, base: Path, their_wh: Path, kind: str) -> Dict[str, Any]:
+    """pypaimon builds ``kind`` twice: in ``their_wh`` with our parameters (the index its
+    searches then use; its bytes compared with ours) and on another copy at its own defaults
+    (every vector trained; timed only). Wall and CPU seconds of both, load after each."""
+    same = theirs(warehouse=str(their_wh), build=True, column="emb", index_type=kind,
+                  options=same_parameters(kind))
+    out = {"their_build_s": same["build_s"], "their_build_cpu_s": same["build_cpu_s"],
+           "their_build_load": load_average()}
+    default_wh = work / f"theirs-default-{kind}"
+    shutil.rmtree(default_wh, ignore_errors=True)
+    shutil.copytree(base, default_wh)
+    default = theirs(warehouse=str(default_wh), build=True, column="emb", index_type=kind,
+                     options={})
+    out.update({"their_default_build_s": default["build_s"],
+                "their_default_build_cpu_s": default["build_cpu_s"],
+                "their_default_bytes": index_bytes(default_wh, "vector")})
+    shutil.rmtree(default_wh, ignore_errors=True)
+    return out
+
+
+def same_files(a: Path, b: Path) -> bool:
+    """Whether two warehouses hold the same vector index files, byte for byte."""
+    files = [sorted(f.read_bytes() for f in (wh / "db.db" / "v" / "index").glob("vector*"))
+             for wh in (a, b)]
+    return bool(files[0]) and files[0] == files[1]
+
+
 def build_only_row(args: Any, kind: str, table: Any, build: float, build_cpu: float,
                    build_load: float, ours_recall: float, ours_wh: Path,
                    their_wh: Path) -> Dict[str, Any]:
-    """--build-only: pypaimon builds the same type on its copy (no query); both sides' wall,
-    CPU and the load average after each build."""
+    """--build-only: pypaimon builds the same type (our parameters, and its defaults), no
+    query; both sides' wall, CPU and the load average after each build."""
     from paimon_rowid.table._search_exec import index_files
-    got = theirs(warehouse=str(their_wh), build=True, column="emb", index_type=kind,
-                 options={})
-    row = {"type": kind, "ours_build_s": build, "their_build_s": got["build_s"],
-           "ours_build_cpu_s": build_cpu, "their_build_cpu_s": got["build_cpu_s"],
+    row = {"type": kind, "ours_build_s": build, "ours_build_cpu_s": build_cpu,
            "build_load": build_load,
-           "their_build_load": float(open("/proc/loadavg").read().split()[0]),
+           **pypaimon_builds(their_wh.parent, their_wh.parent / "base", their_wh, kind),
            "files": len(index_files(table, "emb", [kind], table.latest_snapshot().id, None)),
            "ours_bytes": index_bytes(ours_wh, "vector"),
-           "their_bytes": index_bytes(their_wh, "vector"), "ours_recall": ours_recall}
+           "their_bytes": index_bytes(their_wh, "vector"),
+           "same_bytes": same_files(ours_wh, their_wh), "ours_recall": ours_recall}
     shutil.rmtree(their_wh, ignore_errors=True)
     return row
 
@@ -564,13 +593,14 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
              "per-query cost makes 1,000 too slow for a shared box). Default search "
              "parameters (paimon-vindex's automatic width) unless the column says `nprobe`.",
              "", "## Vector indexes", "",
-             "| index | build ours | build pypaimon | index bytes ours / pypaimon's build | "
+             "| index | build ours | build pypaimon (same parameters) | index bytes | "
              "recall@10 ours | recall@10 pypaimon | same top-10 | QPS ours | QPS pypaimon | "
              "ours nprobe 16: recall / QPS | ours nprobe 64: recall / QPS | refine-factor 10: "
              "recall / QPS ours | refine-factor 10: recall / QPS pypaimon |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        size = f"{r['ours_bytes']:,} / {r['their_bytes']:,}"
+        size = f"{r['ours_bytes']:,}" + (" (= pypaimon's)" if r.get("same_bytes")
+                                          else f" / {r['their_bytes']:,}")
         lines.append(
             f"| {r['type']} | {r['ours_build_s']:.2f} s | {r['their_build_s']:.2f} s | {size} | "
             f"{r['ours_recall']:.3f} | {r['their_recall']:.3f} | {r['same_topk']:.2f} | "
@@ -605,15 +635,16 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
               "| QPS ours | QPS pypaimon | queries with equal top-10 |", "|---|---|---|",
               f"| {ft['ours_qps']:.0f} | {ft['their_qps']:.1f} | {ft['equal_top10']:.2f} |",
               "", "## Reading the figures", "",
-              "- Queries: pypaimon searches a copy of our index files, so both sides call "
-              "the same library on the same bytes and recall at equal parameters is equal by "
-              "construction (its own build, trained on every vector, is timed and sized but "
-              "not searched); the difference is what happens around the library call. "
+              "- Queries: pypaimon builds with our parameters (our training bounds), which "
+              "writes our bytes, and searches its own files: both sides call the same library "
+              "on the same bytes and recall at equal parameters is equal by construction; the "
+              "difference is what happens around the library call. "
               "pypaimon opens and reads the index file and plans a scan on every query; we "
               "cache the opened readers per file and plan nothing when there is no filter.",
-              "- Builds: one shard (100,000 rows per shard by default), so our shard "
-              "parallelism does not apply; the time is paimon-vindex's training and assignment "
-              "on both sides, plus reading the column.",
+              "- Builds: one shard per 100,000 rows (the default), built on one thread each "
+              "by pypaimon, on one per core by us; the time is paimon-vindex's training and "
+              "assignment on both sides, plus reading the column and writing the file. The "
+              "Builds table also times pypaimon at its own defaults (every vector trained).",
               "- Filters: pypaimon evaluates the filter with scalar indexes only; without one "
               "on the filter's column it searches no row. We evaluate the filter exactly and "
               "search with an include bitmap, or score the kept rows directly when they are "
@@ -624,25 +655,27 @@ def report(args: Any, rows: List[Dict[str, Any]], ft: Dict[str, Any]) -> None:
 
 
 def build_lines(args: Any, rows: List[Dict[str, Any]]) -> List[str]:
-    """Builds: wall and CPU seconds of both sides (CPU: every thread of the building process,
-    the steadier figure on a loaded box), their ratios, recall at defaults, files."""
+    """Builds: wall and CPU seconds of ours and pypaimon's at the same parameters (our
+    training bounds: the same files) and at its defaults (every vector trained), ratios,
+    recall at defaults, files."""
     lines = [f"## Builds ({args.rows:,} x {args.dim})", "",
-             "| index | files | build ours | build pypaimon | wall ratio | CPU ours | CPU "
-             "pypaimon | CPU ratio | recall@10 ours (defaults) | load avg after build (ours "
-             "/ pypaimon) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| index | files | ours: wall / CPU | pypaimon, same parameters: wall / CPU "
+             "(ratio) | same bytes | pypaimon, its defaults: wall / CPU (ratio) | recall@10 "
+             "ours (defaults) | load avg after build (ours / pypaimon) |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.get("ours_build_s") is None or r.get("their_build_s") is None:
             continue  # --reuse: nothing built
-        cpu_theirs = r.get("their_build_cpu_s")
+        ow, oc = r["ours_build_s"], r["ours_build_cpu_s"]
+        cells = []
+        for key in ("their", "their_default"):
+            w, c = r.get(f"{key}_build_s"), r.get(f"{key}_build_cpu_s")
+            cells.append(f"{w:.2f} / {c:.2f} s ({w / ow:.1f}x / {c / oc:.1f}x)" if w and c
+                         else "–")
         lines.append(
-            f"| {r['type']} | {r.get('files', '–')} | {r['ours_build_s']:.2f} s | "
-            f"{r['their_build_s']:.2f} s | {r['their_build_s'] / r['ours_build_s']:.1f}x | "
-            f"{r['ours_build_cpu_s']:.2f} s | "
-            + (f"{cpu_theirs:.2f} s | {cpu_theirs / r['ours_build_cpu_s']:.1f}x | "
-               if cpu_theirs else "– | – | ")
-            + f"{r['ours_recall']:.3f} | {r.get('build_load', 0):.1f}"
-            + (f" / {r['their_build_load']:.1f} |" if "their_build_load" in r else " |"))
+            f"| {r['type']} | {r.get('files', '–')} | {ow:.2f} / {oc:.2f} s | {cells[0]} | "
+            f"{'yes' if r.get('same_bytes') else 'no'} | {cells[1]} | {r['ours_recall']:.3f} | "
+            f"{r.get('build_load', 0):.1f} / {r.get('their_build_load', 0):.1f} |")
     return lines + [""]
 
 
