@@ -3,16 +3,19 @@
     python bench/search_chart.py RESULTS.json [MORE.json ...] --out bench/search-recall-qps.svg
 
 Input: the ``--json`` files of bench/vector_search.py. One point per (system, setting, index
-type): colour = system (ours, pypaimon, LanceDB), marker = index type, label = setting. Needs
+type): colour = system (ours, pypaimon, LanceDB), marker = index type, label = setting; each
+side's nprobe sweep is joined by a line (its ends labelled). Needs
 matplotlib (the bench virtualenv has it; the package does not depend on it).
 """
 from __future__ import annotations
 
 import argparse
 import json
+from typing import Dict, List, Tuple
 
 COLOURS = {"ours": "tab:blue", "pypaimon": "tab:orange", "LanceDB": "tab:green"}
 MARKERS = {"ivf-flat": "o", "ivf-sq": "s", "ivf-pq": "^"}
+LINES = {"ivf-flat": "-", "ivf-sq": "--", "ivf-pq": ":"}
 
 
 def main() -> None:
@@ -34,11 +37,21 @@ def main() -> None:
         bench = json.load(open(path))
         a = bench["args"]
         for row in bench["rows"]:
+            sweeps: Dict[str, List[Tuple[int, float, float]]] = {}
             for system, setting, rec, qps in search_points(row):
-                ax.scatter(rec, qps, color=COLOURS[system], marker=MARKERS[row["type"]], s=60,
-                           edgecolors="black", linewidths=0.5)
-                ax.annotate(setting, (rec, qps), fontsize=7, xytext=(4, 3),
+                ax.scatter(rec, qps, color=COLOURS[system], marker=MARKERS[row["type"]], s=50,
+                           edgecolors="black", linewidths=0.5, zorder=3)
+                if setting.startswith("nprobe "):  # a width sweep: one line, ends labelled
+                    sweeps.setdefault(system, []).append((int(setting.split()[1]), rec, qps))
+                    if setting not in ("nprobe 4", "nprobe 64"):
+                        continue
+                ax.annotate(setting, (rec, qps), fontsize=6, xytext=(4, 3),
                             textcoords="offset points")
+            for system, sweep in sweeps.items():
+                sweep.sort()
+                ax.plot([r for _, r, _ in sweep], [q for _, _, q in sweep],
+                        color=COLOURS[system], linewidth=0.8, alpha=0.7,
+                        linestyle=LINES[row["type"]])
         ax.set_xscale("linear")
         ax.set_yscale("log")
         ax.set_xlabel("recall@10")
