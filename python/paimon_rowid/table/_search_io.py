@@ -196,7 +196,7 @@ def _search_functions() -> Tuple[Any, Any]:
         plain = ctypes.CFUNCTYPE(ctypes.c_int, p, p, size, params, p, p, size)
         filtered = ctypes.CFUNCTYPE(ctypes.c_int, p, p, size, params, ctypes.c_char_p, size, p,
                                     p, size)
-        address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
+        address = lambda fn: int(ctypes.cast(fn, ctypes.c_void_p).value or 0)  # noqa: E731
         _functions = (
             plain(address(_ffi.lib.paimon_vindex_reader_search_batch_v2)),
             filtered(address(_ffi.lib.paimon_vindex_reader_search_batch_with_roaring_filter_v2)))
