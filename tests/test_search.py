@@ -485,3 +485,31 @@ def test_native_reader_equals_paimon_vindex_reader(warehouse, index_type):
     for cut in (64, len(data) // 2, len(data) - 1):  # reads past the end fail, at open or search
         with pytest.raises(RuntimeError):
             io.NativeVectorReader(data[:cut]).search_batch(queries, params)
+
+
+@pytest.mark.s3
+def test_failed_vector_file_write_on_s3_leaves_no_object(s3_server, monkeypatch):
+    """paimon-vindex failing after 9 MiB of the index file (an upload under way) fails the
+    build: the upload is aborted, no index object is left and nothing is committed."""
+    import ctypes
+
+    from paimon_vindex import _ffi
+
+    from paimon_rowid.table import search_index
+    options = s3_server.catalog_options(s3_server.fresh_warehouse("search-fail"))
+    table = create_table(options, "t", SCHEMA, DE)
+    write(table, _rows(0, _vectors(300)))
+    table = catalog(options).get_table("db.t")
+    before = table.latest_snapshot().id
+
+    def failing(writer, out):
+        context, write_fn, _, _ = out.callbacks()
+        piece = (ctypes.c_uint8 * (9 << 20))()
+        assert _ffi.WRITE_FN(write_fn)(context, piece, 9 << 20) == 0
+        raise RuntimeError("injected vindex failure")
+
+    monkeypatch.setattr(search_index, "_write_index", failing)
+    with pytest.raises(RuntimeError, match="injected vindex failure"):
+        table.create_global_index("emb", index_type="ivf-flat")
+    assert not [k for k in s3_server.list_keys(options["warehouse"]) if "/index/" in k]
+    assert catalog(options).get_table("db.t").latest_snapshot().id == before

@@ -95,7 +95,11 @@ class IndexFileOutput {
     if (!current_.empty()) Enqueue();
     StopWriter();
     Status st = first_error_;
-    if (st.ok()) st = stream_->Close();
+    if (st.ok()) {
+      st = stream_->Close();
+    } else {
+      (void)stream_->Abort();  // an object store's upload is dropped, not completed
+    }
     opened_ = false;
     if (!st.ok()) {
       (void)io_->DeleteFile(path_);
@@ -113,7 +117,7 @@ class IndexFileOutput {
       failed_ = true;
     }
     StopWriter();
-    (void)stream_->Close();
+    (void)stream_->Abort();  // an object store's upload is dropped, not completed
     (void)io_->DeleteFile(path_);
     opened_ = false;
   }
